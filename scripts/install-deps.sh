@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Installs the Debian packages Vela needs, only those that are missing (idempotent).
+set -euo pipefail
+
+packages=(
+  g++ cmake ninja-build pkg-config clang-format python3
+  libboost-context-dev           # user-level threads (VP ranks)
+  libopenmpi-dev openmpi-bin     # distribution across processes
+  libmetis-dev libscotch-dev     # graph partitioning
+  libtrilinos-zoltan-dev         # hypergraph partitioning
+  libglpk-dev                    # exact (ILP) reference strategy
+  libhwloc-dev                   # pinning PEs to cores
+  nlohmann-json3-dev libcli11-dev libfmt-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+  [[ "$status" == "install ok installed" ]] || missing+=("$p")
+done
+
+if [[ ${#missing[@]} -eq 0 ]]; then
+  echo "install-deps: all ${#packages[@]} packages already installed"
+  exit 0
+fi
+
+if [[ $(id -u) -ne 0 ]]; then
+  echo "install-deps: missing packages: ${missing[*]}" >&2
+  echo "install-deps: run this script as root (or: sudo apt-get install ${missing[*]})" >&2
+  exit 1
+fi
+
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,17 @@
+// One function per strategy, each defined in its own file; registry.cpp lists them.
+#pragma once
+
+#include "vela/lb/strategy.hpp"
+
+namespace vela::lb::builtin {
+
+StrategyInfo dummy();
+StrategyInfo rotate();
+StrategyInfo random();
+StrategyInfo greedy();
+StrategyInfo refine();
+StrategyInfo refine_swap();
+StrategyInfo greedy_refine();
+StrategyInfo hilbert();
+
+}  // namespace vela::lb::builtin
