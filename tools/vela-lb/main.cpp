@@ -1,1 +1,26 @@
-int main() { return 0; }
+// vela-lb: the load-balancing toolkit from the command line.
+#include <fmt/core.h>
+
+#include <exception>
+
+#include "commands.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "vela-lb: generate load-balancing instances, run strategies on them and compare them"};
+  app.require_subcommand(1, 1);
+  app.failure_message(CLI::FailureMessage::help);
+  vela::tools::add_generate_command(app);
+  vela::tools::add_run_command(app);
+  vela::tools::add_compare_command(app);
+  vela::tools::add_strategies_command(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "vela-lb: error: {}\n", e.what());
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,183 @@
+// vela-lb end to end: the commands a user types, their output and their errors.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+#include "vela/lb/io.hpp"
+#include "vela/lb/metrics.hpp"
+#include "vela/lb/registry.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Result {
+  int status = -1;
+  std::string out;  // stdout and stderr together
+};
+
+Result vela_lb(const std::string& args) {
+  const std::string command = std::string(VELA_LB_BINARY) + " " + args + " 2>&1";
+  Result r;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return r;
+  std::array<char, 4096> buffer{};
+  std::size_t n = 0;
+  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) r.out.append(buffer.data(), n);
+  const int raw = pclose(pipe);
+  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  return r;
+}
+
+class VelaLbCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("vela_lb_cli_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+
+  std::string storm() {
+    const std::string file = path("storm.json");
+    const Result r = vela_lb("generate brams -o " + file);
+    EXPECT_EQ(r.status, 0) << r.out;
+    return file;
+  }
+
+  fs::path dir_;
+};
+
+std::vector<std::string> lines(const std::string& text) {
+  std::vector<std::string> result;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) result.push_back(line);
+  return result;
+}
+
+TEST_F(VelaLbCli, GenerateBramsDefaultsTo64By64On64Pes) {
+  const vela::lb::Instance in = vela::lb::read_instance(storm());
+  EXPECT_EQ(in.objects.size(), 64u * 64u);
+  EXPECT_EQ(in.pes.size(), 64u);
+  EXPECT_EQ(in.dims, 2);
+  const auto s = vela::lb::load_stats(vela::lb::pe_loads(in, vela::lb::current_assignment(in)));
+  EXPECT_GT(s.imbalance, 0.2) << "the default storm should overload some PEs";
+}
+
+TEST_F(VelaLbCli, RunWritesABetterPlacement) {
+  const std::string in = storm();
+  const std::string out = path("balanced.json");
+  const Result r = vela_lb("run --strategy greedy " + in + " -o " + out);
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("imbalance:"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("migrations:"), std::string::npos) << r.out;
+  const vela::lb::Instance before = vela::lb::read_instance(in);
+  const vela::lb::Instance after = vela::lb::read_instance(out);
+  ASSERT_EQ(before.objects.size(), after.objects.size());
+  const auto lambda = [](const vela::lb::Instance& i) {
+    return vela::lb::load_stats(vela::lb::pe_loads(i, vela::lb::current_assignment(i))).imbalance;
+  };
+  EXPECT_LT(lambda(after), 0.05);
+  EXPECT_LT(lambda(after), lambda(before));
+}
+
+TEST_F(VelaLbCli, CompareCsvHasTheDocumentedHeaderAndARowPerStrategy) {
+  const Result r = vela_lb("compare --strategies greedy,refine,dummy --format csv " + storm());
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto rows = lines(r.out);
+  ASSERT_EQ(rows.size(), 4u) << r.out;
+  EXPECT_EQ(rows[0],
+            "strategy,lambda_before,lambda_after,max_avg_after,migrations,bytes_moved,"
+            "comm_cut_bytes,time_ms");
+  EXPECT_EQ(rows[1].rfind("greedy,", 0), 0u);
+  EXPECT_EQ(rows[2].rfind("refine,", 0), 0u);
+  EXPECT_EQ(rows[3].rfind("dummy,", 0), 0u);
+}
+
+TEST_F(VelaLbCli, CompareRunsEveryStrategyByDefault) {
+  const Result r = vela_lb("compare --format json " + storm());
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto rows = nlohmann::json::parse(r.out);
+  ASSERT_EQ(rows.size(), vela::lb::strategies().size());
+  for (const auto& row : rows) {
+    const std::string name = row.at("strategy");
+    if (name == "dummy") EXPECT_EQ(row.at("migrations").get<int>(), 0);
+    if (name == "greedy" || name == "hilbert") EXPECT_LT(row.at("lambda_after").get<double>(), 0.1);
+  }
+}
+
+TEST_F(VelaLbCli, CompareTakesParametersPerStrategy) {
+  const std::string in = storm();
+  EXPECT_EQ(vela_lb("compare -s refine -p refine:tolerance=0.2 -f csv " + in).status, 0);
+  const Result wrong = vela_lb("compare -s greedy -p refine:tolerance=0.2 " + in);
+  EXPECT_NE(wrong.status, 0);
+  EXPECT_NE(wrong.out.find("not among those compared"), std::string::npos) << wrong.out;
+}
+
+TEST_F(VelaLbCli, UnknownStrategyListsTheKnownOnes) {
+  const Result r = vela_lb("run --strategy gready " + storm());
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.out.find("unknown strategy 'gready'"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("greedy"), std::string::npos) << r.out;
+}
+
+TEST_F(VelaLbCli, BadParametersAreNamed) {
+  const std::string in = storm();
+  Result r = vela_lb("run --strategy refine --param tolerance=-1 " + in);
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.out.find("tolerance"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("out of range"), std::string::npos) << r.out;
+  r = vela_lb("run --strategy refine --param speed=2 " + in);
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.out.find("unknown parameter 'speed'"), std::string::npos) << r.out;
+  r = vela_lb("run --strategy refine --param tolerance " + in);
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.out.find("key=value"), std::string::npos) << r.out;
+}
+
+TEST_F(VelaLbCli, MissingAndMalformedFilesAreRejectedByName) {
+  Result r = vela_lb("run --strategy greedy " + path("nowhere.json"));
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.out.find("nowhere.json"), std::string::npos) << r.out;
+
+  const std::string bad = path("bad.json");
+  std::ofstream(bad) << "{\"format\": \"vela-instance\", \"version\": 1, \"dims\": ";
+  r = vela_lb("compare " + bad);
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.out.find("bad.json"), std::string::npos) << r.out;
+}
+
+TEST_F(VelaLbCli, BadFormatAndUnknownKindAreUsageErrors) {
+  const std::string in = storm();
+  EXPECT_NE(vela_lb("compare --format xml " + in).status, 0);
+  EXPECT_NE(vela_lb("generate storm -o " + path("x.json")).status, 0);
+  EXPECT_NE(vela_lb("").status, 0);
+}
+
+TEST_F(VelaLbCli, HelpEverywhere) {
+  for (const std::string cmd :
+       {"--help", "generate --help", "run --help", "compare --help", "strategies --help"}) {
+    const Result r = vela_lb(cmd);
+    EXPECT_EQ(r.status, 0) << cmd << "\n" << r.out;
+    EXPECT_NE(r.out.find("Usage"), std::string::npos) << cmd << "\n" << r.out;
+  }
+}
+
+TEST_F(VelaLbCli, StrategiesListsEveryRegisteredName) {
+  const Result r = vela_lb("strategies");
+  ASSERT_EQ(r.status, 0);
+  for (const auto& info : vela::lb::strategies()) {
+    EXPECT_NE(r.out.find(info.name), std::string::npos) << info.name;
+  }
+}
+
+}  // namespace
