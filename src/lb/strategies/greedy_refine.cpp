@@ -1,8 +1,9 @@
-// Greedy-refine (ST-4): greedy quality with fewer migrations. Objects are visited heaviest
-// first and stay on their PE while it remains within (1 + tolerance) * ideal time; the rest
-// are then placed greedily, heaviest first, on the PE where each finishes earliest.
-// Deciding every "stay" before placing anything means no PE receives work that its own
-// objects would later be displaced by. O(n log n + n log P).
+// Greedy-refine (ST-4): greedy quality with fewer migrations. One greedy pass, heaviest object
+// first: an object stays on its current PE when that PE, with it, is within
+// (1 + tolerance) * ideal time, and otherwise goes where it finishes earliest. Deciding stays
+// and moves in the same heaviest-first pass keeps greedy's guarantee: had every stay been
+// decided first, PEs would fill with light objects that stay and leave no room for the heavy
+// objects that must move. O(n log n + n log P).
 #include "pe_times.hpp"
 #include "strategies.hpp"
 
@@ -21,21 +22,12 @@ class GreedyRefineStrategy final : public Strategy {
     std::vector<double> work = pe_work(instance, current, true);
     const double limit = (1.0 + tolerance_) * ideal_time(instance, work, migratable_work(instance));
 
-    std::vector<LoadedObject> order = migratable_heaviest_first(instance);
-    std::size_t placed = 0;  // the objects still to place move to the front, in order
-    for (const LoadedObject& o : order) {
-      const auto pe = static_cast<std::size_t>(current.pe[o.index]);
-      if (pe_time(instance.pes[pe], work[pe] + o.load) <= limit) {
-        work[pe] += o.load;
-      } else {
-        order[placed++] = o;
-      }
-    }
-    const std::size_t kept = order.size() - placed;
-    order.resize(placed);
+    std::size_t kept = 0;
     EarliestFinish pes(instance, std::move(work));
-    for (const LoadedObject& o : order) {
-      const PeId pe = pes.best(o.load);
+    for (const LoadedObject& o : migratable_heaviest_first(instance)) {
+      const PeId here = current.pe[o.index];
+      const PeId pe = pes.finish(here, o.load) <= limit ? here : pes.best(o.load);
+      kept += pe == here ? 1 : 0;
       pes.add(pe, o.load);
       a.pe[o.index] = pe;
     }

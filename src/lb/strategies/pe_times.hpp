@@ -176,12 +176,13 @@ class EarliestFinish {
 
   double time(PeId pe) const { return time_[static_cast<std::size_t>(pe)]; }
 
- private:
+  // The time `pe` would reach with `load` more work.
   double finish(PeId pe, double load) const {
     const auto p = static_cast<std::size_t>(pe);
     return time_[p] + load / pes_[p].speed;
   }
 
+ private:
   bool before(PeId a, PeId b) const {
     const double ta = time_[static_cast<std::size_t>(a)];
     const double tb = time_[static_cast<std::size_t>(b)];
