@@ -14,6 +14,7 @@
 #include <tuple>
 #include <vector>
 
+#include "sizes.hpp"
 #include "vela/lb/hilbert.hpp"
 #include "vela/lb/registry.hpp"
 
@@ -120,15 +121,6 @@ void objects_only(benchmark::internal::Benchmark* b) {
   b->ArgNames({"objects", "pes"})->Unit(benchmark::kMillisecond);
 }
 
-void objects_and_pes(benchmark::internal::Benchmark* b) {
-  for (const std::int64_t objects : {1'000, 10'000, 100'000, 1'000'000}) {
-    for (const std::int64_t pes : {64, 1024, 4096}) {
-      if (objects >= 4 * pes) b->Args({objects, pes});
-    }
-  }
-  b->ArgNames({"objects", "pes"})->Unit(benchmark::kMillisecond);
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -136,9 +128,11 @@ int main(int argc, char** argv) {
   benchmark::RegisterBenchmark("curve_order/grid", curve_order, Layout::grid)->Apply(objects_only);
   benchmark::RegisterBenchmark("curve_order/real", curve_order, Layout::real)->Apply(objects_only);
   benchmark::RegisterBenchmark("curve_order/cube", curve_order, Layout::cube)->Apply(objects_only);
-  benchmark::RegisterBenchmark("cut", cut)->Apply(objects_and_pes);
-  benchmark::RegisterBenchmark("hilbert/first_call", first_call)->Apply(objects_and_pes);
-  benchmark::RegisterBenchmark("hilbert/cached_call", cached_call)->Apply(objects_and_pes);
+  benchmark::RegisterBenchmark("cut", cut)->Apply(vela::bench::objects_and_pes);
+  benchmark::RegisterBenchmark("hilbert/first_call", first_call)
+      ->Apply(vela::bench::objects_and_pes);
+  benchmark::RegisterBenchmark("hilbert/cached_call", cached_call)
+      ->Apply(vela::bench::objects_and_pes);
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::RunSpecifiedBenchmarks();

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "sizes.hpp"
 #include "vela/lb/evaluate.hpp"
 #include "vela/lb/generate.hpp"
 #include "vela/lb/registry.hpp"
@@ -123,24 +124,15 @@ void sort_baseline(benchmark::State& state) {
   }
 }
 
-void sizes(benchmark::internal::Benchmark* b) {
-  for (const std::int64_t objects : {1'000, 10'000, 100'000, 1'000'000}) {
-    for (const std::int64_t pes : {64, 1024, 4096}) {
-      if (objects >= 4 * pes) b->Args({objects, pes});
-    }
-  }
-  b->ArgNames({"objects", "pes"})->Unit(benchmark::kMillisecond);
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
-  benchmark::RegisterBenchmark("sort", sort_baseline)->Apply(sizes);
+  benchmark::RegisterBenchmark("sort", sort_baseline)->Apply(vela::bench::objects_and_pes);
   for (const auto& info : vela::lb::strategies()) {
     if (info.name == "rotate" || info.name == "random") continue;
     benchmark::RegisterBenchmark(info.name.c_str(),
                                  [name = info.name](benchmark::State& s) { run_strategy(s, name); })
-        ->Apply(sizes)
+        ->Apply(vela::bench::objects_and_pes)
         ->UseManualTime();
   }
   benchmark::Initialize(&argc, argv);
