@@ -18,6 +18,37 @@ std::vector<double> pe_loads(const Instance& instance, const Assignment& assignm
   return work;
 }
 
+std::vector<double> fixed_pe_loads(const Instance& instance) {
+  std::vector<double> fixed(instance.pes.size(), 0.0);
+  for (const Object& o : instance.objects) {
+    if (!o.migratable) fixed[static_cast<std::size_t>(o.pe)] += o.load;
+  }
+  for (std::size_t p = 0; p < fixed.size(); ++p) {
+    fixed[p] = instance.pes[p].background + fixed[p] / instance.pes[p].speed;
+  }
+  return fixed;
+}
+
+double ideal_time(const Instance& instance) {
+  double work = 0.0;
+  for (const Object& o : instance.objects) work += o.migratable ? o.load : 0.0;
+  // Water-filling: raise the level over the PEs in order of fixed load; with the first k PEs
+  // below it, level = (work + sum speed * fixed) / sum speed, until it reaches the next PE.
+  const std::vector<double> fixed = fixed_pe_loads(instance);
+  std::vector<std::pair<double, double>> by_fixed(fixed.size());  // (fixed load, speed)
+  for (std::size_t p = 0; p < fixed.size(); ++p) by_fixed[p] = {fixed[p], instance.pes[p].speed};
+  std::sort(by_fixed.begin(), by_fixed.end());
+  double speed_sum = 0.0;
+  double weighted_fixed = 0.0;
+  for (std::size_t k = 0; k < by_fixed.size(); ++k) {
+    speed_sum += by_fixed[k].second;
+    weighted_fixed += by_fixed[k].second * by_fixed[k].first;
+    const double level = (work + weighted_fixed) / speed_sum;
+    if (k + 1 == by_fixed.size() || level <= by_fixed[k + 1].first) return level;
+  }
+  return 0.0;  // no PEs
+}
+
 LoadStats load_stats(const std::vector<double>& loads) {
   LoadStats s;
   if (loads.empty()) return s;

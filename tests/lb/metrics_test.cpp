@@ -87,6 +87,24 @@ TEST(PeLoads, ScaleBySpeedAndAddBackground) {
   EXPECT_DOUBLE_EQ(loads[2], 4.0);
 }
 
+TEST(IdealTime, SharesMovableWorkOverFixedLoadsBySpeed) {
+  Instance in;
+  in.pes = {{1.0, 1.0, 0}, {2.0, 0.0, 0}};
+  in.objects = {{1, 2.0, 0, {}, 1, false}, {2, 5.0, 0, {}, 0, true}};
+  // Fixed loads 1 and 2/2; T solves 1 * (T - 1) + 2 * (T - 1) = 5.
+  EXPECT_EQ(fixed_pe_loads(in), (std::vector<double>{1.0, 1.0}));
+  EXPECT_NEAR(ideal_time(in), 8.0 / 3.0, 1e-12);
+}
+
+TEST(IdealTime, LeavesOutAPeBusierThanTheLevel) {
+  Instance in;
+  in.pes = {{1.0, 10.0, 0}, {1.0, 0.0, 0}};
+  in.objects = {{1, 4.0, 0, {}, 0, true}};
+  EXPECT_DOUBLE_EQ(ideal_time(in), 4.0);  // PE 0's background alone exceeds it
+  in.pes[0].background = 1.0;
+  EXPECT_DOUBLE_EQ(ideal_time(in), 2.5);  // (4 + 1) / 2
+}
+
 TEST(CommCut, CountsEdgesBetweenPesAndBetweenClusters) {
   const Instance in = small_instance();
   const CommCut cut = comm_cut(in, current_assignment(in));

@@ -11,6 +11,15 @@ namespace vela::lb {
 // Time of each PE under `assignment`: background + (sum of its objects' loads) / speed.
 std::vector<double> pe_loads(const Instance& instance, const Assignment& assignment);
 
+// Time each PE spends on work that cannot move: background + its non-migratable objects / speed.
+std::vector<double> fixed_pe_loads(const Instance& instance);
+
+// The time T at which every PE would finish if the migratable work could be split freely over
+// the PEs on top of their fixed loads: sum_p speed_p * max(0, T - fixed_p) = migratable work.
+// No placement has a lower maximum PE load; with equal speeds and nothing pinned it is the mean
+// PE load. Strategies measure their tolerances against it.
+double ideal_time(const Instance& instance);
+
 struct LoadStats {
   double max = 0.0;
   double mean = 0.0;

@@ -20,7 +20,7 @@ class GreedyRefineStrategy final : public Strategy {
     Assignment a = current;
     if (instance.pes.empty()) return {std::move(a), {{"moves", 0.0}, {"kept", 0.0}}};
     std::vector<double> work = pe_work(instance, current, true);
-    const double limit = (1.0 + tolerance_) * ideal_time(instance, work, migratable_work(instance));
+    const double limit = (1.0 + tolerance_) * ideal_time(instance);
 
     std::size_t kept = 0;
     EarliestFinish pes(instance, std::move(work));

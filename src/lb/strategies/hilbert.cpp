@@ -13,6 +13,7 @@
 
 #include "strategies.hpp"
 #include "vela/lb/hilbert.hpp"
+#include "vela/lb/metrics.hpp"
 
 namespace vela::lb {
 
@@ -28,21 +29,11 @@ WorkShares work_shares(const Instance& instance) {
   const std::size_t pes = instance.pes.size();
   if (pes == 0) throw InstanceError("the instance has no PEs");
   WorkShares shares;
-  std::vector<double> fixed(pes);  // seconds each PE spends on work that cannot move
-  for (std::size_t p = 0; p < pes; ++p) fixed[p] = instance.pes[p].background;
-  for (std::size_t i = 0; i < instance.objects.size(); ++i) {
-    const Object& o = instance.objects[i];
+  for (const Object& o : instance.objects) {
     if (o.migratable) {
       shares.work += o.load;
       ++shares.movable;
-      continue;
     }
-    if (o.pe < 0 || static_cast<std::size_t>(o.pe) >= pes) {
-      throw InstanceError("object " + std::to_string(i) + ": PE " + std::to_string(o.pe) +
-                          " does not exist");
-    }
-    const auto p = static_cast<std::size_t>(o.pe);
-    fixed[p] += o.load / instance.pes[p].speed;
   }
   shares.targets.resize(pes);
   if (!(shares.work > 0.0)) {
@@ -51,22 +42,8 @@ WorkShares work_shares(const Instance& instance) {
     for (std::size_t p = 0; p < pes; ++p) shares.targets[p] = instance.pes[p].speed / speed_sum;
     return shares;
   }
-  // Water-filling: raise the common finish time T over the PEs in order of their fixed time;
-  // with the first k PEs busy, T = (work + sum f*s) / sum s until T reaches the next PE's f.
-  std::vector<std::size_t> by_fixed(pes);
-  std::iota(by_fixed.begin(), by_fixed.end(), 0);
-  std::sort(by_fixed.begin(), by_fixed.end(),
-            [&](std::size_t a, std::size_t b) { return fixed[a] < fixed[b]; });
-  double speed_sum = 0.0;
-  double weighted_fixed = 0.0;
-  double finish = 0.0;
-  for (std::size_t k = 0; k < pes; ++k) {
-    const std::size_t p = by_fixed[k];
-    speed_sum += instance.pes[p].speed;
-    weighted_fixed += fixed[p] * instance.pes[p].speed;
-    finish = (shares.work + weighted_fixed) / speed_sum;
-    if (k + 1 == pes || finish <= fixed[by_fixed[k + 1]]) break;
-  }
+  const double finish = ideal_time(instance);
+  const std::vector<double> fixed = fixed_pe_loads(instance);
   for (std::size_t p = 0; p < pes; ++p) {
     shares.targets[p] = std::max(0.0, finish - fixed[p]) * instance.pes[p].speed;
   }

@@ -1,5 +1,5 @@
 // PE-time bookkeeping shared by the greedy and refine strategies: PE times from work, the
-// ideal finish time, heaviest-first object order and the earliest-finish PE heap.
+// heaviest-first object order and the earliest-finish PE heap.
 #pragma once
 
 #include <algorithm>
@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "vela/lb/instance.hpp"
+#include "vela/lb/metrics.hpp"
 
 namespace vela::lb::builtin {
 
@@ -29,37 +30,6 @@ inline std::vector<double> pe_work(const Instance& instance, const Assignment& a
     if (!pinned_only || !o.migratable) work[static_cast<std::size_t>(assignment.pe[i])] += o.load;
   }
   return work;
-}
-
-inline double migratable_work(const Instance& instance) {
-  double total = 0.0;
-  for (const Object& o : instance.objects) {
-    if (o.migratable) total += o.load;
-  }
-  return total;
-}
-
-// The time T at which all PEs would finish if `work` were divisible and spread over PEs that
-// already hold `base_work`: sum_p speed_p * max(0, T - base time_p) = work. No placement has a
-// lower maximum, and with equal speeds it never exceeds the mean PE time, so tolerances are
-// measured against it.
-inline double ideal_time(const Instance& instance, const std::vector<double>& base_work,
-                         double work) {
-  const std::size_t pes = instance.pes.size();
-  std::vector<std::pair<double, double>> base(pes);  // (base time, speed)
-  for (std::size_t p = 0; p < pes; ++p) {
-    base[p] = {pe_time(instance.pes[p], base_work[p]), instance.pes[p].speed};
-  }
-  std::sort(base.begin(), base.end());
-  double speed_sum = 0.0;
-  double weighted_base = 0.0;  // sum of speed * base time over the PEs below the level
-  for (std::size_t k = 0; k < pes; ++k) {
-    speed_sum += base[k].second;
-    weighted_base += base[k].second * base[k].first;
-    const double level = (work + weighted_base) / speed_sum;
-    if (k + 1 == pes || level <= base[k + 1].first) return level;
-  }
-  return 0.0;  // no PEs
 }
 
 struct LoadedObject {

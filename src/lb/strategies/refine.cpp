@@ -119,7 +119,7 @@ class Refiner {
   Refiner(const Instance& instance, double tolerance)
       : instance_(instance), assignment_(current_assignment(instance)) {
     work_ = pe_work(instance, assignment_, false);
-    target_ = ideal_time(instance, pe_work(instance, assignment_, true), migratable_work(instance));
+    target_ = ideal_time(instance);
     level_ = (1.0 + tolerance) * target_;
     step_ = target_ / 1024.0;
   }
