@@ -90,6 +90,20 @@ TEST_F(VelaLbCli, RunWritesABetterPlacement) {
   EXPECT_LT(lambda(after), lambda(before));
 }
 
+TEST_F(VelaLbCli, RunPredictsStepTimeUnderACommunicationModel) {
+  const std::string in = storm();
+  Result r = vela_lb("run -s refine " + in);
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(r.out.find("step time:"), std::string::npos) << "no model, no prediction";
+  r = vela_lb("run -s refine --startup 1e-5 --per-byte 1e-9 " + in);
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("step time:"), std::string::npos) << r.out;
+  r = vela_lb("run -s refine --startup -1 " + in);
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.out.find("--startup: expected a finite number >= 0, got '-1'"), std::string::npos)
+      << r.out;
+}
+
 TEST_F(VelaLbCli, CompareCsvHasTheDocumentedHeaderAndARowPerStrategy) {
   const Result r = vela_lb("compare --strategies greedy,refine,dummy --format csv " + storm());
   ASSERT_EQ(r.status, 0) << r.out;

@@ -1,7 +1,9 @@
 // vela-lb run: one strategy on one instance, with a report and optionally the new placement.
 #include <fmt/core.h>
 
+#include <cmath>
 #include <memory>
+#include <string>
 
 #include "commands.hpp"
 #include "strategy_options.hpp"
@@ -13,11 +15,29 @@ namespace vela::tools {
 
 namespace {
 
+// Accepts a finite number >= 0 and says so when the value is something else.
+const CLI::Validator non_negative(
+    [](std::string& text) -> std::string {
+      double value = 0.0;
+      try {
+        std::size_t used = 0;
+        value = std::stod(text, &used);
+        if (used != text.size()) value = -1.0;
+      } catch (const std::exception&) {
+        value = -1.0;
+      }
+      return std::isfinite(value) && value >= 0.0
+                 ? std::string()
+                 : "expected a finite number >= 0, got '" + text + "'";
+    },
+    "SECONDS>=0");
+
 struct RunOptions {
   std::string strategy;
   std::vector<std::string> params;
   std::string input;
   std::string output;
+  lb::CommModel model;
 };
 
 void run(const RunOptions& o) {
@@ -31,10 +51,22 @@ void run(const RunOptions& o) {
   fmt::print("imbalance:     {:.2f}% -> {:.2f}%\n", 100.0 * r.before.imbalance,
              100.0 * r.after.imbalance);
   fmt::print("max/avg:       {:.4f} -> {:.4f}\n", r.before.max_over_avg, r.after.max_over_avg);
-  fmt::print("max PE load:   {:.6g} -> {:.6g}\n", r.before.max, r.after.max);
+  fmt::print("max PE load:   {:.6g} -> {:.6g} (ideal {:.6g})\n", r.before.max, r.after.max,
+             lb::ideal_time(instance));
+  fmt::print("σ:             {:.6g} -> {:.6g}\n", r.before.stddev, r.after.stddev);
+  fmt::print("skewness:      {:.4f} -> {:.4f}\n", r.before.skewness, r.after.skewness);
+  fmt::print("kurtosis:      {:.4f} -> {:.4f} (excess)\n", r.before.excess_kurtosis,
+             r.after.excess_kurtosis);
   fmt::print("migrations:    {} objects, {} bytes\n", r.moved.count, r.moved.bytes);
   fmt::print("comm cut:      {} -> {} bytes ({} -> {} messages)\n", r.cut_before.bytes,
              r.cut_after.bytes, r.cut_before.messages, r.cut_after.messages);
+  if (o.model.startup > 0.0 || o.model.per_byte > 0.0) {
+    const lb::Assignment current = lb::current_assignment(instance);
+    fmt::print("step time:     {:.6g} -> {:.6g} s predicted; migration {:.6g} s\n",
+               lb::predicted_step_time(instance, current, o.model),
+               lb::predicted_step_time(instance, r.assignment, o.model),
+               lb::migration_time(r.moved, o.model));
+  }
   for (const auto& [key, value] : r.stats) fmt::print("  {}: {:.6g}\n", key, value);
   if (!o.output.empty()) {
     lb::write_instance(lb::apply(instance, r.assignment), o.output);
@@ -53,6 +85,12 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("input", options->input, "Instance file (JSON)")->required();
   cmd->add_option("-o,--output", options->output,
                   "Write the instance with the new placement to this file");
+  cmd->add_option("--startup", options->model.startup,
+                  "Seconds per message or migration (T_s), for the predicted step time")
+      ->check(non_negative);
+  cmd->add_option("--per-byte", options->model.per_byte,
+                  "Seconds per byte (t_w), for the predicted step time")
+      ->check(non_negative);
   cmd->callback([options] { run(*options); });
 }
 
