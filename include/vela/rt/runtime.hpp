@@ -1,0 +1,189 @@
+// The runtime: PEs (one pinned worker thread each) running a message-driven scheduler over the
+// elements of collections, with measured, strategy-driven balancing at sync points.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "vela/rt/element.hpp"
+#include "vela/rt/options.hpp"
+
+namespace vela::rt {
+
+class Context;
+
+namespace detail {
+struct RuntimeState;
+
+// What the runtime needs to make elements of one type: default-constructed ones for migration,
+// and ones built from the creation arguments.
+struct ElementFactory {
+  std::function<std::unique_ptr<ElementBase>()> make_default;
+  std::function<std::unique_ptr<ElementBase>(std::span<const std::byte>)> make_with_arguments;
+};
+
+CollectionId create_collection(RuntimeState& state, const std::string& name, const Shape& shape,
+                               std::vector<PeId> placement, ElementFactory factory,
+                               std::vector<std::byte> arguments);
+std::vector<PeId> initial_placement(const Shape& shape, InitialMap map, PeId pes);
+std::vector<PeId> initial_placement(const Shape& shape, const UserMap& map, PeId pes);
+void send_entry(CollectionId collection, std::uint64_t linear, HandlerId handler, int priority,
+                std::vector<std::byte> payload);
+const Shape& collection_shape(CollectionId collection);
+}  // namespace detail
+
+// One element of a collection, for sending.
+template <class T>
+class ElementProxy {
+ public:
+  ElementProxy(CollectionId collection, std::uint64_t linear)
+      : collection_(collection), linear_(linear) {}
+
+  template <auto Method, class... Args>
+  void send(Args&&... args) const {
+    detail::send_entry(collection_, linear_, detail::handler_id<Method>, 0,
+                       detail::pack_arguments<Method>(std::forward<Args>(args)...));
+  }
+  // Lower values run first; equal priorities keep their order. Default priority is 0.
+  template <auto Method, class... Args>
+  void send_with_priority(int priority, Args&&... args) const {
+    detail::send_entry(collection_, linear_, detail::handler_id<Method>, priority,
+                       detail::pack_arguments<Method>(std::forward<Args>(args)...));
+  }
+
+ private:
+  CollectionId collection_;
+  std::uint64_t linear_;
+};
+
+// A whole collection of elements of type T.
+template <class T>
+class Proxy {
+ public:
+  Proxy() = default;
+  Proxy(CollectionId id, Shape shape) : id_(id), shape_(shape) {}
+
+  CollectionId id() const { return id_; }
+  const Shape& shape() const { return shape_; }
+
+  // Throws std::out_of_range for an index outside the shape.
+  ElementProxy<T> operator[](const Index& index) const {
+    if (!shape_.contains(index)) {
+      throw std::out_of_range("collection " + std::to_string(id_) + ": index " +
+                              to_string(index, shape_.dims) + " is outside its shape");
+    }
+    return {id_, shape_.linear(index)};
+  }
+  ElementProxy<T> operator[](std::int32_t x) const { return (*this)[Index{x, 0, 0}]; }
+
+  // One message to every element (each finds its element wherever it is).
+  template <auto Method, class... Args>
+  void broadcast(const Args&... args) const {
+    const std::vector<std::byte> payload = detail::pack_arguments<Method>(args...);
+    for (std::uint64_t i = 0; i < shape_.size(); ++i) {
+      detail::send_entry(id_, i, detail::handler_id<Method>, 0, payload);
+    }
+  }
+
+  // A callback that delivers a reduction's result to `Method(std::vector<double>)` of every
+  // element.
+  template <auto Method>
+  Callback reduce_to() const {
+    return {Callback::Kind::broadcast, 0, id_, detail::handler_id<Method>};
+  }
+
+ private:
+  CollectionId id_ = 0;
+  Shape shape_;
+};
+
+// What the main function (run on PE 0) uses to set up the computation.
+class Context {
+ public:
+  explicit Context(detail::RuntimeState& state) : state_(state) {}
+
+  PeId pes() const;
+
+  // Creates a collection: every element is constructed as T(args...) on its initial PE (its
+  // index() is known in the constructor). T must also be default-constructible for migration.
+  template <class T, class... Args>
+  Proxy<T> create(const std::string& name, const Shape& shape, InitialMap map,
+                  const Args&... args) {
+    return create_with<T>(name, shape, detail::initial_placement(shape, map, pes()), args...);
+  }
+  template <class T, class... Args>
+  Proxy<T> create(const std::string& name, const Shape& shape, const UserMap& map,
+                  const Args&... args) {
+    return create_with<T>(name, shape, detail::initial_placement(shape, map, pes()), args...);
+  }
+
+  // A function that receives reductions' results, on PE 0.
+  Callback callback(std::function<void(const std::vector<double>&)> function);
+
+  // Ends the run once the messages now queued have run out; run() returns `code`.
+  void exit(int code = 0);
+
+ private:
+  template <class T, class... Args>
+  Proxy<T> create_with(const std::string& name, const Shape& shape, std::vector<PeId> placement,
+                       const Args&... args) {
+    static_assert(std::is_base_of_v<ElementBase, T>, "collection elements derive ElementBase");
+    static_assert(std::is_default_constructible_v<T>, "elements need a default constructor");
+    std::tuple<Args...> values(args...);
+    detail::ElementFactory factory{
+        [] { return std::unique_ptr<ElementBase>(new T()); },
+        [](std::span<const std::byte> bytes) {
+          std::tuple<Args...> unpacked;
+          pup::unpack(bytes, unpacked);
+          return std::apply(
+              [](auto&... a) { return std::unique_ptr<ElementBase>(new T(std::move(a)...)); },
+              unpacked);
+        }};
+    const CollectionId id = detail::create_collection(state_, name, shape, std::move(placement),
+                                                      std::move(factory), pup::pack(values));
+    return Proxy<T>(id, shape);
+  }
+
+  detail::RuntimeState& state_;
+};
+
+// What a run did, for reports and tests.
+struct RunStats {
+  std::uint64_t messages = 0;    // entry-method messages delivered
+  std::uint64_t forwarded = 0;   // of those, forwarded by a PE the element had left
+  std::uint64_t lb_steps = 0;    // balancing steps that ran a strategy
+  std::uint64_t migrations = 0;  // elements moved
+  std::uint64_t migrated_bytes = 0;
+  double lb_seconds = 0.0;  // strategy time, summed
+};
+
+class Runtime {
+ public:
+  // Throws std::invalid_argument for bad options (naming the option).
+  explicit Runtime(Options options);
+  ~Runtime();
+  Runtime(const Runtime&) = delete;
+  Runtime& operator=(const Runtime&) = delete;
+
+  PeId pes() const;
+
+  // Starts the PEs, runs `main` on PE 0 and schedules messages until quiescence (no message
+  // queued, in flight or running) or Context::exit; writes the trace if asked; returns the
+  // exit code (0 at quiescence). An exception escaping an entry method ends the run and is
+  // rethrown here.
+  int run(const std::function<void(Context&)>& main);
+
+  const RunStats& stats() const;
+
+ private:
+  std::unique_ptr<detail::RuntimeState> state_;
+};
+
+}  // namespace vela::rt

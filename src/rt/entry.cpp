@@ -1,0 +1,55 @@
+#include "vela/rt/entry.hpp"
+
+#include <mutex>
+#include <stdexcept>
+
+namespace vela::rt::detail {
+
+namespace {
+
+struct HandlerEntry {
+  Handler handler;
+  std::string name;
+};
+
+// Filled during static initialization (one entry per entry method of the program), read-only
+// afterwards; a function-local static so that registration order does not depend on the
+// order in which translation units are initialized relative to this one.
+std::vector<HandlerEntry>& table() {
+  static std::vector<HandlerEntry> entries;
+  return entries;
+}
+
+std::mutex& table_mutex() {
+  static std::mutex m;
+  return m;
+}
+
+}  // namespace
+
+HandlerId register_handler(Handler handler, std::string name) {
+  std::lock_guard lock(table_mutex());
+  table().push_back({handler, std::move(name)});
+  return static_cast<HandlerId>(table().size() - 1);
+}
+
+Handler handler(HandlerId id) {
+  if (id >= table().size()) throw std::logic_error("no entry method " + std::to_string(id));
+  return table()[id].handler;
+}
+
+const std::string& handler_name(HandlerId id) {
+  if (id >= table().size()) throw std::logic_error("no entry method " + std::to_string(id));
+  return table()[id].name;
+}
+
+std::string method_name_from(std::string_view pretty) {
+  // "... [with auto Method = &Block::halo]" -> "Block::halo"
+  const auto amp = pretty.rfind('&');
+  if (amp == std::string_view::npos) return std::string(pretty);
+  auto end = pretty.find_first_of(";]", amp);
+  if (end == std::string_view::npos) end = pretty.size();
+  return std::string(pretty.substr(amp + 1, end - amp - 1));
+}
+
+}  // namespace vela::rt::detail

@@ -1,0 +1,194 @@
+// Balancing at sync points: when every element of a collection has called at_sync(), the root
+// (PE 0) gathers each PE's measurements into an lb::Instance, runs the strategy, migrates the
+// elements it moves, and resumes every element once they have all arrived.
+#include <filesystem>
+
+#include "state.hpp"
+#include "trace/timeline.hpp"
+#include "vela/lb/evaluate.hpp"
+#include "vela/lb/io.hpp"
+
+namespace vela::rt::detail {
+
+namespace {
+
+struct ObjectRecord {
+  std::uint64_t linear = 0;
+  double load = 0.0;
+  std::uint64_t size = 0;
+  void pup(pup::Archive& ar) { ar | linear | load | size; }
+};
+
+struct EdgeRecord {
+  std::uint64_t from = 0;
+  std::uint64_t to = 0;
+  std::uint64_t messages = 0;
+  std::uint64_t bytes = 0;
+  void pup(pup::Archive& ar) { ar | from | to | messages | bytes; }
+};
+
+// One PE's measurements of one collection since the last balancing step.
+struct Report {
+  PeId pe = 0;
+  double background = 0.0;  // seconds neither idle nor in this collection's entry methods
+  std::vector<ObjectRecord> objects;
+  std::vector<EdgeRecord> edges;
+  void pup(pup::Archive& ar) { ar | pe | background | objects | edges; }
+};
+
+void resume_all(RuntimeState& state, CollectionId collection) {
+  for (PeId p = 0; p < state.pes; ++p) post_system(state, p, Kind::resume, collection, 0, {});
+}
+
+void dump(const RuntimeState& state, const CollectionInfo& info, const lb::Instance& instance) {
+  const std::filesystem::path dir(state.options.lb_dump);
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) {
+    throw std::runtime_error("--lb-dump " + dir.string() + ": cannot create: " + ec.message());
+  }
+  const auto file = dir / (info.name + "-step" + std::to_string(info.lb.syncs) + ".json");
+  lb::write_instance(instance, file.string());
+}
+
+void balance(PeState& pe, CollectionInfo& info) {
+  RuntimeState& state = *pe.runtime;
+  LbRound& round = info.lb;
+  lb::Instance& instance = round.instance;
+  std::sort(instance.objects.begin(), instance.objects.end(),
+            [](const lb::Object& a, const lb::Object& b) { return a.id < b.id; });
+  // Every element reported once, so an element's position is its linear index.
+  for (lb::Edge& e : instance.edges) {
+    if (e.from >= instance.objects.size() || e.to >= instance.objects.size()) {
+      throw std::logic_error("balance: an edge names an element outside the collection");
+    }
+  }
+  if (!state.options.lb_dump.empty()) dump(state, info, instance);
+
+  const auto from = Clock::now();
+  const lb::StrategyReport report = lb::run_strategy(*round.strategy, state.options.lb, instance);
+  const auto to = Clock::now();
+  state.stats.lb_steps += 1;
+  state.stats.lb_seconds += report.time_ms / 1000.0;
+  if (state.timeline) {
+    state.timeline->complete(pe.id, trace::Category::lb, state.options.lb.c_str(), from, to,
+                             info.name);
+  }
+
+  std::vector<std::vector<std::pair<std::uint64_t, PeId>>> moves(
+      static_cast<std::size_t>(state.pes));
+  std::uint64_t count = 0;
+  for (std::size_t i = 0; i < instance.objects.size(); ++i) {
+    const PeId now = instance.objects[i].pe;
+    const PeId next = report.assignment.pe[i];
+    if (now == next) continue;
+    moves[static_cast<std::size_t>(now)].emplace_back(instance.objects[i].id, next);
+    ++count;
+  }
+  round.awaited_migrations = count;
+  instance = {};
+  if (count == 0) {
+    resume_all(state, info.id);
+    return;
+  }
+  for (PeId p = 0; p < state.pes; ++p) {
+    auto& list = moves[static_cast<std::size_t>(p)];
+    if (!list.empty()) post_system(state, p, Kind::migrate_order, info.id, 0, pup::pack(list));
+  }
+}
+
+}  // namespace
+
+void on_at_sync(PeState& pe, const Message& message) {
+  RuntimeState& state = *pe.runtime;
+  CollectionInfo& info = state.collection(message.collection);
+  LbRound& round = info.lb;
+  if (++round.arrived < info.shape.size()) return;
+  round.arrived = 0;
+  ++round.syncs;
+  if (state.timeline) state.timeline->instant(pe.id, trace::Category::lb, "at_sync", Clock::now());
+  if (!round.strategy || round.syncs % static_cast<std::uint64_t>(state.options.lb_period) != 0) {
+    resume_all(state, info.id);
+    return;
+  }
+  round.reports = 0;
+  round.instance = {};
+  round.instance.dims = info.shape.dims;
+  round.instance.pes.assign(static_cast<std::size_t>(state.pes), lb::Pe{});
+  for (PeId p = 0; p < state.pes; ++p) post_system(state, p, Kind::lb_collect, info.id, 0, {});
+}
+
+void on_lb_collect(PeState& pe, const Message& message) {
+  RuntimeState& state = *pe.runtime;
+  const auto now = Clock::now();
+  const double wall = std::chrono::duration<double>(now - pe.period_start).count();
+  Report report;
+  report.pe = pe.id;
+  double collection_seconds = 0.0;
+  for (auto& [key, element] : pe.elements) {
+    if (key.collection != message.collection) continue;
+    double& cpu = ElementAccess::cpu_seconds(*element);
+    double& wall_time = ElementAccess::wall_seconds(*element);
+    report.objects.push_back(
+        {key.linear, state.options.measure_cpu ? cpu : wall_time, pup::packed_size(*element)});
+    collection_seconds += wall_time;
+    cpu = 0.0;
+    wall_time = 0.0;
+  }
+  for (const auto& [edge, count] : pe.comm[message.collection]) {
+    report.edges.push_back({edge.from, edge.to, count.messages, count.bytes});
+  }
+  pe.comm[message.collection].clear();
+  report.background = std::max(0.0, wall - pe.idle_seconds - collection_seconds);
+  pe.idle_seconds = 0.0;
+  pe.entry_seconds = 0.0;
+  pe.period_start = now;
+  post_system(state, 0, Kind::lb_report, message.collection, 0, pup::pack(report));
+}
+
+void on_lb_report(PeState& pe, const Message& message) {
+  RuntimeState& state = *pe.runtime;
+  CollectionInfo& info = state.collection(message.collection);
+  LbRound& round = info.lb;
+  Report report;
+  pup::unpack(message.payload, report);
+  lb::Instance& instance = round.instance;
+  instance.pes[static_cast<std::size_t>(report.pe)].background = report.background;
+  for (const ObjectRecord& o : report.objects) {
+    const Index index = info.shape.at(o.linear);
+    lb::Object object;
+    object.id = static_cast<lb::ObjectId>(o.linear);
+    object.load = o.load;
+    object.size = o.size;
+    object.coords = {static_cast<double>(index.x), static_cast<double>(index.y),
+                     static_cast<double>(index.z)};
+    object.pe = report.pe;
+    instance.objects.push_back(object);
+  }
+  for (const EdgeRecord& e : report.edges) {
+    instance.edges.push_back({static_cast<std::uint32_t>(e.from), static_cast<std::uint32_t>(e.to),
+                              e.messages, e.bytes});
+  }
+  if (++round.reports == state.pes) balance(pe, info);
+}
+
+void on_migrated(PeState& pe, const Message& message) {
+  RuntimeState& state = *pe.runtime;
+  CollectionInfo& info = state.collection(message.collection);
+  if (--info.lb.awaited_migrations == 0) resume_all(state, info.id);
+}
+
+void on_resume(PeState& pe, const Message& message) {
+  std::vector<ElementBase*> local;
+  for (auto& [key, element] : pe.elements) {
+    if (key.collection == message.collection) local.push_back(element.get());
+  }
+  // In index order, so that what the resumed elements send is queued deterministically.
+  std::sort(local.begin(), local.end(),
+            [](ElementBase* a, ElementBase* b) { return a->linear_index() < b->linear_index(); });
+  for (ElementBase* element : local) {
+    run_entry(pe, *element, "resume_from_sync", [element] { element->resume_from_sync(); });
+  }
+}
+
+}  // namespace vela::rt::detail

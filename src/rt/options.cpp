@@ -1,0 +1,64 @@
+#include "vela/rt/options.hpp"
+
+#include <stdexcept>
+
+#include "vela/lb/registry.hpp"
+
+namespace vela::rt {
+
+void add_runtime_options(CLI::App& app, Options& options) {
+  const std::string group = "Runtime";
+  app.add_option("--pes", options.pes, "Processing elements (worker threads); 0: one per core")
+      ->check(CLI::Range(0, 4096))
+      ->group(group);
+  app.add_flag("!--no-pin", options.pin, "Do not bind PE threads to cores")->group(group);
+  app.add_option("--lb", options.lb, "Strategy to run at sync points (see 'vela-lb strategies')")
+      ->check(CLI::Validator(
+          [](std::string& name) -> std::string {
+            try {
+              lb::find_strategy(name);
+            } catch (const lb::ParamError& e) {
+              return e.what();
+            }
+            return {};
+          },
+          "STRATEGY"))
+      ->group(group);
+  app.add_option("--lb-period", options.lb_period, "Balance at every K-th sync point")
+      ->check(CLI::Range(1, 1 << 30))
+      ->group(group);
+  app.add_option("--lb-param", options.lb_params, "Strategy parameter key=value (repeatable)")
+      ->group(group);
+  app.add_option("--trace", options.trace, "Write a Chrome trace (opens in Perfetto) to FILE")
+      ->group(group);
+  app.add_option("--lb-dump", options.lb_dump,
+                 "Write each balancing step's instance to DIR (replay with vela-lb)")
+      ->group(group);
+  app.add_flag("!--lb-wall-time", options.measure_cpu,
+               "Measure object load by wall time instead of thread CPU time")
+      ->group(group);
+}
+
+void validate(const Options& options) {
+  if (options.pes < 0 || options.pes > 4096) {
+    throw std::invalid_argument("--pes " + std::to_string(options.pes) +
+                                ": expected 0 (one per core) to 4096");
+  }
+  if (options.lb_period < 1) {
+    throw std::invalid_argument("--lb-period " + std::to_string(options.lb_period) +
+                                ": expected an integer >= 1");
+  }
+  if (!options.lb.empty()) {
+    try {
+      lb::RawParams raw;
+      for (const std::string& s : options.lb_params) lb::parse_param(s, raw);
+      lb::make_strategy(options.lb, raw);
+    } catch (const lb::ParamError& e) {
+      throw std::invalid_argument(std::string("--lb: ") + e.what());
+    }
+  } else if (!options.lb_params.empty()) {
+    throw std::invalid_argument("--lb-param given without --lb");
+  }
+}
+
+}  // namespace vela::rt

@@ -1,0 +1,90 @@
+// Reductions: every contribution goes to the root (PE 0), which combines them in element-index
+// order (deterministic) or as they come (arrival), then hands the result to the callback.
+#include <algorithm>
+#include <stdexcept>
+
+#include "state.hpp"
+
+namespace vela::rt::detail {
+
+namespace {
+
+void combine(ReduceOp op, std::vector<double>& into, const std::vector<double>& values,
+             std::uint64_t element) {
+  if (into.size() != values.size()) {
+    throw std::invalid_argument("contribute: element " + std::to_string(element) + " gave " +
+                                std::to_string(values.size()) + " values, others " +
+                                std::to_string(into.size()));
+  }
+  for (std::size_t i = 0; i < into.size(); ++i) {
+    switch (op) {
+      case ReduceOp::sum:
+        into[i] += values[i];
+        break;
+      case ReduceOp::min:
+        into[i] = std::min(into[i], values[i]);
+        break;
+      case ReduceOp::max:
+        into[i] = std::max(into[i], values[i]);
+        break;
+    }
+  }
+}
+
+void deliver_result(RuntimeState& state, const Callback& callback, std::vector<double> result) {
+  switch (callback.kind) {
+    case Callback::Kind::none:
+      return;
+    case Callback::Kind::function:
+      state.callbacks.at(callback.function)(result);
+      return;
+    case Callback::Kind::broadcast: {
+      const std::vector<double> copy = std::move(result);
+      std::tuple<std::vector<double>> args(copy);
+      const std::vector<std::byte> payload = pup::pack(args);
+      const std::uint64_t n = state.collection(callback.collection).shape.size();
+      for (std::uint64_t i = 0; i < n; ++i) {
+        send_entry(callback.collection, i, callback.handler, 0, payload);
+      }
+      return;
+    }
+  }
+}
+
+}  // namespace
+
+void on_contribution(PeState& pe, const Message& message) {
+  RuntimeState& state = *pe.runtime;
+  Contribution c;
+  pup::unpack(message.payload, c);
+  CollectionInfo& info = state.collection(message.collection);
+  ReductionRound& round = info.reductions[c.number];
+  if (round.count == 0) {
+    round.op = c.op;
+    round.order = c.order;
+    round.callback = c.callback;
+  } else if (round.op != c.op || round.order != c.order) {
+    throw std::invalid_argument("contribute: element " + std::to_string(message.element) +
+                                " uses another reduction operation or order than the others");
+  }
+  if (c.order == Order::deterministic) {
+    round.by_element.emplace(message.element, std::move(c.values));
+  } else if (round.count == 0) {
+    round.combined = std::move(c.values);
+  } else {
+    combine(round.op, round.combined, c.values, message.element);
+  }
+  if (++round.count < info.shape.size()) return;
+
+  std::vector<double> result = std::move(round.combined);
+  if (!round.by_element.empty()) {
+    auto it = round.by_element.begin();
+    result = std::move(it->second);
+    for (++it; it != round.by_element.end(); ++it) combine(round.op, result, it->second, it->first);
+  }
+  const Callback callback = round.callback;
+  info.reductions.erase(c.number);
+  deliver_result(state, callback, std::move(result));
+}
+
+}  // namespace vela::rt::detail

@@ -1,0 +1,204 @@
+// Runtime start-up and shutdown, collections, sending.
+#include "vela/rt/runtime.hpp"
+
+#include <stdexcept>
+
+#include "state.hpp"
+#include "trace/timeline.hpp"
+#include "vela/lb/generate.hpp"
+#include "vela/lb/registry.hpp"
+
+namespace vela::rt {
+
+namespace detail {
+
+void start_pes(RuntimeState& state);
+void join_pes(RuntimeState& state);
+
+CollectionInfo& RuntimeState::collection(CollectionId id) {
+  if (id >= collection_count.load(std::memory_order_acquire)) {
+    throw std::logic_error("no collection " + std::to_string(id));
+  }
+  return *collections[id];
+}
+
+namespace {
+
+RuntimeState& running_state(const char* what) {
+  PeState* pe = this_pe();
+  if (pe == nullptr) {
+    throw std::logic_error(std::string(what) +
+                           ": only main and entry methods, on a PE, can do this");
+  }
+  return *pe->runtime;
+}
+
+}  // namespace
+
+CollectionId create_collection(RuntimeState& state, const std::string& name, const Shape& shape,
+                               std::vector<PeId> placement, ElementFactory factory,
+                               std::vector<std::byte> arguments) {
+  if (shape.dims < 1 || shape.dims > 3 || shape.nx < 1 || shape.ny < 1 || shape.nz < 1) {
+    throw std::invalid_argument("collection " + name +
+                                ": shape must have 1 to 3 dimensions of "
+                                "extent >= 1");
+  }
+  if (shape.size() > (std::uint64_t{1} << 32)) {
+    throw std::invalid_argument("collection " + name + ": more than 2^32 elements");
+  }
+  const std::size_t count = state.collection_count.load(std::memory_order_relaxed);
+  if (count == RuntimeState::max_collections) {
+    throw std::invalid_argument("collection " + name + ": a run has at most " +
+                                std::to_string(RuntimeState::max_collections) + " collections");
+  }
+  const auto id = static_cast<CollectionId>(count);
+  auto info = std::make_unique<CollectionInfo>();
+  info->id = id;
+  info->name = name;
+  info->shape = shape;
+  info->home = std::move(placement);
+  info->factory = std::move(factory);
+  info->arguments = std::move(arguments);
+  if (!state.options.lb.empty()) {
+    info->lb.strategy = lb::make_strategy(state.options.lb, state.lb_params);
+  }
+  state.collections[count] = std::move(info);
+  state.collection_count.store(count + 1, std::memory_order_release);
+  for (PeId p = 0; p < state.pes; ++p) post_system(state, p, Kind::create, id, 0, {});
+  return id;
+}
+
+std::vector<PeId> initial_placement(const Shape& shape, InitialMap map, PeId pes) {
+  const std::uint64_t n = shape.size();
+  std::vector<PeId> pe(n);
+  if (map == InitialMap::round_robin) {
+    for (std::uint64_t i = 0; i < n; ++i)
+      pe[i] = static_cast<PeId>(i % static_cast<std::uint64_t>(pes));
+    return pe;
+  }
+  if (shape.dims == 2) return lb::block_placement_2d(shape.nx, shape.ny, pes);
+  // 1-D ranges; 3-D: contiguous slabs of the linear (x fastest) order.
+  return lb::block_placement_1d(static_cast<std::int64_t>(n), pes);
+}
+
+std::vector<PeId> initial_placement(const Shape& shape, const UserMap& map, PeId pes) {
+  std::vector<PeId> pe(shape.size());
+  for (std::uint64_t i = 0; i < pe.size(); ++i) {
+    const Index index = shape.at(i);
+    pe[i] = map(index, shape, pes);
+    if (pe[i] < 0 || pe[i] >= pes) {
+      throw std::invalid_argument("user map: element " + to_string(index, shape.dims) +
+                                  " mapped to PE " + std::to_string(pe[i]) + ", expected 0 to " +
+                                  std::to_string(pes - 1));
+    }
+  }
+  return pe;
+}
+
+void send_entry(CollectionId collection, std::uint64_t linear, HandlerId handler, int priority,
+                std::vector<std::byte> payload) {
+  RuntimeState& state = running_state("send");
+  PeState& pe = *this_pe();
+  auto m = std::make_unique<Message>();
+  m->kind = Kind::entry;
+  m->priority = priority;
+  m->collection = collection;
+  m->element = linear;
+  m->handler = handler;
+  m->origin = pe.id;
+  m->payload = std::move(payload);
+  if (pe.current != nullptr && ElementAccess::collection(*pe.current) == collection) {
+    const std::uint64_t from = ElementAccess::linear(*pe.current);
+    m->sender = static_cast<std::int64_t>(from);
+    CommCount& c = pe.comm[collection][{from, linear}];
+    ++c.messages;
+    c.bytes += m->payload.size();
+  }
+  const auto known = pe.locations.find({collection, linear});
+  const PeId to =
+      known != pe.locations.end() ? known->second.pe : state.collection(collection).home[linear];
+  post(state, to, std::move(m));
+}
+
+const Shape& collection_shape(CollectionId collection) {
+  return running_state("shape").collection(collection).shape;
+}
+
+}  // namespace detail
+
+PeId Context::pes() const {
+  return state_.pes;
+}
+
+Callback Context::callback(std::function<void(const std::vector<double>&)> function) {
+  state_.callbacks.push_back(std::move(function));
+  return {Callback::Kind::function, static_cast<std::uint32_t>(state_.callbacks.size() - 1), 0, 0};
+}
+
+void Context::exit(int code) {
+  state_.exit_code = code;
+  state_.stopping = true;
+  for (auto& pe : state_.pe) {
+    std::lock_guard lock(pe->mutex);
+    pe->wake.notify_one();
+  }
+}
+
+Runtime::Runtime(Options options) : state_(std::make_unique<detail::RuntimeState>()) {
+  validate(options);
+  if (options.pin) state_->pinning = std::make_unique<Pinning>();
+  if (options.pes == 0)
+    options.pes = state_->pinning ? state_->pinning->cores() : available_cores();
+  for (const std::string& setting : options.lb_params) lb::parse_param(setting, state_->lb_params);
+  if (!options.lb.empty()) lb::make_strategy(options.lb, state_->lb_params);  // checks params
+  state_->options = std::move(options);
+  state_->pes = state_->options.pes;
+  for (PeId p = 0; p < state_->pes; ++p) {
+    auto pe = std::make_unique<detail::PeState>();
+    pe->id = p;
+    pe->runtime = state_.get();
+    state_->pe.push_back(std::move(pe));
+  }
+}
+
+Runtime::~Runtime() = default;
+
+PeId Runtime::pes() const {
+  return state_->pes;
+}
+
+const RunStats& Runtime::stats() const {
+  return state_->stats;
+}
+
+int Runtime::run(const std::function<void(Context&)>& main) {
+  detail::RuntimeState& state = *state_;
+  if (state.start != detail::Clock::time_point{}) {
+    throw std::logic_error("Runtime::run: a runtime runs once; make a new one");
+  }
+  state.start = detail::Clock::now();
+  if (!state.options.trace.empty()) {
+    state.timeline = std::make_unique<trace::Timeline>(state.pes, state.start);
+  }
+  auto m = std::make_unique<detail::Message>();
+  m->kind = detail::Kind::call;
+  m->call = [&state, &main] {
+    Context context(state);
+    main(context);
+  };
+  detail::post(state, 0, std::move(m));
+  detail::start_pes(state);
+  detail::join_pes(state);
+
+  for (const auto& pe : state.pe) {
+    state.stats.messages += pe->stats.messages;
+    state.stats.forwarded += pe->stats.forwarded;
+    state.stats.migrations += pe->stats.migrations;
+    state.stats.migrated_bytes += pe->stats.migrated_bytes;
+  }
+  if (state.timeline) state.timeline->write(state.options.trace);
+  if (state.error) std::rethrow_exception(state.error);
+  return state.exit_code;
+}
+
+}  // namespace vela::rt
