@@ -57,7 +57,7 @@ class Block : public vela::rt::ElementBase {
   }
 
   void pup(vela::pup::Archive& ar) override {
-    ar | p_ | x0_ | y0_ | nx_ | ny_ | step_ | u_ | next_ | halos_ | arrived_;
+    ar | p_ | x0_ | y0_ | nx_ | ny_ | step_ | sent_ | u_ | next_ | halos_ | arrived_;
   }
 
   void start() { exchange(); }
@@ -90,6 +90,7 @@ class Block : public vela::rt::ElementBase {
 
   void exchange() {
     const Index i = index();
+    sent_ = step_;
     std::vector<double> edge;
     if (i.x > 0) {
       edge.resize(static_cast<std::size_t>(ny_));
@@ -115,7 +116,9 @@ class Block : public vela::rt::ElementBase {
 
   void try_compute() {
     const auto slot = static_cast<std::size_t>(step_ % 2);
-    if (step_ >= p_.steps || arrived_[slot] < neighbours()) return;
+    // A block computes a step only after sending its own halos of that step: a neighbour's
+    // halo can arrive before this block's start() or resume_from_sync().
+    if (step_ >= p_.steps || sent_ != step_ || arrived_[slot] < neighbours()) return;
     arrived_[slot] = 0;
     unpack_halos(halos_[slot]);
     compute();
@@ -194,6 +197,7 @@ class Block : public vela::rt::ElementBase {
  private:
   Problem p_;
   std::int32_t x0_ = 0, y0_ = 0, nx_ = 0, ny_ = 0, step_ = 0;
+  std::int32_t sent_ = -1;  // the last step whose halos this block sent
   std::vector<double> u_, next_;
   std::array<std::array<std::vector<double>, 4>, 2> halos_;
   std::array<std::int32_t, 2> arrived_{};

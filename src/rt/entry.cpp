@@ -44,12 +44,18 @@ const std::string& handler_name(HandlerId id) {
 }
 
 std::string method_name_from(std::string_view pretty) {
-  // "... [with auto Method = &Block::halo]" -> "Block::halo"
-  const auto amp = pretty.rfind('&');
-  if (amp == std::string_view::npos) return std::string(pretty);
-  auto end = pretty.find_first_of(";]", amp);
-  if (end == std::string_view::npos) end = pretty.size();
-  return std::string(pretty.substr(amp + 1, end - amp - 1));
+  // "... [with auto Method = &{anonymous}::Block::halo; ...]" -> "Block::halo"
+  constexpr std::string_view marker = "Method = &";
+  auto begin = pretty.find(marker);
+  if (begin == std::string_view::npos) return std::string(pretty);
+  begin += marker.size();
+  const auto end = pretty.find_first_of(";]", begin);
+  std::string name(pretty.substr(begin, end == std::string_view::npos ? end : end - begin));
+  constexpr std::string_view anonymous = "{anonymous}::";
+  for (auto at = name.find(anonymous); at != std::string::npos; at = name.find(anonymous)) {
+    name.erase(at, anonymous.size());
+  }
+  return name;
 }
 
 }  // namespace vela::rt::detail

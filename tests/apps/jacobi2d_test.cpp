@@ -1,0 +1,147 @@
+// Jacobi2D end to end: bitwise identical checksums whatever the PEs, blocks and balancer; its
+// trace opens as Chrome trace JSON; its LB dumps replay in vela-lb.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
+#include <string>
+
+#include "vela/lb/io.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Result {
+  int status = -1;
+  std::string out;
+};
+
+Result run(const std::string& binary, const std::string& args) {
+  Result r;
+  FILE* pipe = popen((binary + " " + args + " 2>&1").c_str(), "r");
+  if (pipe == nullptr) return r;
+  std::array<char, 4096> buffer{};
+  std::size_t n = 0;
+  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) r.out.append(buffer.data(), n);
+  const int raw = pclose(pipe);
+  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  return r;
+}
+
+std::string checksum(const std::string& args) {
+  const Result r = run(JACOBI2D_BINARY, args + " --no-pin");
+  EXPECT_EQ(r.status, 0) << args << "\n" << r.out;
+  std::smatch m;
+  if (!std::regex_search(r.out, m, std::regex("checksum: ([0-9a-f]{16})"))) {
+    ADD_FAILURE() << "no checksum line for " << args << "\n" << r.out;
+    return "";
+  }
+  EXPECT_TRUE(std::regex_search(r.out, std::regex("time: [0-9.]+"))) << r.out;
+  return m[1];
+}
+
+TEST(Jacobi2d, ChecksumIsTheSameForAnyPesBlocksAndBalancer) {
+  const std::string problem = "--mesh 96 --steps 30 --heavy 4 --sync-every 3";
+  const std::string reference = checksum(problem + " --objects 1 --pes 1");
+  ASSERT_FALSE(reference.empty());
+  for (const int pes : {1, 2, 4}) {
+    for (const int objects : {3, 4, 8}) {
+      for (const std::string lb : {"", "greedy", "refine", "hilbert", "rotate", "random"}) {
+        const std::string args = problem + " --objects " + std::to_string(objects) + " --pes " +
+                                 std::to_string(pes) + (lb.empty() ? "" : " --lb " + lb);
+        EXPECT_EQ(checksum(args), reference) << args;
+      }
+    }
+  }
+}
+
+TEST(Jacobi2d, ChecksumSeesEveryCell) {
+  // One more step changes the values, and so the checksum.
+  const std::string base = checksum("--mesh 64 --objects 4 --steps 10 --pes 2");
+  EXPECT_NE(checksum("--mesh 64 --objects 4 --steps 11 --pes 2"), base);
+}
+
+TEST(Jacobi2d, BadOptionsAreRejected) {
+  EXPECT_NE(run(JACOBI2D_BINARY, "--mesh 8 --objects 9").status, 0);
+  EXPECT_NE(run(JACOBI2D_BINARY, "--lb gready").status, 0);
+  EXPECT_NE(run(JACOBI2D_BINARY, "--pes -2").status, 0);
+  const Result r = run(JACOBI2D_BINARY, "--lb-param tolerance=0.1 --mesh 16 --objects 2");
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.out.find("without --lb"), std::string::npos) << r.out;
+}
+
+class Jacobi2dFiles : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("jacobi2d_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  fs::path dir_;
+};
+
+TEST_F(Jacobi2dFiles, TraceHasPerPeTracksOfEntriesIdleLbAndMigration) {
+  const fs::path trace = dir_ / "trace.json";
+  const Result r = run(JACOBI2D_BINARY,
+                       "--mesh 64 --objects 4 --steps 6 --sync-every 2 --pes 2 "
+                       "--no-pin --lb rotate --trace " +
+                           trace.string());
+  ASSERT_EQ(r.status, 0) << r.out;
+  std::ifstream in(trace);
+  const auto doc = nlohmann::json::parse(in);
+  std::map<std::string, int> by_category;
+  std::set<int> entry_pes;
+  std::set<std::string> names;
+  for (const auto& e : doc.at("traceEvents")) {
+    if (e.at("ph") == "M") continue;
+    const std::string cat = e.at("cat");
+    ++by_category[cat];
+    names.insert(e.at("name").get<std::string>());
+    if (cat == "entry") entry_pes.insert(e.at("tid").get<int>());
+    if (e.at("ph") == "X") {
+      EXPECT_GE(e.at("dur").get<double>(), 0.0);
+    }
+  }
+  EXPECT_EQ(entry_pes, (std::set<int>{0, 1}));
+  EXPECT_GT(by_category["entry"], 16 * 6);  // 16 blocks, each a halo per neighbour per step
+  EXPECT_GT(by_category["idle"], 0);
+  EXPECT_GT(by_category["lb"], 0);
+  EXPECT_GT(by_category["migration"], 0);
+  EXPECT_TRUE(names.count("Block::halo")) << "entry events are named after the entry method";
+}
+
+TEST_F(Jacobi2dFiles, LbDumpsReplayInVelaLb) {
+  const fs::path dumps = dir_ / "dumps";
+  const Result r = run(JACOBI2D_BINARY,
+                       "--mesh 64 --objects 4 --steps 6 --sync-every 2 --pes 2 "
+                       "--no-pin --heavy 8 --lb greedy --lb-dump " +
+                           dumps.string());
+  ASSERT_EQ(r.status, 0) << r.out;
+  std::vector<fs::path> files;
+  for (const auto& f : fs::directory_iterator(dumps)) files.push_back(f.path());
+  ASSERT_EQ(files.size(), 2u);  // at steps 2 and 4 (6 ends the run)
+  for (const fs::path& f : files) {
+    const vela::lb::Instance instance = vela::lb::read_instance(f.string());
+    EXPECT_EQ(instance.objects.size(), 16u);
+    EXPECT_EQ(instance.pes.size(), 2u);
+    EXPECT_EQ(instance.dims, 2);
+    EXPECT_EQ(instance.edges.size(), 48u);  // 4-neighbour halos of a 4 x 4 grid
+    double load = 0.0;
+    for (const auto& o : instance.objects) load += o.load;
+    EXPECT_GT(load, 0.0);
+    const Result replay = run(VELA_LB_BINARY, "compare --format csv " + f.string());
+    EXPECT_EQ(replay.status, 0) << replay.out;
+  }
+}
+
+}  // namespace
