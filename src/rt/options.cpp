@@ -37,6 +37,9 @@ void add_runtime_options(CLI::App& app, Options& options) {
   app.add_flag("!--lb-wall-time", options.measure_cpu,
                "Measure object load by wall time instead of thread CPU time")
       ->group(group);
+  app.add_flag("!--no-instrument", options.instrument,
+               "Measure nothing (no load, no communication graph): balancing sees zero loads")
+      ->group(group);
 }
 
 void validate(const Options& options) {

@@ -107,7 +107,8 @@ void send_entry(CollectionId collection, std::uint64_t linear, HandlerId handler
   m->handler = handler;
   m->origin = pe.id;
   m->payload = std::move(payload);
-  if (pe.current != nullptr && ElementAccess::collection(*pe.current) == collection) {
+  if (state.options.instrument && pe.current != nullptr &&
+      ElementAccess::collection(*pe.current) == collection) {
     const std::uint64_t from = ElementAccess::linear(*pe.current);
     m->sender = static_cast<std::int64_t>(from);
     CommCount& c = pe.comm[collection][{from, linear}];

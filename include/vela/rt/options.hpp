@@ -20,7 +20,8 @@ struct Options {
   bool measure_cpu = true;             // charge entry methods by thread CPU time (else wall time)
 };
 
-// Adds --pes, --no-pin, --lb, --lb-period, --lb-param, --trace, --lb-dump and --lb-wall-time to
+// Adds --pes, --no-pin, --lb, --lb-period, --lb-param, --trace, --lb-dump, --lb-wall-time and
+// --no-instrument to
 // `app`, writing into `options`; values are checked as they are parsed (an unknown strategy or a
 // malformed parameter is an error naming the option).
 void add_runtime_options(CLI::App& app, Options& options);
