@@ -18,6 +18,7 @@ struct Options {
   std::string trace;                   // Chrome trace file to write, empty: none
   std::string lb_dump;                 // directory for one instance file per LB step, empty: none
   bool measure_cpu = true;             // charge entry methods by thread CPU time (else wall time)
+  bool instrument = true;  // measure entry methods and communication (balancing needs it)
 };
 
 // Adds --pes, --no-pin, --lb, --lb-period, --lb-param, --trace, --lb-dump, --lb-wall-time and
