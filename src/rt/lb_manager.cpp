@@ -36,8 +36,22 @@ struct Report {
   void pup(pup::Archive& ar) { ar | pe | background | objects | edges; }
 };
 
-void resume_all(RuntimeState& state, CollectionId collection) {
-  for (PeId p = 0; p < state.pes; ++p) post_system(state, p, Kind::resume, collection, 0, {});
+// The end of a step: sync-point collections resume; periodic ones just carry on.
+void finish_step(RuntimeState& state, CollectionInfo& info) {
+  if (info.lb.periodic) {
+    info.lb.in_progress = false;
+    return;
+  }
+  for (PeId p = 0; p < state.pes; ++p) post_system(state, p, Kind::resume, info.id, 0, {});
+}
+
+void start_step(RuntimeState& state, CollectionInfo& info) {
+  LbRound& round = info.lb;
+  round.reports = 0;
+  round.instance = {};
+  round.instance.dims = info.shape.dims;
+  round.instance.pes.assign(static_cast<std::size_t>(state.pes), lb::Pe{});
+  for (PeId p = 0; p < state.pes; ++p) post_system(state, p, Kind::lb_collect, info.id, 0, {});
 }
 
 void dump(const RuntimeState& state, const CollectionInfo& info, const lb::Instance& instance) {
@@ -88,7 +102,7 @@ void balance(PeState& pe, CollectionInfo& info) {
   round.awaited_migrations = count;
   instance = {};
   if (count == 0) {
-    resume_all(state, info.id);
+    finish_step(state, info);
     return;
   }
   for (PeId p = 0; p < state.pes; ++p) {
@@ -103,19 +117,31 @@ void on_at_sync(PeState& pe, const Message& message) {
   RuntimeState& state = *pe.runtime;
   CollectionInfo& info = state.collection(message.collection);
   LbRound& round = info.lb;
+  if (round.periodic) {
+    throw std::logic_error("collection " + info.name +
+                           " is balanced periodically: its elements must not call at_sync()");
+  }
   if (++round.arrived < info.shape.size()) return;
   round.arrived = 0;
   ++round.syncs;
   if (state.timeline) state.timeline->instant(pe.id, trace::Category::lb, "at_sync", Clock::now());
   if (!round.strategy || round.syncs % static_cast<std::uint64_t>(state.options.lb_period) != 0) {
-    resume_all(state, info.id);
+    finish_step(state, info);
     return;
   }
-  round.reports = 0;
-  round.instance = {};
-  round.instance.dims = info.shape.dims;
-  round.instance.pes.assign(static_cast<std::size_t>(state.pes), lb::Pe{});
-  for (PeId p = 0; p < state.pes; ++p) post_system(state, p, Kind::lb_collect, info.id, 0, {});
+  start_step(state, info);
+}
+
+void balance_periodic_collections(PeState& pe) {
+  RuntimeState& state = *pe.runtime;
+  const std::size_t count = state.collection_count.load(std::memory_order_acquire);
+  for (std::size_t c = 0; c < count; ++c) {
+    CollectionInfo& info = *state.collections[c];
+    if (!info.lb.periodic || !info.lb.strategy || info.lb.in_progress) continue;
+    info.lb.in_progress = true;
+    ++info.lb.syncs;
+    start_step(state, info);
+  }
 }
 
 void on_lb_collect(PeState& pe, const Message& message) {
@@ -175,7 +201,7 @@ void on_lb_report(PeState& pe, const Message& message) {
 void on_migrated(PeState& pe, const Message& message) {
   RuntimeState& state = *pe.runtime;
   CollectionInfo& info = state.collection(message.collection);
-  if (--info.lb.awaited_migrations == 0) resume_all(state, info.id);
+  if (--info.lb.awaited_migrations == 0) finish_step(state, info);
 }
 
 void on_resume(PeState& pe, const Message& message) {

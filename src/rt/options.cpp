@@ -31,6 +31,11 @@ void add_runtime_options(CLI::App& app, Options& options) {
       ->group(group);
   app.add_option("--trace", options.trace, "Write a Chrome trace (opens in Perfetto) to FILE")
       ->group(group);
+  app.add_option("--lb-interval", options.lb_interval,
+                 "Seconds between balancing steps of collections that allow balancing at any "
+                 "time (no sync point)")
+      ->check(CLI::Range(0.0, 1e6))
+      ->group(group);
   app.add_option("--lb-dump", options.lb_dump,
                  "Write each balancing step's instance to DIR (replay with vela-lb)")
       ->group(group);
@@ -50,6 +55,10 @@ void validate(const Options& options) {
   if (options.lb_period < 1) {
     throw std::invalid_argument("--lb-period " + std::to_string(options.lb_period) +
                                 ": expected an integer >= 1");
+  }
+  if (!(options.lb_interval >= 0.0 && options.lb_interval <= 1e6)) {
+    throw std::invalid_argument("--lb-interval " + std::to_string(options.lb_interval) +
+                                ": expected seconds in [0, 1e6]");
   }
   if (!options.lb.empty()) {
     try {

@@ -121,6 +121,10 @@ void send_entry(CollectionId collection, std::uint64_t linear, HandlerId handler
   post(state, to, std::move(m));
 }
 
+void mark_periodic(RuntimeState& state, CollectionId collection) {
+  state.collection(collection).lb.periodic = true;
+}
+
 const Shape& collection_shape(CollectionId collection) {
   return running_state("shape").collection(collection).shape;
 }

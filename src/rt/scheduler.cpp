@@ -91,14 +91,28 @@ void pe_loop(PeState& pe) {
   current_pe = &pe;
   if (state.pinning) state.pinning->pin(pe.id, nullptr);  // best effort: unpinned still runs
   pe.period_start = Clock::now();
+  // PE 0 also keeps the clock of periodic balancing.
+  const bool periodic = pe.id == 0 && state.options.lb_interval > 0.0 && !state.options.lb.empty();
+  const auto interval = std::chrono::duration_cast<Clock::duration>(
+      std::chrono::duration<double>(state.options.lb_interval));
+  state.next_periodic_lb = pe.period_start + interval;
   std::vector<MessagePtr> arrived;
   while (!state.stopping.load(std::memory_order_relaxed)) {
+    if (periodic && Clock::now() >= state.next_periodic_lb) {
+      balance_periodic_collections(pe);
+      state.next_periodic_lb = Clock::now() + interval;
+    }
     {
       std::unique_lock lock(pe.mutex);
       if (pe.inbox.empty() && pe.fifo.empty() && pe.prioritized.empty()) {
         const auto idle_from = Clock::now();
         pe.waiting = true;
-        pe.wake.wait(lock, [&] { return !pe.inbox.empty() || state.stopping.load(); });
+        const auto ready = [&] { return !pe.inbox.empty() || state.stopping.load(); };
+        if (periodic) {
+          pe.wake.wait_until(lock, state.next_periodic_lb, ready);
+        } else {
+          pe.wake.wait(lock, ready);
+        }
         pe.waiting = false;
         const auto idle_to = Clock::now();
         pe.idle_seconds += seconds(idle_to - idle_from);

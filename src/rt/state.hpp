@@ -147,6 +147,8 @@ struct LbRound {
   std::vector<std::vector<std::pair<std::uint64_t, std::uint64_t>>> edges;  // per report
   std::uint64_t awaited_migrations = 0;
   std::unique_ptr<lb::Strategy> strategy;
+  bool periodic = false;     // balanced every --lb-interval, without sync points
+  bool in_progress = false;  // a periodic step is under way
 };
 
 struct Contribution {
@@ -201,6 +203,7 @@ struct RuntimeState {
 
   std::unique_ptr<Pinning> pinning;  // with --no-pin: none
   lb::RawParams lb_params;
+  Clock::time_point next_periodic_lb;  // PE 0 only
   std::unique_ptr<trace::Timeline> timeline;
   RunStats stats;
 
@@ -227,6 +230,8 @@ void on_lb_report(PeState& pe, const Message& message);
 void on_migrated(PeState& pe, const Message& message);
 void on_resume(PeState& pe, const Message& message);
 void on_contribution(PeState& pe, const Message& message);
+// On PE 0: starts a step for every collection balanced periodically whose turn has come.
+void balance_periodic_collections(PeState& pe);
 
 // Sets a new element's collection, index and PE from the construction under way on this thread.
 void fill_from_construction(ElementBase& element);

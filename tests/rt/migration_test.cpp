@@ -187,3 +187,63 @@ TEST(Migration, PreservesStateOfNonTrivialElements) {
 }
 
 }  // namespace
+
+// ---- Periodic balancing, no sync point: elements move while they run ----
+
+namespace periodic {
+
+std::atomic<int> finished{0};
+std::atomic<std::uint64_t> pokes{0};
+std::atomic<int> wrong_state{0};
+
+class Worker : public vela::rt::ElementBase {
+ public:
+  Worker() = default;
+  explicit Worker(std::int32_t elements) : elements_(elements) {}
+  void pup(vela::pup::Archive& ar) override { ar | elements_ | done_ | sum_; }
+
+  void tick(std::int32_t remaining) {
+    // The first quarter of the elements (all on PE 0 at first) works 20 times harder.
+    const int work = index().x < elements_ / 4 ? 20000 : 1000;
+    double x = 1.0;
+    for (int k = 0; k < work; ++k) x = x * 0.999999 + 1e-6;
+    sum_ += x > 0.0 ? 1 : 0;
+    ++done_;
+    send<&Worker::poke>(Index{(index().x + 1) % elements_, 0, 0}, done_);
+    if (remaining > 0) {
+      send<&Worker::tick>(index(), remaining - 1);
+    } else {
+      if (sum_ != done_) ++wrong_state;
+      ++finished;
+    }
+  }
+  void poke(std::int32_t) { ++pokes; }
+
+ private:
+  std::int32_t elements_ = 0, done_ = 0, sum_ = 0;
+};
+
+}  // namespace periodic
+
+TEST(Migration, PeriodicBalancingMovesElementsWhileTheyRun) {
+  periodic::finished = 0;
+  periodic::pokes = 0;
+  periodic::wrong_state = 0;
+  vela::rt::Options options;
+  options.pes = 2;
+  options.lb = "greedy";
+  options.lb_interval = 0.002;
+  static constexpr std::int32_t elements = 32, rounds = 300;
+  vela::rt::Runtime runtime(options);
+  runtime.run([](vela::rt::Context& ctx) {
+    auto workers = ctx.create<periodic::Worker>("workers", vela::rt::Shape::line(elements),
+                                                vela::rt::InitialMap::block, elements);
+    ctx.balance_periodically(workers);
+    workers.broadcast<&periodic::Worker::tick>(rounds - 1);
+  });
+  EXPECT_EQ(periodic::finished.load(), elements);
+  EXPECT_EQ(periodic::pokes.load(), static_cast<std::uint64_t>(elements) * rounds);
+  EXPECT_EQ(periodic::wrong_state.load(), 0);
+  EXPECT_GT(runtime.stats().lb_steps, 0u);
+  EXPECT_GT(runtime.stats().migrations, 0u);
+}

@@ -16,9 +16,10 @@ struct Options {
   int lb_period = 1;                   // balance at every K-th at_sync() of a collection
   std::vector<std::string> lb_params;  // strategy parameters, "key=value"
   std::string trace;                   // Chrome trace file to write, empty: none
-  std::string lb_dump;                 // directory for one instance file per LB step, empty: none
-  bool measure_cpu = true;             // charge entry methods by thread CPU time (else wall time)
-  bool instrument = true;  // measure entry methods and communication (balancing needs it)
+  double lb_interval = 0.0;  // seconds between balancing of collections balanced periodically
+  std::string lb_dump;       // directory for one instance file per LB step, empty: none
+  bool measure_cpu = true;   // charge entry methods by thread CPU time (else wall time)
+  bool instrument = true;    // measure entry methods and communication (balancing needs it)
 };
 
 // Adds --pes, --no-pin, --lb, --lb-period, --lb-param, --trace, --lb-dump, --lb-wall-time and

@@ -37,6 +37,7 @@ std::vector<PeId> initial_placement(const Shape& shape, const UserMap& map, PeId
 void send_entry(CollectionId collection, std::uint64_t linear, HandlerId handler, int priority,
                 std::vector<std::byte> payload);
 const Shape& collection_shape(CollectionId collection);
+void mark_periodic(RuntimeState& state, CollectionId collection);
 }  // namespace detail
 
 // One element of a collection, for sending.
@@ -122,6 +123,14 @@ class Context {
   Proxy<T> create(const std::string& name, const Shape& shape, const UserMap& map,
                   const Args&... args) {
     return create_with<T>(name, shape, detail::initial_placement(shape, map, pes()), args...);
+  }
+
+  // Lets the runtime balance `proxy`'s collection every --lb-interval seconds while it runs:
+  // elements move between two entry methods, and messages follow them. Such a collection has
+  // no sync points (its elements must not call at_sync()).
+  template <class T>
+  void balance_periodically(const Proxy<T>& proxy) {
+    detail::mark_periodic(state_, proxy.id());
   }
 
   // A function that receives reductions' results, on PE 0.
