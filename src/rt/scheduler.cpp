@@ -95,7 +95,7 @@ void pe_loop(PeState& pe) {
   const bool periodic = pe.id == 0 && state.options.lb_interval > 0.0 && !state.options.lb.empty();
   const auto interval = std::chrono::duration_cast<Clock::duration>(
       std::chrono::duration<double>(state.options.lb_interval));
-  state.next_periodic_lb = pe.period_start + interval;
+  if (periodic) state.next_periodic_lb = pe.period_start + interval;
   std::vector<MessagePtr> arrived;
   while (!state.stopping.load(std::memory_order_relaxed)) {
     if (periodic && Clock::now() >= state.next_periodic_lb) {
