@@ -36,7 +36,18 @@ void ElementBase::at_sync() {
 
 void ElementBase::contribute(std::vector<double> values, ReduceOp op, const Callback& callback,
                              Order order) {
-  detail::Contribution c{reductions_++, op, order, callback, std::move(values)};
+  if (op == ReduceOp::custom) {
+    throw std::invalid_argument("contribute: ReduceOp::custom needs a Reducer (Context::reducer)");
+  }
+  detail::Contribution c{reductions_++, op, 0, order, callback, std::move(values)};
+  detail::post_system(*pe_->runtime, 0, detail::Kind::contribution, collection_, linear_,
+                      pup::pack(c));
+}
+
+void ElementBase::contribute(std::vector<double> values, const Reducer& reducer,
+                             const Callback& callback, Order order) {
+  detail::Contribution c{reductions_++, ReduceOp::custom, reducer.id,
+                         order,         callback,         std::move(values)};
   detail::post_system(*pe_->runtime, 0, detail::Kind::contribution, collection_, linear_,
                       pup::pack(c));
 }

@@ -39,8 +39,9 @@ void add_runtime_options(CLI::App& app, Options& options) {
   app.add_option("--lb-dump", options.lb_dump,
                  "Write each balancing step's instance to DIR (replay with vela-lb)")
       ->group(group);
-  app.add_flag("!--lb-wall-time", options.measure_cpu,
-               "Measure object load by wall time instead of thread CPU time")
+  app.add_flag("--lb-cpu-time", options.measure_cpu,
+               "Measure object load by thread CPU time (a system call per entry method) instead "
+               "of wall time")
       ->group(group);
   app.add_flag("!--no-instrument", options.instrument,
                "Measure nothing (no load, no communication graph): balancing sees zero loads")

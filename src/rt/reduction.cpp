@@ -9,15 +9,19 @@ namespace vela::rt::detail {
 
 namespace {
 
-void combine(ReduceOp op, std::vector<double>& into, const std::vector<double>& values,
-             std::uint64_t element) {
+void combine(RuntimeState& state, const ReductionRound& round, std::vector<double>& into,
+             const std::vector<double>& values, std::uint64_t element) {
+  if (round.op == ReduceOp::custom) {
+    state.reducers.at(round.reducer)(into, values);
+    return;
+  }
   if (into.size() != values.size()) {
     throw std::invalid_argument("contribute: element " + std::to_string(element) + " gave " +
                                 std::to_string(values.size()) + " values, others " +
                                 std::to_string(into.size()));
   }
   for (std::size_t i = 0; i < into.size(); ++i) {
-    switch (op) {
+    switch (round.op) {
       case ReduceOp::sum:
         into[i] += values[i];
         break;
@@ -26,6 +30,8 @@ void combine(ReduceOp op, std::vector<double>& into, const std::vector<double>& 
         break;
       case ReduceOp::max:
         into[i] = std::max(into[i], values[i]);
+        break;
+      case ReduceOp::custom:  // handled above
         break;
     }
   }
@@ -61,9 +67,10 @@ void on_contribution(PeState& pe, const Message& message) {
   ReductionRound& round = info.reductions[c.number];
   if (round.count == 0) {
     round.op = c.op;
+    round.reducer = c.reducer;
     round.order = c.order;
     round.callback = c.callback;
-  } else if (round.op != c.op || round.order != c.order) {
+  } else if (round.op != c.op || round.reducer != c.reducer || round.order != c.order) {
     throw std::invalid_argument("contribute: element " + std::to_string(message.element) +
                                 " uses another reduction operation or order than the others");
   }
@@ -72,7 +79,7 @@ void on_contribution(PeState& pe, const Message& message) {
   } else if (round.count == 0) {
     round.combined = std::move(c.values);
   } else {
-    combine(round.op, round.combined, c.values, message.element);
+    combine(state, round, round.combined, c.values, message.element);
   }
   if (++round.count < info.shape.size()) return;
 
@@ -80,7 +87,9 @@ void on_contribution(PeState& pe, const Message& message) {
   if (!round.by_element.empty()) {
     auto it = round.by_element.begin();
     result = std::move(it->second);
-    for (++it; it != round.by_element.end(); ++it) combine(round.op, result, it->second, it->first);
+    for (++it; it != round.by_element.end(); ++it) {
+      combine(state, round, result, it->second, it->first);
+    }
   }
   const Callback callback = round.callback;
   info.reductions.erase(c.number);

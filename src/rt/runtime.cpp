@@ -140,6 +140,12 @@ Callback Context::callback(std::function<void(const std::vector<double>&)> funct
   return {Callback::Kind::function, static_cast<std::uint32_t>(state_.callbacks.size() - 1), 0, 0};
 }
 
+Reducer Context::reducer(
+    std::function<void(std::vector<double>&, const std::vector<double>&)> combine) {
+  state_.reducers.push_back(std::move(combine));
+  return {static_cast<std::uint32_t>(state_.reducers.size() - 1)};
+}
+
 void Context::exit(int code) {
   state_.exit_code = code;
   state_.stopping = true;

@@ -179,33 +179,37 @@ void post_system(RuntimeState& state, PeId to, Kind kind, CollectionId collectio
   post(state, to, std::move(m));
 }
 
-void run_entry(PeState& pe, ElementBase& element, const char* name,
-               const std::function<void()>& work) {
-  RuntimeState& state = *pe.runtime;
-  if (!state.options.instrument && !state.timeline) {
-    pe.current = &element;
-    work();
-    pe.current = nullptr;
-    return;
-  }
-  timespec cpu_from{}, cpu_to{};
-  if (state.options.measure_cpu) clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu_from);
-  const auto from = Clock::now();
+namespace {
+
+double thread_cpu_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
+}
+
+}  // namespace
+
+EntryStart begin_entry(PeState& pe, ElementBase& element) {
+  const RuntimeState& state = *pe.runtime;
   pe.current = &element;
-  work();
+  if (!state.options.instrument && !state.timeline) return {};
+  // The thread CPU clock is a system call (~250 ns here), so it is read only when asked for.
+  return {Clock::now(), state.options.measure_cpu ? thread_cpu_seconds() : 0.0};
+}
+
+void end_entry(PeState& pe, ElementBase& element, const char* name, const EntryStart& start) {
+  RuntimeState& state = *pe.runtime;
   pe.current = nullptr;
+  if (!state.options.instrument && !state.timeline) return;
   const auto to = Clock::now();
-  const double wall = seconds(to - from);
+  const double wall = seconds(to - start.wall);
   ElementAccess::wall_seconds(element) += wall;
   pe.entry_seconds += wall;
   if (state.options.measure_cpu) {
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu_to);
-    ElementAccess::cpu_seconds(element) +=
-        static_cast<double>(cpu_to.tv_sec - cpu_from.tv_sec) +
-        static_cast<double>(cpu_to.tv_nsec - cpu_from.tv_nsec) * 1e-9;
+    ElementAccess::cpu_seconds(element) += thread_cpu_seconds() - start.cpu;
   }
   if (state.timeline) {
-    state.timeline->complete(pe.id, trace::Category::entry, name, from, to,
+    state.timeline->complete(pe.id, trace::Category::entry, name, start.wall, to,
                              to_string(element.index(), element.shape().dims));
   }
 }

@@ -154,15 +154,17 @@ struct LbRound {
 struct Contribution {
   std::uint32_t number = 0;  // the element's contribution count: which reduction
   ReduceOp op = ReduceOp::sum;
+  std::uint32_t reducer = 0;  // with ReduceOp::custom
   Order order = Order::deterministic;
   Callback callback;
   std::vector<double> values;
-  void pup(pup::Archive& ar) { ar | number | op | order | callback | values; }
+  void pup(pup::Archive& ar) { ar | number | op | reducer | order | callback | values; }
 };
 
 struct ReductionRound {
   std::uint64_t count = 0;
   ReduceOp op = ReduceOp::sum;
+  std::uint32_t reducer = 0;
   Order order = Order::deterministic;
   Callback callback;
   std::map<std::uint64_t, std::vector<double>> by_element;  // deterministic order
@@ -194,6 +196,8 @@ struct RuntimeState {
   std::atomic<std::size_t> collection_count{0};
 
   std::vector<std::function<void(const std::vector<double>&)>> callbacks;  // PE 0 only
+  std::vector<std::function<void(std::vector<double>&, const std::vector<double>&)>>
+      reducers;  // PE 0 only
 
   std::atomic<std::int64_t> outstanding{0};  // messages queued, in flight or running
   std::atomic<bool> stopping{false};
@@ -236,9 +240,22 @@ void balance_periodic_collections(PeState& pe);
 // Sets a new element's collection, index and PE from the construction under way on this thread.
 void fill_from_construction(ElementBase& element);
 
-// Runs `work` as element `element`'s entry method: measured and traced.
-void run_entry(PeState& pe, ElementBase& element, const char* name,
-               const std::function<void()>& work);
+// What an entry method's measurement starts from.
+struct EntryStart {
+  Clock::time_point wall;
+  double cpu = 0.0;
+};
+EntryStart begin_entry(PeState& pe, ElementBase& element);
+void end_entry(PeState& pe, ElementBase& element, const char* name, const EntryStart& start);
+
+// Runs `work` as element `element`'s entry method: measured and traced. A template, so the
+// call costs no std::function (and no allocation).
+template <class Work>
+void run_entry(PeState& pe, ElementBase& element, const char* name, Work&& work) {
+  const EntryStart start = begin_entry(pe, element);
+  work();
+  end_entry(pe, element, name, start);
+}
 
 struct ElementAccess {
   static CollectionId& collection(ElementBase& e) { return e.collection_; }

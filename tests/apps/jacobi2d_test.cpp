@@ -9,7 +9,6 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
-#include <regex>
 #include <set>
 #include <string>
 
@@ -39,13 +38,15 @@ Result run(const std::string& binary, const std::string& args) {
 std::string checksum(const std::string& args) {
   const Result r = run(JACOBI2D_BINARY, args + " --no-pin");
   EXPECT_EQ(r.status, 0) << args << "\n" << r.out;
-  std::smatch m;
-  if (!std::regex_search(r.out, m, std::regex("checksum: ([0-9a-f]{16})"))) {
+  // std::regex is avoided: GCC 12 warns falsely inside it under -fsanitize=address.
+  const auto at = r.out.find("checksum: ");
+  const std::string hex = at == std::string::npos ? "" : r.out.substr(at + 10, 16);
+  if (hex.size() != 16 || hex.find_first_not_of("0123456789abcdef") != std::string::npos) {
     ADD_FAILURE() << "no checksum line for " << args << "\n" << r.out;
     return "";
   }
-  EXPECT_TRUE(std::regex_search(r.out, std::regex("time: [0-9.]+"))) << r.out;
-  return m[1];
+  EXPECT_NE(r.out.find("\ntime: "), std::string::npos) << r.out;
+  return hex;
 }
 
 TEST(Jacobi2d, ChecksumIsTheSameForAnyPesBlocksAndBalancer) {

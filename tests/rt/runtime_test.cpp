@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <bit>
+#include <cmath>
 #include <mutex>
 #include <vector>
 
@@ -102,6 +103,40 @@ TEST(Reduction, ResultCanBeBroadcastToAnEntryMethod) {
   });
   EXPECT_EQ(Receiver::received.load(), 10);
   EXPECT_EQ(Receiver::wrong.load(), 0);
+}
+
+class Folder : public vela::rt::ElementBase {
+ public:
+  Folder() = default;
+  Folder(vela::rt::Reducer r, vela::rt::Callback cb) : reducer_(r), callback_(cb) {}
+  void pup(vela::pup::Archive& ar) override { ar | reducer_ | callback_; }
+  void go() { contribute({static_cast<double>(index().x % 7)}, reducer_, callback_); }
+
+ private:
+  vela::rt::Reducer reducer_;
+  vela::rt::Callback callback_;
+};
+
+// A fold that depends on order (a polynomial hash), so only index order gives one answer.
+double fold_on(int pes) {
+  double result = -1.0;
+  vela::rt::Runtime runtime(with_pes(pes));
+  runtime.run([&](vela::rt::Context& ctx) {
+    auto poly = ctx.reducer([](std::vector<double>& into, const std::vector<double>& next) {
+      into[0] = std::fmod(into[0] * 31.0 + next[0], 1000003.0);
+    });
+    auto done = ctx.callback([&](const std::vector<double>& v) { result = v.at(0); });
+    auto f = ctx.create<Folder>("f", vela::rt::Shape::line(50), vela::rt::InitialMap::round_robin,
+                                poly, done);
+    f.broadcast<&Folder::go>();
+  });
+  return result;
+}
+
+TEST(Reduction, CustomCombinerSeesContributionsInIndexOrder) {
+  double expected = 0.0;  // element 0's value, then fold 1 .. 49
+  for (int x = 1; x < 50; ++x) expected = std::fmod(expected * 31.0 + (x % 7), 1000003.0);
+  for (const int pes : {1, 2, 3}) EXPECT_EQ(fold_on(pes), expected) << pes << " PEs";
 }
 
 // ---- Priorities ----

@@ -47,6 +47,9 @@ class ElementBase {
   // element's contributions; when every element has contributed, `callback` receives the result.
   void contribute(std::vector<double> values, ReduceOp op, const Callback& callback,
                   Order order = Order::deterministic);
+  // The same with a combining function of the user's (Context::reducer).
+  void contribute(std::vector<double> values, const Reducer& reducer, const Callback& callback,
+                  Order order = Order::deterministic);
 
  protected:
   // Sends to another element of this element's collection.

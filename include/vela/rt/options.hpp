@@ -18,11 +18,11 @@ struct Options {
   std::string trace;                   // Chrome trace file to write, empty: none
   double lb_interval = 0.0;  // seconds between balancing of collections balanced periodically
   std::string lb_dump;       // directory for one instance file per LB step, empty: none
-  bool measure_cpu = true;   // charge entry methods by thread CPU time (else wall time)
+  bool measure_cpu = false;  // charge entry methods by thread CPU time (else wall time)
   bool instrument = true;    // measure entry methods and communication (balancing needs it)
 };
 
-// Adds --pes, --no-pin, --lb, --lb-period, --lb-param, --trace, --lb-dump, --lb-wall-time and
+// Adds --pes, --no-pin, --lb, --lb-period, --lb-param, --trace, --lb-dump, --lb-cpu-time and
 // --no-instrument to
 // `app`, writing into `options`; values are checked as they are parsed (an unknown strategy or a
 // malformed parameter is an error naming the option).

@@ -8,7 +8,15 @@
 
 namespace vela::rt {
 
-enum class ReduceOp : std::uint8_t { sum, min, max };
+enum class ReduceOp : std::uint8_t { sum, min, max, custom };
+
+// A combining function registered with Context::reducer: folds `next` into `into`
+// (element-wise or otherwise); with Order::deterministic it sees contributions in element-index
+// order, so it need not be associative or commutative to give the same answer on any PE count.
+struct Reducer {
+  std::uint32_t id = 0;
+  void pup(pup::Archive& ar) { ar | id; }
+};
 
 // deterministic: combine contributions in element-index order, so the result is bitwise
 // the same for any number of PEs and any placement; arrival: combine as they come (faster).

@@ -133,10 +133,15 @@ class Context {
     detail::mark_periodic(state_, proxy.id());
   }
 
+  // A combining function for contribute(values, reducer, …); it runs on PE 0.
+  Reducer reducer(
+      std::function<void(std::vector<double>& into, const std::vector<double>& next)> combine);
+
   // A function that receives reductions' results, on PE 0.
   Callback callback(std::function<void(const std::vector<double>&)> function);
 
-  // Ends the run once the messages now queued have run out; run() returns `code`.
+  // Ends the run: each PE stops after the message it is running, messages still queued are
+  // dropped, and run() returns `code`.
   void exit(int code = 0);
 
  private:
