@@ -1,10 +1,7 @@
 // Jacobi2D end to end: bitwise identical checksums whatever the PEs, blocks and balancer; its
 // trace opens as Chrome trace JSON; its LB dumps replay in vela-lb.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
-#include <array>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -12,31 +9,18 @@
 #include <set>
 #include <string>
 
+#include "support/program.hpp"
 #include "vela/lb/io.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Result {
-  int status = -1;
-  std::string out;
-};
-
-Result run(const std::string& binary, const std::string& args) {
-  Result r;
-  FILE* pipe = popen((binary + " " + args + " 2>&1").c_str(), "r");
-  if (pipe == nullptr) return r;
-  std::array<char, 4096> buffer{};
-  std::size_t n = 0;
-  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) r.out.append(buffer.data(), n);
-  const int raw = pclose(pipe);
-  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  return r;
-}
+using Result = vela::testing::ProgramResult;
+using vela::testing::run_program;
 
 std::string checksum(const std::string& args) {
-  const Result r = run(JACOBI2D_BINARY, args + " --no-pin");
+  const Result r = run_program(JACOBI2D_BINARY, args + " --no-pin");
   EXPECT_EQ(r.status, 0) << args << "\n" << r.out;
   // std::regex is avoided: GCC 12 warns falsely inside it under -fsanitize=address.
   const auto at = r.out.find("checksum: ");
@@ -71,32 +55,22 @@ TEST(Jacobi2d, ChecksumSeesEveryCell) {
 }
 
 TEST(Jacobi2d, BadOptionsAreRejected) {
-  EXPECT_NE(run(JACOBI2D_BINARY, "--mesh 8 --objects 9").status, 0);
-  EXPECT_NE(run(JACOBI2D_BINARY, "--lb gready").status, 0);
-  EXPECT_NE(run(JACOBI2D_BINARY, "--pes -2").status, 0);
-  const Result r = run(JACOBI2D_BINARY, "--lb-param tolerance=0.1 --mesh 16 --objects 2");
+  EXPECT_NE(run_program(JACOBI2D_BINARY, "--mesh 8 --objects 9").status, 0);
+  EXPECT_NE(run_program(JACOBI2D_BINARY, "--lb gready").status, 0);
+  EXPECT_NE(run_program(JACOBI2D_BINARY, "--pes -2").status, 0);
+  const Result r = run_program(JACOBI2D_BINARY, "--lb-param tolerance=0.1 --mesh 16 --objects 2");
   EXPECT_NE(r.status, 0);
   EXPECT_NE(r.out.find("without --lb"), std::string::npos) << r.out;
 }
 
-class Jacobi2dFiles : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("jacobi2d_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  fs::path dir_;
-};
+using Jacobi2dFiles = vela::testing::ScratchDirTest;
 
 TEST_F(Jacobi2dFiles, TraceHasPerPeTracksOfEntriesIdleLbAndMigration) {
   const fs::path trace = dir_ / "trace.json";
-  const Result r = run(JACOBI2D_BINARY,
-                       "--mesh 64 --objects 4 --steps 6 --sync-every 2 --pes 2 "
-                       "--no-pin --lb rotate --trace " +
-                           trace.string());
+  const Result r = run_program(JACOBI2D_BINARY,
+                               "--mesh 64 --objects 4 --steps 6 --sync-every 2 --pes 2 "
+                               "--no-pin --lb rotate --trace " +
+                                   trace.string());
   ASSERT_EQ(r.status, 0) << r.out;
   std::ifstream in(trace);
   const auto doc = nlohmann::json::parse(in);
@@ -123,10 +97,10 @@ TEST_F(Jacobi2dFiles, TraceHasPerPeTracksOfEntriesIdleLbAndMigration) {
 
 TEST_F(Jacobi2dFiles, LbDumpsReplayInVelaLb) {
   const fs::path dumps = dir_ / "dumps";
-  const Result r = run(JACOBI2D_BINARY,
-                       "--mesh 64 --objects 4 --steps 6 --sync-every 2 --pes 2 "
-                       "--no-pin --heavy 8 --lb greedy --lb-dump " +
-                           dumps.string());
+  const Result r = run_program(JACOBI2D_BINARY,
+                               "--mesh 64 --objects 4 --steps 6 --sync-every 2 --pes 2 "
+                               "--no-pin --heavy 8 --lb greedy --lb-dump " +
+                                   dumps.string());
   ASSERT_EQ(r.status, 0) << r.out;
   std::vector<fs::path> files;
   for (const auto& f : fs::directory_iterator(dumps)) files.push_back(f.path());
@@ -140,7 +114,7 @@ TEST_F(Jacobi2dFiles, LbDumpsReplayInVelaLb) {
     double load = 0.0;
     for (const auto& o : instance.objects) load += o.load;
     EXPECT_GT(load, 0.0);
-    const Result replay = run(VELA_LB_BINARY, "compare --format csv " + f.string());
+    const Result replay = run_program(VELA_LB_BINARY, "compare --format csv " + f.string());
     EXPECT_EQ(replay.status, 0) << replay.out;
   }
 }

@@ -1,60 +1,33 @@
 // vela-lb end to end: the commands a user types, their output and their errors.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
-#include <array>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 
+#include "support/program.hpp"
 #include "vela/lb/io.hpp"
 #include "vela/lb/metrics.hpp"
 #include "vela/lb/registry.hpp"
 
 namespace {
 
-namespace fs = std::filesystem;
-
-struct Result {
-  int status = -1;
-  std::string out;  // stdout and stderr together
-};
+using Result = vela::testing::ProgramResult;
 
 Result vela_lb(const std::string& args) {
-  const std::string command = std::string(VELA_LB_BINARY) + " " + args + " 2>&1";
-  Result r;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return r;
-  std::array<char, 4096> buffer{};
-  std::size_t n = 0;
-  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) r.out.append(buffer.data(), n);
-  const int raw = pclose(pipe);
-  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  return r;
+  return vela::testing::run_program(VELA_LB_BINARY, args);
 }
 
-class VelaLbCli : public ::testing::Test {
+class VelaLbCli : public vela::testing::ScratchDirTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("vela_lb_cli_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
-
   std::string storm() {
     const std::string file = path("storm.json");
     const Result r = vela_lb("generate brams -o " + file);
     EXPECT_EQ(r.status, 0) << r.out;
     return file;
   }
-
-  fs::path dir_;
 };
 
 std::vector<std::string> lines(const std::string& text) {
