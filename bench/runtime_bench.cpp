@@ -671,8 +671,9 @@ void print_local() {
   const auto& rows = results["local"];
   if (rows.empty()) return;
   fmt::print(
-      "\n3. Local entry method on 1 PE, ns per invocation; instrumentation on-cpu (default: "
-      "entries timed by thread CPU time), on-wall (wall time), off. chain: each invocation "
+      "\n3. Local entry method on 1 PE, ns per invocation; instrumentation on-cpu (entries "
+      "timed by thread CPU time, --lb-cpu-time), on-wall (wall time, the default), off. chain: "
+      "each invocation "
       "sends the next to itself; burst: one entry sends all to a neighbour. Measured as wall "
       "time and as the PE thread's CPU time\n"
       "{:>7} {:>9} {:>10} {:>11} {:>7} {:>11} {:>12} {:>11} {:>14}\n",
