@@ -167,7 +167,6 @@ void on_lb_collect(PeState& pe, const Message& message) {
   pe.comm[message.collection].clear();
   report.background = std::max(0.0, wall - pe.idle_seconds - collection_seconds);
   pe.idle_seconds = 0.0;
-  pe.entry_seconds = 0.0;
   pe.period_start = now;
   post_system(state, 0, Kind::lb_report, message.collection, 0, pup::pack(report));
 }

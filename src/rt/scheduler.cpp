@@ -204,7 +204,6 @@ void end_entry(PeState& pe, ElementBase& element, const char* name, const EntryS
   const auto to = Clock::now();
   const double wall = seconds(to - start.wall);
   ElementAccess::wall_seconds(element) += wall;
-  pe.entry_seconds += wall;
   if (state.options.measure_cpu) {
     ElementAccess::cpu_seconds(element) += thread_cpu_seconds() - start.cpu;
   }

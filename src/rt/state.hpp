@@ -130,7 +130,6 @@ struct PeState {
 
   // Measurement since the last balancing step.
   double idle_seconds = 0.0;
-  double entry_seconds = 0.0;
   Clock::time_point period_start;
   std::unordered_map<CollectionId, std::unordered_map<EdgeKey, CommCount, EdgeKeyHash>> comm;
 
@@ -144,7 +143,6 @@ struct LbRound {
   std::uint64_t syncs = 0;    // completed balancing points
   PeId reports = 0;
   lb::Instance instance;
-  std::vector<std::vector<std::pair<std::uint64_t, std::uint64_t>>> edges;  // per report
   std::uint64_t awaited_migrations = 0;
   std::unique_ptr<lb::Strategy> strategy;
   bool periodic = false;     // balanced every --lb-interval, without sync points
