@@ -77,6 +77,25 @@ TEST_F(VelaLbCli, RunPredictsStepTimeUnderACommunicationModel) {
       << r.out;
 }
 
+TEST_F(VelaLbCli, RepeatedInvocationsPrintOneRowEachAndReportFirstToLast) {
+  const Result r = vela_lb("run -s refine --repeat 4 " + storm());
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto rows = lines(r.out);
+  ASSERT_GE(rows.size(), 6u);
+  double previous = 1e9;
+  for (int k = 1; k <= 4; ++k) {
+    std::istringstream row(rows[static_cast<std::size_t>(k)]);
+    int invocation = 0;
+    double lambda = 0.0;
+    row >> invocation >> lambda;
+    EXPECT_EQ(invocation, k) << rows[static_cast<std::size_t>(k)];
+    EXPECT_LE(lambda, previous + 1e-9) << "refine never raises the maximum";
+    previous = lambda;
+  }
+  EXPECT_NE(r.out.find("imbalance:"), std::string::npos);
+  EXPECT_NE(vela_lb("run -s refine --repeat 0 " + storm()).status, 0);
+}
+
 TEST_F(VelaLbCli, CompareCsvHasTheDocumentedHeaderAndARowPerStrategy) {
   const Result r = vela_lb("compare --strategies greedy,refine,dummy --format csv " + storm());
   ASSERT_EQ(r.status, 0) << r.out;

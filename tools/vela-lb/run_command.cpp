@@ -38,12 +38,37 @@ struct RunOptions {
   std::string input;
   std::string output;
   lb::CommModel model;
+  int repeat = 1;
 };
 
 void run(const RunOptions& o) {
   auto strategy = lb::make_strategy(o.strategy, parse_params(o.params));
   const lb::Instance instance = lb::read_instance(o.input);
-  const lb::StrategyReport r = lb::run_strategy(*strategy, o.strategy, instance);
+  lb::StrategyReport r = lb::run_strategy(*strategy, o.strategy, instance);
+  if (o.repeat > 1) {
+    // Invocation after invocation, each on the placement the previous one left (diffusion
+    // shows its trapped load this way); the report below compares the first and the last.
+    fmt::print("{:>10} {:>10} {:>10} {:>12}\n", "invocation", "λ after", "migrations", "time ms");
+    lb::Instance current = instance;
+    double total_ms = 0.0;
+    for (int k = 1;; ++k) {
+      fmt::print("{:>10} {:>9.2f}% {:>10} {:>12.3f}\n", k, 100.0 * r.after.imbalance, r.moved.count,
+                 r.time_ms);
+      total_ms += r.time_ms;
+      current = lb::apply(std::move(current), r.assignment);
+      if (k == o.repeat) break;
+      r = lb::run_strategy(*strategy, o.strategy, current);
+    }
+    const lb::Assignment start = lb::current_assignment(instance);
+    r.assignment = lb::current_assignment(current);
+    r.before = lb::load_stats(lb::pe_loads(instance, start));
+    r.after = lb::load_stats(lb::pe_loads(instance, r.assignment));
+    r.moved = lb::migrations(instance, start, r.assignment);
+    r.cut_before = lb::comm_cut(instance, start);
+    r.cut_after = lb::comm_cut(instance, r.assignment);
+    r.time_ms = total_ms;
+    fmt::print("\n");
+  }
 
   fmt::print("instance:      {} ({} objects, {} PEs, {} edges)\n", o.input, instance.objects.size(),
              instance.pes.size(), instance.edges.size());
@@ -85,6 +110,10 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("input", options->input, "Instance file (JSON)")->required();
   cmd->add_option("-o,--output", options->output,
                   "Write the instance with the new placement to this file");
+  cmd->add_option("--repeat,-k", options->repeat,
+                  "Invoke the strategy K times, each on the previous placement, printing λ after "
+                  "each")
+      ->check(CLI::Range(1, 1000000));
   cmd->add_option("--startup", options->model.startup,
                   "Seconds per message or migration (T_s), for the predicted step time")
       ->check(non_negative);
