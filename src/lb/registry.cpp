@@ -6,8 +6,9 @@ namespace vela::lb {
 
 const std::vector<StrategyInfo>& strategies() {
   static const std::vector<StrategyInfo> all = {
-      builtin::greedy(),  builtin::refine(), builtin::refine_swap(), builtin::greedy_refine(),
-      builtin::hilbert(), builtin::rotate(), builtin::random(),      builtin::dummy(),
+      builtin::greedy(),        builtin::refine(),  builtin::refine_swap(),
+      builtin::greedy_refine(), builtin::hilbert(), builtin::hilbert_distributed(),
+      builtin::rotate(),        builtin::random(),  builtin::dummy(),
   };
   return all;
 }

@@ -45,4 +45,21 @@ Assignment hilbert_cut(const Instance& instance, const std::vector<std::uint32_t
 // Returns 0 when total <= 0 (callers then pass object counts as loads, as hilbert_cut does).
 PeId hilbert_destination(double inclusive_prefix, double load, double total, PeId pes);
 
+// ST-9 as the distributed algorithm runs it, simulated round by round over arrays: object k
+// of the curve holds its load (0 if it cannot move); an inclusive prefix sum by recursive
+// doubling (round r: every object k >= 2^r adds the value object k - 2^r held after round
+// r - 1, one message each) in ceil(log2 n) rounds; the last object's prefix, the total, goes
+// to all by a binomial-tree broadcast in ceil(log2 n) more rounds; each object then applies
+// hilbert_destination alone. Shares are equal (the rule has no PE speeds or background);
+// non-migratable objects keep their PE and take no share. The runtime runs the same rounds as
+// messages.
+struct DistributedCut {
+  Assignment assignment;
+  std::uint32_t prefix_rounds = 0;
+  std::uint32_t broadcast_rounds = 0;
+  std::uint64_t messages = 0;
+};
+DistributedCut hilbert_distributed_cut(const Instance& instance,
+                                       const std::vector<std::uint32_t>& order);
+
 }  // namespace vela::lb

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "curve_cache.hpp"
 #include "strategies.hpp"
 #include "vela/lb/hilbert.hpp"
 #include "vela/lb/metrics.hpp"
@@ -118,58 +119,22 @@ namespace builtin {
 
 namespace {
 
-// Changes whenever a coordinate, the object count or the dims change (up to hash collisions).
-// Objects are mixed independently and summed, so the loop pipelines: ~1 ms per 10^6 objects.
-std::uint64_t coordinate_fingerprint(const Instance& instance) {
-  const auto mix = [](std::uint64_t z) {
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-  };
-  std::uint64_t sum = mix(static_cast<std::uint64_t>(instance.dims) + 1);
-  const auto dims = static_cast<std::size_t>(std::clamp(instance.dims, 0, 3));
-  for (std::size_t i = 0; i < instance.objects.size(); ++i) {
-    std::uint64_t word = i * 0x9e3779b97f4a7c15ULL;
-    for (std::size_t a = 0; a < dims; ++a) {
-      word ^= std::rotl(std::bit_cast<std::uint64_t>(instance.objects[i].coords[a]),
-                        static_cast<int>(21 * a));
-    }
-    sum += mix(word);
-  }
-  return sum;
-}
-
 class HilbertStrategy final : public Strategy {
  public:
-  explicit HilbertStrategy(int bits) : bits_(bits) {}
+  explicit HilbertStrategy(int bits) : curve_(bits) {}
 
   Solution solve(const Instance& instance) override {
-    using Clock = std::chrono::steady_clock;
-    const auto elapsed_ms = [](Clock::time_point since) {
-      return std::chrono::duration<double, std::milli>(Clock::now() - since).count();
-    };
-    const std::uint64_t fingerprint = coordinate_fingerprint(instance);
     double curve_ms = 0.0;
-    if (!cached_ || cached_count_ != instance.objects.size() ||
-        cached_fingerprint_ != fingerprint) {
-      const auto start = Clock::now();
-      order_ = hilbert_order(instance, bits_);
-      curve_ms = elapsed_ms(start);
-      cached_ = true;
-      cached_count_ = instance.objects.size();
-      cached_fingerprint_ = fingerprint;
-    }
-    const auto start = Clock::now();
-    Assignment assignment = hilbert_cut(instance, order_);
-    return {std::move(assignment), {{"curve_ms", curve_ms}, {"cut_ms", elapsed_ms(start)}}};
+    const std::vector<std::uint32_t>& order = curve_.order(instance, curve_ms);
+    const auto start = std::chrono::steady_clock::now();
+    Assignment assignment = hilbert_cut(instance, order);
+    const double cut_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    return {std::move(assignment), {{"curve_ms", curve_ms}, {"cut_ms", cut_ms}}};
   }
 
  private:
-  int bits_;
-  bool cached_ = false;
-  std::size_t cached_count_ = 0;
-  std::uint64_t cached_fingerprint_ = 0;
-  std::vector<std::uint32_t> order_;
+  CurveOrderCache curve_;
 };
 
 }  // namespace

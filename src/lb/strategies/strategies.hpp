@@ -13,5 +13,6 @@ StrategyInfo refine();
 StrategyInfo refine_swap();
 StrategyInfo greedy_refine();
 StrategyInfo hilbert();
+StrategyInfo hilbert_distributed();
 
 }  // namespace vela::lb::builtin
