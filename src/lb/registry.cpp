@@ -6,9 +6,11 @@ namespace vela::lb {
 
 const std::vector<StrategyInfo>& strategies() {
   static const std::vector<StrategyInfo> all = {
-      builtin::greedy(),        builtin::refine(),  builtin::refine_swap(),
-      builtin::greedy_refine(), builtin::hilbert(), builtin::hilbert_distributed(),
-      builtin::rotate(),        builtin::random(),  builtin::dummy(),
+      builtin::greedy(),        builtin::refine(),        builtin::refine_swap(),
+      builtin::greedy_refine(), builtin::hilbert(),       builtin::hilbert_distributed(),
+      builtin::refine_comm(),   builtin::rec_bisect_bf(), builtin::diffusion(),
+      builtin::metis(),         builtin::scotch(),        builtin::optimal(),
+      builtin::rotate(),        builtin::random(),        builtin::dummy(),
   };
   return all;
 }

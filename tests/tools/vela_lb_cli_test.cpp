@@ -113,7 +113,9 @@ TEST_F(VelaLbCli, CompareRunsEveryStrategyByDefault) {
   const Result r = vela_lb("compare --format json " + storm());
   ASSERT_EQ(r.status, 0) << r.out;
   const auto rows = nlohmann::json::parse(r.out);
-  ASSERT_EQ(rows.size(), vela::lb::strategies().size());
+  std::size_t defaults = 0;  // every strategy but the exact references for small instances
+  for (const auto& info : vela::lb::strategies()) defaults += info.reference_only ? 0 : 1;
+  ASSERT_EQ(rows.size(), defaults);
   for (const auto& row : rows) {
     const std::string name = row.at("strategy");
     if (name == "dummy") {
@@ -131,6 +133,24 @@ TEST_F(VelaLbCli, CompareTakesParametersPerStrategy) {
   const Result wrong = vela_lb("compare -s greedy -p refine:tolerance=0.2 " + in);
   EXPECT_NE(wrong.status, 0);
   EXPECT_NE(wrong.out.find("not among those compared"), std::string::npos) << wrong.out;
+}
+
+TEST_F(VelaLbCli, CompareOptimalShowsEachStrategysDistanceFromTheOptimum) {
+  const std::string small = path("small.json");
+  ASSERT_EQ(vela_lb("generate gamma --objects 24 --pes 3 -o " + small).status, 0);
+  const Result r =
+      vela_lb("compare -s greedy,dummy --optimal -p optimal:time_limit=5 -f csv " + small);
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto rows = lines(r.out);
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_NE(rows[0].find(",max_over_optimal"), std::string::npos);
+  for (std::size_t i = 1; i < rows.size(); ++i) {
+    const double ratio = std::stod(rows[i].substr(rows[i].rfind(',') + 1));
+    EXPECT_GE(ratio, 1.0 - 1e-9) << rows[i] << ": no strategy beats the optimum";
+  }
+  const Result big = vela_lb("compare -s greedy --optimal " + storm());
+  EXPECT_EQ(big.status, 1);
+  EXPECT_NE(big.out.find("more than the limit"), std::string::npos) << big.out;
 }
 
 TEST_F(VelaLbCli, UnknownStrategyListsTheKnownOnes) {

@@ -19,34 +19,48 @@ struct CompareOptions {
   std::vector<std::string> params;
   std::string input;
   std::string format = "table";
+  bool optimal = false;  // also solve exactly and show each strategy's distance from it
 };
 
-void print_table(const lb::Instance& instance, const std::vector<lb::StrategyReport>& reports) {
+// Each report's max PE load over the optimum's; empty without --optimal.
+using Distances = std::vector<double>;
+
+void print_table(const lb::Instance& instance, const std::vector<lb::StrategyReport>& reports,
+                 const Distances& distances) {
   fmt::print("{} objects, {} PEs, {} edges\n\n", instance.objects.size(), instance.pes.size(),
              instance.edges.size());
-  fmt::print("{:<16} {:>10} {:>10} {:>8} {:>10} {:>14} {:>14} {:>10}\n", "strategy", "λ before",
-             "λ after", "max/avg", "migrations", "bytes moved", "comm cut B", "time ms");
-  for (const lb::StrategyReport& r : reports) {
-    fmt::print("{:<16} {:>9.2f}% {:>9.2f}% {:>8.4f} {:>10} {:>14} {:>14} {:>10.3f}\n", r.strategy,
+  fmt::print("{:<20} {:>10} {:>10} {:>8} {:>10} {:>14} {:>14} {:>10}{}\n", "strategy", "λ before",
+             "λ after", "max/avg", "migrations", "bytes moved", "comm cut B", "time ms",
+             distances.empty() ? "" : "    × optimum");
+  for (std::size_t i = 0; i < reports.size(); ++i) {
+    const lb::StrategyReport& r = reports[i];
+    fmt::print("{:<20} {:>9.2f}% {:>9.2f}% {:>8.4f} {:>10} {:>14} {:>14} {:>10.3f}", r.strategy,
                100.0 * r.before.imbalance, 100.0 * r.after.imbalance, r.after.max_over_avg,
                r.moved.count, r.moved.bytes, r.cut_after.bytes, r.time_ms);
+    if (!distances.empty()) fmt::print(" {:>12.4f}", distances[i]);
+    fmt::print("\n");
   }
 }
 
-void print_csv(const std::vector<lb::StrategyReport>& reports) {
+void print_csv(const std::vector<lb::StrategyReport>& reports, const Distances& distances) {
   fmt::print(
       "strategy,lambda_before,lambda_after,max_avg_after,migrations,bytes_moved,comm_cut_bytes,"
-      "time_ms\n");
-  for (const lb::StrategyReport& r : reports) {
-    fmt::print("{},{:.6f},{:.6f},{:.6f},{},{},{},{:.3f}\n", r.strategy, r.before.imbalance,
+      "time_ms{}\n",
+      distances.empty() ? "" : ",max_over_optimal");
+  for (std::size_t i = 0; i < reports.size(); ++i) {
+    const lb::StrategyReport& r = reports[i];
+    fmt::print("{},{:.6f},{:.6f},{:.6f},{},{},{},{:.3f}", r.strategy, r.before.imbalance,
                r.after.imbalance, r.after.max_over_avg, r.moved.count, r.moved.bytes,
                r.cut_after.bytes, r.time_ms);
+    if (!distances.empty()) fmt::print(",{:.6f}", distances[i]);
+    fmt::print("\n");
   }
 }
 
-void print_json(const std::vector<lb::StrategyReport>& reports) {
+void print_json(const std::vector<lb::StrategyReport>& reports, const Distances& distances) {
   nlohmann::json rows = nlohmann::json::array();
-  for (const lb::StrategyReport& r : reports) {
+  for (std::size_t i = 0; i < reports.size(); ++i) {
+    const lb::StrategyReport& r = reports[i];
     nlohmann::json stats = nlohmann::json::object();
     for (const auto& [key, value] : r.stats) stats[key] = value;
     rows.push_back({{"strategy", r.strategy},
@@ -60,15 +74,20 @@ void print_json(const std::vector<lb::StrategyReport>& reports) {
                     {"cluster_cut_bytes", r.cut_after.cluster_bytes},
                     {"time_ms", r.time_ms},
                     {"stats", stats}});
+    if (!distances.empty()) rows.back()["max_over_optimal"] = distances[i];
   }
   fmt::print("{}\n", rows.dump(2));
 }
 
 void compare(CompareOptions o) {
   if (o.strategies.empty()) {
-    for (const lb::StrategyInfo& info : lb::strategies()) o.strategies.push_back(info.name);
+    for (const lb::StrategyInfo& info : lb::strategies()) {
+      if (!info.reference_only) o.strategies.push_back(info.name);
+    }
   }
-  const auto params = parse_scoped_params(o.params, o.strategies);
+  std::vector<std::string> named = o.strategies;
+  if (o.optimal) named.push_back("optimal");
+  const auto params = parse_scoped_params(o.params, named);
   // Build every strategy first, so a bad name or parameter fails before any work.
   std::vector<std::unique_ptr<lb::Strategy>> chosen;
   for (const std::string& name : o.strategies) {
@@ -80,12 +99,21 @@ void compare(CompareOptions o) {
   for (std::size_t s = 0; s < chosen.size(); ++s) {
     reports.push_back(lb::run_strategy(*chosen[s], o.strategies[s], instance));
   }
+  Distances distances;
+  if (o.optimal) {
+    const auto it = params.find("optimal");
+    auto exact = lb::make_strategy("optimal", it == params.end() ? lb::RawParams{} : it->second);
+    const double optimum = lb::run_strategy(*exact, "optimal", instance).after.max;
+    for (const lb::StrategyReport& r : reports) {
+      distances.push_back(optimum > 0.0 ? r.after.max / optimum : 1.0);
+    }
+  }
   if (o.format == "csv") {
-    print_csv(reports);
+    print_csv(reports, distances);
   } else if (o.format == "json") {
-    print_json(reports);
+    print_json(reports, distances);
   } else {
-    print_table(instance, reports);
+    print_table(instance, reports, distances);
   }
 }
 
@@ -101,6 +129,9 @@ void add_compare_command(CLI::App& app) {
                   "Parameter of one strategy, STRATEGY:key=value (repeatable)");
   cmd->add_option("--format,-f", options->format, "Output format")
       ->check(CLI::IsMember({"table", "csv", "json"}));
+  cmd->add_flag("--optimal", options->optimal,
+                "Also solve exactly (small instances) and show each strategy's max PE load over "
+                "the optimum");
   cmd->add_option("input", options->input, "Instance file (JSON)")->required();
   cmd->callback([options] { compare(*options); });
 }

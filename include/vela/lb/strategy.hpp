@@ -33,6 +33,8 @@ struct StrategyInfo {
   std::string summary;
   std::vector<ParamSpec> params;
   std::function<std::unique_ptr<Strategy>(const ParamValues&)> make;
+  // An exact reference for small instances only: left out when no strategy is named.
+  bool reference_only = false;
 };
 
 }  // namespace vela::lb

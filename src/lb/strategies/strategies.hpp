@@ -14,5 +14,11 @@ StrategyInfo refine_swap();
 StrategyInfo greedy_refine();
 StrategyInfo hilbert();
 StrategyInfo hilbert_distributed();
+StrategyInfo refine_comm();
+StrategyInfo rec_bisect_bf();
+StrategyInfo diffusion();
+StrategyInfo metis();
+StrategyInfo scotch();
+StrategyInfo optimal();
 
 }  // namespace vela::lb::builtin
