@@ -92,7 +92,7 @@ void run(const RunOptions& o) {
                lb::predicted_step_time(instance, r.assignment, o.model),
                lb::migration_time(r.moved, o.model));
   }
-  for (const auto& [key, value] : r.stats) fmt::print("  {}: {:.6g}\n", key, value);
+  for (const auto& [key, value] : r.stats) fmt::print("  {}: {}\n", key, value);
   if (!o.output.empty()) {
     lb::write_instance(lb::apply(instance, r.assignment), o.output);
     fmt::print("wrote:         {}\n", o.output);
