@@ -9,8 +9,9 @@ const std::vector<StrategyInfo>& strategies() {
       builtin::greedy(),        builtin::refine(),        builtin::refine_swap(),
       builtin::greedy_refine(), builtin::hilbert(),       builtin::hilbert_distributed(),
       builtin::refine_comm(),   builtin::rec_bisect_bf(), builtin::diffusion(),
-      builtin::metis(),         builtin::scotch(),        builtin::optimal(),
-      builtin::rotate(),        builtin::random(),        builtin::dummy(),
+      builtin::metis(),         builtin::scotch(),        builtin::grid_comm(),
+      builtin::optimal(),       builtin::rotate(),        builtin::random(),
+      builtin::dummy(),
   };
   return all;
 }

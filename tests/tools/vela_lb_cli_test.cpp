@@ -109,6 +109,12 @@ TEST_F(VelaLbCli, CompareCsvHasTheDocumentedHeaderAndARowPerStrategy) {
   EXPECT_EQ(rows[3].rfind("dummy,", 0), 0u);
 }
 
+TEST_F(VelaLbCli, StrategyListRightBeforeTheInputLeavesTheInputAlone) {
+  const Result r = vela_lb("compare -s greedy,dummy " + storm());
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("dummy"), std::string::npos) << r.out;
+}
+
 TEST_F(VelaLbCli, CompareRunsEveryStrategyByDefault) {
   const Result r = vela_lb("compare --format json " + storm());
   ASSERT_EQ(r.status, 0) << r.out;

@@ -124,7 +124,8 @@ void add_compare_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("compare", "Run several strategies on one instance");
   cmd->add_option("--strategies,-s", options->strategies,
                   "Comma-separated strategy names (default: all)")
-      ->delimiter(',');
+      ->delimiter(',')
+      ->allow_extra_args(false);
   cmd->add_option("--param,-p", options->params,
                   "Parameter of one strategy, STRATEGY:key=value (repeatable)");
   cmd->add_option("--format,-f", options->format, "Output format")

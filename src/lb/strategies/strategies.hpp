@@ -19,6 +19,7 @@ StrategyInfo rec_bisect_bf();
 StrategyInfo diffusion();
 StrategyInfo metis();
 StrategyInfo scotch();
+StrategyInfo grid_comm();
 StrategyInfo optimal();
 
 }  // namespace vela::lb::builtin
