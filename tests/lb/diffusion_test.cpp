@@ -294,6 +294,26 @@ TEST(Diffusion, SlowerThanGreedyOnAHotSpot) {
   EXPECT_LT(previous, start);
 }
 
+// A PE's local step reads only its own objects and their neighbours: at 64 objects per PE, the
+// busiest step reads about as much on 16 PEs as on 1,024 (64x the objects). A step that scanned
+// every object or every PE would grow with the instance.
+TEST(Diffusion, LocalStepCostDoesNotGrowWithTheObjectCount) {
+  std::vector<double> max_visits;
+  for (const int side : {4, 8, 16, 32}) {
+    std::mt19937_64 rng(11);
+    const Instance instance = grid(8 * side, 8 * side, side, side, rng, false);
+    const Solution s = diffuse(instance);
+    EXPECT_GT(stat(s, "moves"), 0.0);
+    max_visits.push_back(stat(s, "max_pe_visits"));
+    EXPECT_GT(stat(s, "mean_pe_visits"), 64.0);  // at least its own objects
+    EXPECT_LE(stat(s, "mean_pe_visits"), max_visits.back());
+  }
+  for (const double v : max_visits) {
+    EXPECT_LE(v, 2.0 * max_visits.front());
+    EXPECT_GE(v, 0.5 * max_visits.front());
+  }
+}
+
 TEST(Diffusion, Parameters) {
   const StrategyInfo info = builtin::diffusion();
   EXPECT_EQ(info.name, "diffusion");

@@ -19,9 +19,17 @@
 //          once all its other neighbours on i are reached),
 //    until L_i <= (1 + tolerance) * L_j or max_moves_per_pe objects left i in this invocation.
 // Every move lowers the larger of the two PE times and leaves the receiver below the donor's
-// old time, so the maximum PE time never rises. Cost: O(n + e) to build adjacency and
-// boundaries, then per move attempt a search over one PE's objects only.
+// old time, so the maximum PE time never rises.
+//
+// Cost: offline, one call builds the object adjacency and groups the objects by PE in
+// O(n + e), then runs every PE's local step in turn. A PE's local step reads only its own
+// objects, their neighbours' PEs and its neighbour PEs' times (its boundary, neighbour PEs, and
+// per move attempt a search over its own objects), so in a distributed run, where each PE runs
+// its own step, an invocation costs what the busiest PE's step costs, whatever the total
+// object count. The stats report that figure ("max_pe_ms") and the mean ("mean_pe_ms"), and the
+// same as counts of objects and adjacency entries read ("max_pe_visits", "mean_pe_visits").
 #include <algorithm>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -69,40 +77,61 @@ class Invocation {
         graph_(instance),
         tolerance_(tolerance),
         max_moves_(max_moves),
-        pe_(current_assignment(instance).pe),
+        start_(current_assignment(instance).pe),
+        pe_(start_),
         moved_(instance.objects.size(), 0),
         work_(pe_work(instance, Assignment{pe_}, false)),
         time_(instance.pes.size()),
-        boundary_(instance.pes.size()),
-        neighbours_(instance.pes.size()),
+        first_(instance.pes.size() + 1, 0),
         seen_(instance.objects.size(), 0),
         target_(instance.objects.size(), 0) {
     for (std::size_t p = 0; p < time_.size(); ++p) time_[p] = pe_time(instance.pes[p], work_[p]);
-    std::vector<std::pair<PeId, PeId>> pairs;
-    for (std::uint32_t v = 0; v < pe_.size(); ++v) {
-      bool on_boundary = false;
-      for (const std::uint32_t* x = graph_.begin(v); x != graph_.end(v); ++x) {
-        if (pe_[*x] != pe_[v]) {
-          on_boundary = true;
-          pairs.emplace_back(pe_[v], pe_[*x]);
-        }
-      }
-      if (on_boundary) boundary_[static_cast<std::size_t>(pe_[v])].push_back(v);
+    // Each PE's objects (at the start), in index order: what a PE holds in a distributed run.
+    for (const PeId p : start_) ++first_[static_cast<std::size_t>(p) + 1];
+    for (std::size_t p = 0; p < time_.size(); ++p) first_[p + 1] += first_[p];
+    owned_.resize(start_.size());
+    std::vector<std::size_t> fill(first_.begin(), first_.end() - 1);
+    for (std::uint32_t v = 0; v < start_.size(); ++v) {
+      owned_[fill[static_cast<std::size_t>(start_[v])]++] = v;
     }
-    std::sort(pairs.begin(), pairs.end());
-    pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
-    for (const auto& [a, b] : pairs) neighbours_[static_cast<std::size_t>(a)].push_back(b);
   }
 
   Assignment run() {
-    for (std::size_t p = 0; p < instance_.pes.size(); ++p) balance_pe(static_cast<PeId>(p));
+    for (std::size_t p = 0; p < instance_.pes.size(); ++p) {
+      const auto begin = std::chrono::steady_clock::now();
+      visits_ = 0;
+      balance_pe(static_cast<PeId>(p));
+      max_pe_visits_ = std::max(max_pe_visits_, visits_);
+      sum_pe_visits_ += visits_;
+      const double ms =
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - begin)
+              .count();
+      max_pe_ms_ = std::max(max_pe_ms_, ms);
+      sum_pe_ms_ += ms;
+    }
     return Assignment{pe_};
   }
 
+  // The longest and the mean local step of one PE: what an invocation costs when every PE
+  // runs its own step, as in a distributed run.
+  double max_pe_ms() const { return max_pe_ms_; }
+  double mean_pe_ms() const {
+    return time_.empty() ? 0.0 : sum_pe_ms_ / static_cast<double>(time_.size());
+  }
+  // The same in adjacency entries and objects read: a count, free of timer noise.
+  std::size_t max_pe_visits() const { return max_pe_visits_; }
+  double mean_pe_visits() const {
+    return time_.empty() ? 0.0
+                         : static_cast<double>(sum_pe_visits_) / static_cast<double>(time_.size());
+  }
+
  private:
+  // PE i's local step. It reads only its own objects, their neighbours' PEs and its
+  // neighbour PEs' times, so its cost depends on the PE's objects, not on the total count.
   void balance_pe(PeId i) {
+    find_boundary(i);
     std::vector<PeId> lower;
-    for (const PeId j : neighbours_[static_cast<std::size_t>(i)]) {
+    for (const PeId j : neighbours_) {
       if (time(j) < time(i)) lower.push_back(j);
     }
     std::sort(lower.begin(), lower.end(),
@@ -114,14 +143,38 @@ class Invocation {
     }
   }
 
+  // PE i's boundary objects (those talking to another PE) and its neighbour PEs, both from
+  // the placement at the start of the invocation.
+  void find_boundary(PeId i) {
+    boundary_.clear();
+    neighbours_.clear();
+    const auto p = static_cast<std::size_t>(i);
+    for (std::size_t k = first_[p]; k < first_[p + 1]; ++k) {
+      const std::uint32_t v = owned_[k];
+      bool on_boundary = false;
+      visits_ += 1 + static_cast<std::size_t>(graph_.end(v) - graph_.begin(v));
+      for (const std::uint32_t* x = graph_.begin(v); x != graph_.end(v); ++x) {
+        if (start_[*x] != i) {
+          on_boundary = true;
+          neighbours_.push_back(start_[*x]);
+        }
+      }
+      if (on_boundary) boundary_.push_back(v);
+    }
+    std::sort(neighbours_.begin(), neighbours_.end());
+    neighbours_.erase(std::unique(neighbours_.begin(), neighbours_.end()), neighbours_.end());
+  }
+
   // Moves objects from i to j; `budget` 0 means no limit. Returns how many moved.
   std::size_t balance_pair(PeId i, PeId j, std::size_t budget) {
     const double speed_j = instance_.pes[static_cast<std::size_t>(j)].speed;
     std::vector<LoadedObject> candidates;
-    for (const std::uint32_t v : boundary_[static_cast<std::size_t>(i)]) {
+    for (const std::uint32_t v : boundary_) {
+      ++visits_;
       const Object& o = instance_.objects[v];
       if (pe_[v] != i || moved_[v] != 0 || !o.migratable || !(o.load > 0.0)) continue;
       for (const std::uint32_t* x = graph_.begin(v); x != graph_.end(v); ++x) {
+        ++visits_;
         if (pe_[*x] == j && moved_[*x] == 0) {
           candidates.push_back({o.load, v});
           break;
@@ -160,6 +213,7 @@ class Invocation {
     std::size_t reached = 1;
     for (std::size_t head = 0; head < queue_.size(); ++head) {
       const std::uint32_t v = queue_[head];
+      visits_ += 1 + static_cast<std::size_t>(graph_.end(v) - graph_.begin(v));
       for (const std::uint32_t* x = graph_.begin(v); x != graph_.end(v); ++x) {
         if (pe_[*x] != pe || seen_[*x] == epoch_) continue;
         seen_[*x] = epoch_;
@@ -196,12 +250,20 @@ class Invocation {
   Adjacency graph_;
   double tolerance_;
   std::size_t max_moves_;
+  std::vector<PeId> start_;  // placement at the start of the invocation
   std::vector<PeId> pe_;
   std::vector<char> moved_;
   std::vector<double> work_;
   std::vector<double> time_;
-  std::vector<std::vector<std::uint32_t>> boundary_;  // objects talking to another PE, per PE
-  std::vector<std::vector<PeId>> neighbours_;         // PE neighbours, ascending
+  std::vector<std::size_t> first_;       // owned_[first_[p] .. first_[p + 1]) are PE p's objects
+  std::vector<std::uint32_t> owned_;     // objects grouped by starting PE
+  std::vector<std::uint32_t> boundary_;  // the PE being balanced: objects talking to another PE
+  std::vector<PeId> neighbours_;         // the PE being balanced: neighbour PEs, ascending
+  double max_pe_ms_ = 0.0;
+  double sum_pe_ms_ = 0.0;
+  std::size_t visits_ = 0;  // the PE being balanced
+  std::size_t max_pe_visits_ = 0;
+  std::size_t sum_pe_visits_ = 0;
   std::vector<std::uint32_t> seen_;
   std::vector<std::uint32_t> target_;
   std::uint32_t epoch_ = 0;
@@ -216,8 +278,13 @@ class DiffusionStrategy final : public Strategy {
   Solution solve(const Instance& instance) override {
     const Assignment current = current_assignment(instance);
     if (instance.pes.empty()) return {current, {{"moves", 0.0}}};
-    Assignment a = Invocation(instance, tolerance_, max_moves_).run();
-    StrategyStats stats = {{"moves", count_moves(current, a)}};
+    Invocation invocation(instance, tolerance_, max_moves_);
+    Assignment a = invocation.run();
+    StrategyStats stats = {{"moves", count_moves(current, a)},
+                           {"max_pe_ms", invocation.max_pe_ms()},
+                           {"mean_pe_ms", invocation.mean_pe_ms()},
+                           {"max_pe_visits", static_cast<double>(invocation.max_pe_visits())},
+                           {"mean_pe_visits", invocation.mean_pe_visits()}};
     return {std::move(a), std::move(stats)};
   }
 
