@@ -132,7 +132,9 @@ int main(int argc, char** argv) {
     // Migration tests balance nothing; the exact reference takes small instances only.
     if (info.name == "rotate" || info.name == "random" || info.reference_only) continue;
     // The graph partitioners take seconds at 10^6 objects: up to 10^5 here.
-    const bool partitioner = info.name == "metis" || info.name == "scotch";
+    const bool partitioner = info.name == "metis" || info.name == "scotch" ||
+                             info.name == "grid-metis" || info.name == "grid-hybrid" ||
+                             info.name == "hypergraph";
     benchmark::RegisterBenchmark(info.name.c_str(),
                                  [name = info.name](benchmark::State& s) { run_strategy(s, name); })
         ->Apply(partitioner ? vela::bench::objects_and_pes_up_to_1e5 : vela::bench::objects_and_pes)

@@ -38,6 +38,8 @@ StrategyReport run_strategy(Strategy& strategy, const std::string& name, const I
   r.moved = migrations(instance, current, solution.assignment);
   r.cut_before = comm_cut(instance, current);
   r.cut_after = comm_cut(instance, solution.assignment);
+  r.hypergraph_cut_before = hypergraph_cut(instance, current);
+  r.hypergraph_cut_after = hypergraph_cut(instance, solution.assignment);
   r.assignment = std::move(solution.assignment);
   r.stats = std::move(solution.stats);
   return r;

@@ -1,5 +1,6 @@
 #include "vela/lb/instance.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <unordered_set>
@@ -19,7 +20,69 @@ std::string object_name(std::size_t index, const Object& o) {
   return "object " + std::to_string(index) + " (id " + std::to_string(o.id) + ")";
 }
 
+// A one-pin hyperedge can never be cut, so it is taken for a mistake (a truncated list).
+void validate_hyperedges(const Instance& instance) {
+  if (instance.hyperedges.empty()) return;
+  const auto n = instance.objects.size();
+  // seen[i] == h + 1 while hyperedge h is checked: repeats are found in O(pins).
+  std::vector<std::size_t> seen(n, 0);
+  for (std::size_t h = 0; h < instance.hyperedges.size(); ++h) {
+    const Hyperedge& hyperedge = instance.hyperedges[h];
+    const std::string name = "hyperedge " + std::to_string(h);
+    if (hyperedge.pins.size() < 2) {
+      throw InstanceError(name + ": " + std::to_string(hyperedge.pins.size()) +
+                          (hyperedge.pins.size() == 1 ? " pin" : " pins") +
+                          "; a hyperedge needs at least 2");
+    }
+    for (std::size_t k = 0; k < hyperedge.pins.size(); ++k) {
+      const std::uint32_t pin = hyperedge.pins[k];
+      if (pin >= n) {
+        throw InstanceError(name + ": pin " + std::to_string(k) + " is object index " +
+                            std::to_string(pin) + ", out of range (the instance has " +
+                            std::to_string(n) + " objects)");
+      }
+      if (seen[pin] == h + 1) {
+        throw InstanceError(name + ": pin " + std::to_string(k) + " repeats object index " +
+                            std::to_string(pin));
+      }
+      seen[pin] = h + 1;
+    }
+  }
+}
+
 }  // namespace
+
+std::vector<Hyperedge> communication_nets(const Instance& instance) {
+  if (!instance.hyperedges.empty()) return instance.hyperedges;
+  struct Send {
+    std::uint32_t from = 0;
+    std::uint32_t to = 0;
+    std::uint64_t bytes = 0;
+  };
+  std::vector<Send> sends;
+  sends.reserve(instance.edges.size());
+  for (const Edge& e : instance.edges) {
+    if (e.from != e.to) sends.push_back({e.from, e.to, e.bytes});
+  }
+  std::sort(sends.begin(), sends.end(), [](const Send& a, const Send& b) {
+    return a.from < b.from || (a.from == b.from && a.to < b.to);
+  });
+  std::vector<Hyperedge> nets;
+  for (std::size_t k = 0; k < sends.size();) {
+    Hyperedge net;
+    net.pins.push_back(sends[k].from);
+    std::uint64_t total = 0;
+    const std::uint32_t from = sends[k].from;
+    for (; k < sends.size() && sends[k].from == from; ++k) {
+      if (sends[k].to != net.pins.back()) net.pins.push_back(sends[k].to);
+      total = sends[k].bytes > UINT64_MAX - total ? UINT64_MAX : total + sends[k].bytes;
+    }
+    const std::uint64_t receivers = net.pins.size() - 1;
+    net.bytes = total / receivers + (total % receivers != 0 ? 1 : 0);
+    nets.push_back(std::move(net));
+  }
+  return nets;
+}
 
 void validate(const Instance& instance) {
   if (instance.dims < 0 || instance.dims > 3) {
@@ -77,6 +140,7 @@ void validate(const Instance& instance) {
                           " is out of range (the instance has " + std::to_string(n) + " objects)");
     }
   }
+  validate_hyperedges(instance);
 }
 
 void validate(const Instance& instance, const Assignment& assignment) {

@@ -28,16 +28,13 @@
 #include <vector>
 
 #include "io_format.hpp"
+#include "io_parser.hpp"
 
 namespace vela::lb {
 namespace {
 
 using io_detail::errno_text;
 using io_detail::format_name;
-
-bool is_digit(char c) {
-  return c >= '0' && c <= '9';
-}
 
 // A string from the file, shortened, for a message.
 std::string the_string(std::string_view s) {
@@ -47,33 +44,6 @@ std::string the_string(std::string_view s) {
 
 // ---------------------------------------------------------------------------------------------
 // Reading
-
-// The columns of version 1, by group, in the order the writer emits them.
-// clang-format off
-enum ColumnId : std::size_t {
-  kSpeed, kBackground, kCluster,
-  kId, kLoad, kSize, kPe, kMigratable, kX, kY, kZ,
-  kFrom, kTo, kMessages, kBytes,
-  kColumnCount
-};
-// clang-format on
-enum Group : std::size_t { kPes, kObjects, kEdges, kGroupCount };
-constexpr std::array<std::string_view, kGroupCount> group_names = {"pes", "objects", "edges"};
-constexpr std::array<std::size_t, kGroupCount + 1> group_begin = {kSpeed, kId, kFrom, kColumnCount};
-
-struct Column {
-  std::string_view field;
-  std::string_view expected;  // what an element must be, for messages
-  std::string name;           // "objects.load"
-  bool present = false;
-  std::size_t count = 0;  // elements read
-};
-
-// A JSON number as written; `integral` when it has neither fraction nor exponent.
-struct Number {
-  std::string_view text;
-  bool integral = true;
-};
 
 // from_chars leaves the value alone when the number is beyond double's range; its order of
 // magnitude tells overflow (infinity) from underflow (zero).
@@ -141,114 +111,27 @@ std::optional<std::string_view> declared_version(std::string_view text) {
   return std::nullopt;
 }
 
-// Maps object ids to positions; ids in a compact range (the usual case) use a table.
-class IdIndex {
- public:
-  static constexpr std::uint32_t absent = std::numeric_limits<std::uint32_t>::max();
-
-  explicit IdIndex(const std::vector<Object>& objects) {
-    if (objects.empty()) return;
-    const auto [lo, hi] =
-        std::minmax_element(objects.begin(), objects.end(),
-                            [](const Object& a, const Object& b) { return a.id < b.id; });
-    min_ = lo->id;
-    const std::uint64_t span = offset(hi->id);
-    dense_ = span < 4 * static_cast<std::uint64_t>(objects.size());
-    if (dense_) {
-      table_.assign(span + 1, absent);
-    } else {
-      map_.reserve(objects.size());
-    }
+// The version a document declares, when this build reads it.
+std::optional<int> supported_version(std::string_view text) {
+  for (int v = oldest_instance_format_version; v <= instance_format_version; ++v) {
+    if (text == std::to_string(v)) return v;
   }
+  return std::nullopt;
+}
 
-  // Records `id` at `position`; false if it was recorded before.
-  bool insert(std::int64_t id, std::uint32_t position) {
-    if (!dense_) return map_.emplace(id, position).second;
-    std::uint32_t& slot = table_[offset(id)];
-    if (slot != absent) return false;
-    slot = position;
-    return true;
+std::string unsupported(std::string_view version) {
+  std::string known = "version " + std::to_string(oldest_instance_format_version);
+  if (instance_format_version > oldest_instance_format_version) {
+    known = "versions " + std::to_string(oldest_instance_format_version) +
+            (instance_format_version == oldest_instance_format_version + 1 ? " and " : " to ") +
+            std::to_string(instance_format_version);
   }
+  return "version " + std::string(version) + " is not supported (this build reads " + known + ")";
+}
 
-  std::uint32_t find(std::int64_t id) const {
-    if (!dense_) {
-      const auto it = map_.find(id);
-      return it == map_.end() ? absent : it->second;
-    }
-    return id >= min_ && offset(id) < table_.size() ? table_[offset(id)] : absent;
-  }
+}  // namespace
 
- private:
-  std::uint64_t offset(std::int64_t id) const {
-    return static_cast<std::uint64_t>(id) - static_cast<std::uint64_t>(min_);
-  }
-
-  bool dense_ = true;
-  std::int64_t min_ = 0;
-  std::vector<std::uint32_t> table_;
-  std::unordered_map<std::int64_t, std::uint32_t> map_;
-};
-
-class Parser {
- public:
-  Parser(std::string_view text, const std::string& source) : text_(text), source_(source) {}
-
-  Instance parse();
-
- private:
-  // --- lexical level
-  void skip_space() {
-    while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\n' ||
-                                   text_[pos_] == '\r' || text_[pos_] == '\t')) {
-      ++pos_;
-    }
-  }
-  char peek() {  // next significant character, '\0' at the end
-    skip_space();
-    return pos_ < text_.size() ? text_[pos_] : '\0';
-  }
-  [[noreturn]] void syntax_error(const std::string& expected) const;
-  std::string string();
-  Number number();
-  bool literal(std::string_view word);
-  std::string describe_value();
-
-  // --- schema level
-  [[noreturn]] void fail(const std::string& message) const;
-  std::string element(const Column& column) const {
-    return column.name + "[" + std::to_string(column.count) + "]";
-  }
-  template <class Member>
-  void object(std::string_view what, Member member);
-  template <class Element>
-  void array(Column& column, Element element);
-  void top_level_field(const std::string& key);
-  void group(Group g);
-  void column(ColumnId id);
-  double real(const Column& column, bool positive, bool non_negative);
-  std::int64_t integer(const Column& column, std::int64_t min, std::int64_t max);
-  std::uint64_t count(const Column& column);
-  bool flag(const Column& column);
-  Instance finish();
-
-  template <class T>
-  static T& grow(std::vector<T>& items, std::size_t i) {
-    if (i == items.size()) items.emplace_back();
-    return items[i];
-  }
-
-  std::string_view text_;
-  const std::string& source_;
-  std::size_t pos_ = 0;
-  std::array<Column, kColumnCount> columns_;
-  std::array<bool, kGroupCount> group_present_{};
-  bool format_seen_ = false;
-  bool version_seen_ = false;
-  std::optional<int> dims_;
-  Instance instance_;
-  std::vector<std::int64_t> edge_from_;  // object ids, mapped to positions once all are known
-  std::vector<std::int64_t> edge_to_;
-};
+namespace io_detail {
 
 void Parser::syntax_error(const std::string& expected) const {
   const std::size_t line_start = text_.rfind('\n', pos_ == 0 ? 0 : pos_ - 1);
@@ -271,10 +154,8 @@ void Parser::syntax_error(const std::string& expected) const {
 void Parser::fail(const std::string& message) const {
   if (!version_seen_) {
     const auto version = declared_version(text_);
-    if (version && *version != std::to_string(instance_format_version)) {
-      throw InstanceError(source_ + ": version " + std::string(*version) +
-                          " is not supported (this build reads version " +
-                          std::to_string(instance_format_version) + ")");
+    if (version && !supported_version(*version)) {
+      throw InstanceError(source_ + ": " + unsupported(*version));
     }
   }
   throw InstanceError(source_ + ": " + message);
@@ -375,55 +256,12 @@ std::string Parser::describe_value() {
   syntax_error("a value");
 }
 
-template <class Member>
-void Parser::object(std::string_view what, Member member) {  // at '{'
-  ++pos_;
-  if (peek() == '}') {
-    ++pos_;
-    return;
-  }
-  for (;;) {
-    if (peek() != '"') syntax_error("a field name in " + std::string(what));
-    const std::string key = string();
-    if (peek() != ':') syntax_error("':' after the field name \"" + key + "\"");
-    ++pos_;
-    member(key);
-    const char c = peek();
-    ++pos_;
-    if (c == ',') continue;
-    if (c == '}') return;
-    --pos_;
-    syntax_error("',' or '}' in " + std::string(what));
-  }
-}
-
-template <class Element>
-void Parser::array(Column& column, Element element) {
-  if (peek() != '[') fail(column.name + ": found " + describe_value() + "; expected an array");
-  ++pos_;
-  if (peek() == ']') {
-    ++pos_;
-    return;
-  }
-  for (;;) {
-    skip_space();
-    element(column.count);
-    ++column.count;
-    const char c = peek();
-    ++pos_;
-    if (c == ',') continue;
-    if (c == ']') return;
-    --pos_;
-    syntax_error("',' or ']' after " + column.name + "[" + std::to_string(column.count - 1) + "]");
-  }
-}
-
 Instance Parser::parse() {
   for (std::size_t g = 0; g < kGroupCount; ++g) {
     for (std::size_t c = group_begin[g]; c < group_begin[g + 1]; ++c) {
       static constexpr std::array<std::string_view, kColumnCount> fields = {
-          "speed", "background", "cluster", "id",   "load", "size",     "pe",   "migratable",
-          "x",     "y",          "z",       "from", "to",   "messages", "bytes"};
+          "speed", "background", "cluster", "id", "load",     "size",  "pe",   "migratable", "x",
+          "y",     "z",          "from",    "to", "messages", "bytes", "pins", "bytes"};
       columns_[c].field = fields[c];
       columns_[c].name = std::string(group_names[g]) + "." + std::string(fields[c]);
     }
@@ -443,6 +281,10 @@ void Parser::top_level_field(const std::string& key) {
     if (key != group_names[g]) continue;
     if (group_present_[g]) duplicate();
     group_present_[g] = true;
+    if (g == kHyperedges && version_seen_ && version_ < 2) {
+      fail("field \"hyperedges\" needs version 2 (this file is version " +
+           std::to_string(version_) + ")");
+    }
     group(static_cast<Group>(g));
     return;
   }
@@ -464,10 +306,9 @@ void Parser::top_level_field(const std::string& key) {
     const Number n = number();
     version_seen_ = true;
     if (!n.integral) fail("version: " + std::string(n.text) + " is not an integer");
-    if (n.text != std::to_string(instance_format_version)) {
-      fail("version " + std::string(n.text) + " is not supported (this build reads version " +
-           std::to_string(instance_format_version) + ")");
-    }
+    const std::optional<int> version = supported_version(n.text);
+    if (!version) fail(unsupported(n.text));
+    version_ = *version;
     return;
   }
   if (key == "dims") {
@@ -483,8 +324,9 @@ void Parser::top_level_field(const std::string& key) {
     dims_ = n.text[0] - '0';
     return;
   }
-  fail("unknown field \"" + key + "\" (version " + std::to_string(instance_format_version) +
-       " has format, version, dims, pes, objects and edges)");
+  fail("unknown field \"" + key +
+       "\" (the fields are format, version, dims, pes, objects, edges and, from version 2, "
+       "hyperedges)");
 }
 
 void Parser::group(Group g) {
@@ -558,6 +400,12 @@ void Parser::column(ColumnId id) {
     case kBytes:
       c.expected = "expected an integer >= 0";
       return array(c, [&](std::size_t i) { grow(edges, i).bytes = count(c); });
+    case kPins:
+      c.expected = "expected an array of at least 2 object ids";
+      return array(c, [&](std::size_t h) { hyperedge_pins(h); });
+    case kHyperedgeBytes:
+      c.expected = "expected an integer >= 0";
+      return array(c, [&](std::size_t h) { grow(instance_.hyperedges, h).bytes = count(c); });
     case kColumnCount:
       break;
   }
@@ -644,7 +492,12 @@ Instance Parser::finish() {
   if (!version_seen_) fail("missing field \"version\"");
   if (!dims_) fail("missing field \"dims\"");
   instance_.dims = *dims_;
+  if (group_present_[kHyperedges] && version_ < 2) {
+    fail("field \"hyperedges\" needs version 2 (this file is version " + std::to_string(version_) +
+         ")");
+  }
   for (std::size_t g = 0; g < kGroupCount; ++g) {
+    if (g == kHyperedges && !group_present_[g]) continue;  // optional
     if (!group_present_[g]) fail("missing field \"" + std::string(group_names[g]) + "\"");
     const Column& first = columns_[group_begin[g]];
     for (std::size_t c = group_begin[g]; c < group_begin[g + 1]; ++c) {
@@ -691,13 +544,14 @@ Instance Parser::finish() {
       (c == kFrom ? edges[e].from : edges[e].to) = position;
     }
   }
+  map_hyperedge_pins(index);
   return std::move(instance_);
 }
 
-}  // namespace
+}  // namespace io_detail
 
 Instance parse_instance(std::string_view text, const std::string& source) {
-  Instance instance = Parser(text, source).parse();
+  Instance instance = io_detail::Parser(text, source).parse();
   try {
     validate(instance);
   } catch (const InstanceError& e) {

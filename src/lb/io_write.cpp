@@ -87,7 +87,7 @@ void write_json(const Instance& instance, Output& out) {
   out.text("{\n  \"format\": \"");
   out.text(format_name);
   out.text("\",\n  \"version\": ");
-  out.integer(instance_format_version);
+  out.integer(format_version_for(instance));
   out.text(",\n  \"dims\": ");
   out.integer(instance.dims);
 
@@ -122,6 +122,20 @@ void write_json(const Instance& instance, Output& out) {
   write_column(out, "to", m, false, [&](std::size_t e) { out.integer(objects[edges[e].to].id); });
   write_column(out, "messages", m, false, [&](std::size_t e) { out.integer(edges[e].messages); });
   write_column(out, "bytes", m, true, [&](std::size_t e) { out.integer(edges[e].bytes); });
+  const auto& hyperedges = instance.hyperedges;
+  if (!hyperedges.empty()) {
+    out.text("  },\n  \"hyperedges\": {\n");
+    write_column(out, "pins", hyperedges.size(), false, [&](std::size_t h) {
+      out.text("[");
+      for (std::size_t k = 0; k < hyperedges[h].pins.size(); ++k) {
+        if (k > 0) out.text(",");
+        out.integer(objects[hyperedges[h].pins[k]].id);
+      }
+      out.text("]");
+    });
+    write_column(out, "bytes", hyperedges.size(), true,
+                 [&](std::size_t h) { out.integer(hyperedges[h].bytes); });
+  }
   out.text("  }\n}\n");
   out.flush();
 }
@@ -154,6 +168,10 @@ void write_file(const Instance& instance, const std::string& target, const std::
 }
 
 }  // namespace
+
+int format_version_for(const Instance& instance) {
+  return instance.hyperedges.empty() ? 1 : 2;
+}
 
 void write_instance(const Instance& instance, std::ostream& out) {
   check_writable(instance, "");

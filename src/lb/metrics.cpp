@@ -150,6 +150,32 @@ CommCut comm_cut(const Instance& instance, const Assignment& assignment) {
   return cut;
 }
 
+std::uint64_t hypergraph_cut(const Instance& instance, const Assignment& assignment) {
+  return hypergraph_cut(instance.hyperedges, assignment);
+}
+
+std::uint64_t hypergraph_cut(const std::vector<Hyperedge>& hyperedges,
+                             const Assignment& assignment) {
+  if (hyperedges.empty()) return 0;
+  PeId pes = 0;
+  for (const PeId pe : assignment.pe) pes = std::max(pes, pe + 1);
+  // last[pe] == h + 1 once hyperedge h has counted that PE.
+  std::vector<std::size_t> last(static_cast<std::size_t>(pes), 0);
+  std::uint64_t cut = 0;
+  for (std::size_t h = 0; h < hyperedges.size(); ++h) {
+    const Hyperedge& hyperedge = hyperedges[h];
+    std::uint64_t pes = 0;
+    for (const std::uint32_t pin : hyperedge.pins) {
+      std::size_t& mark = last[static_cast<std::size_t>(assignment.pe[pin])];
+      if (mark == h + 1) continue;
+      mark = h + 1;
+      ++pes;
+    }
+    if (pes > 1) cut += hyperedge.bytes * (pes - 1);
+  }
+  return cut;
+}
+
 double predicted_step_time(const Instance& instance, const Assignment& assignment,
                            const CommModel& model) {
   std::vector<double> time = pe_loads(instance, assignment);

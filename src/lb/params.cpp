@@ -1,11 +1,35 @@
 #include "vela/lb/params.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <sstream>
+#include <utility>
 
 namespace vela::lb {
+
+ParamSpec text_param(std::string name, std::string help, std::string default_text,
+                     std::function<std::vector<std::string>()> choices) {
+  ParamSpec spec;
+  spec.name = std::move(name);
+  spec.help = std::move(help);
+  spec.default_text = std::move(default_text);
+  spec.choices = std::move(choices);
+  return spec;
+}
+
+ParamSpec text_param(std::string name, std::string help, std::string default_text,
+                     std::vector<std::string> choices) {
+  return text_param(std::move(name), std::move(help), std::move(default_text),
+                    [list = std::move(choices)] { return list; });
+}
+
+std::string join_choices(const std::vector<std::string>& choices) {
+  std::string joined;
+  for (std::size_t i = 0; i < choices.size(); ++i) joined += (i ? ", " : "") + choices[i];
+  return joined;
+}
 
 void parse_param(const std::string& text, RawParams& into) {
   const auto eq = text.find('=');
@@ -32,40 +56,77 @@ std::string format_number(double v) {
   return out.str();
 }
 
+double parse_number(const std::string& owner, const ParamSpec& spec, const std::string& text) {
+  errno = 0;
+  char* end = nullptr;
+  const double value = std::strtod(text.c_str(), &end);
+  const std::string named = owner + ": parameter '" + spec.name + "' = ";
+  if (end == text.c_str() || *end != '\0' || errno == ERANGE || !std::isfinite(value)) {
+    throw ParamError(named + "'" + text + "' is not a number");
+  }
+  if (spec.integer && std::floor(value) != value) {
+    throw ParamError(named + "'" + text + "' must be an integer");
+  }
+  if (value < spec.min || value > spec.max) {
+    throw ParamError(named + text + " is out of range [" + format_number(spec.min) + ", " +
+                     format_number(spec.max) + "]");
+  }
+  return value;
+}
+
+void check_choice(const std::string& owner, const ParamSpec& spec, const std::string& text) {
+  const std::vector<std::string> choices = spec.choices();
+  if (std::find(choices.begin(), choices.end(), text) == choices.end()) {
+    throw ParamError(owner + ": parameter '" + spec.name + "' = '" + text +
+                     "' is not one of: " + join_choices(choices));
+  }
+}
+
 }  // namespace
 
 ParamValues::ParamValues(const std::string& owner, const std::vector<ParamSpec>& specs,
-                         const RawParams& raw) {
+                         const RawParams& raw)
+    : owner_(owner) {
   for (const auto& [key, text] : raw) {
-    const ParamSpec* spec = nullptr;
-    for (const ParamSpec& s : specs) {
-      if (s.name == key) spec = &s;
-    }
-    if (spec == nullptr) {
+    const auto spec =
+        std::find_if(specs.begin(), specs.end(), [&](const ParamSpec& s) { return s.name == key; });
+    if (spec == specs.end()) {
       throw ParamError(owner + ": unknown parameter '" + key + "' (" + known_names(specs) + ")");
     }
-    errno = 0;
-    char* end = nullptr;
-    const double value = std::strtod(text.c_str(), &end);
-    if (end == text.c_str() || *end != '\0' || errno == ERANGE || !std::isfinite(value)) {
-      throw ParamError(owner + ": parameter '" + key + "' = '" + text + "' is not a number");
+    if (spec->is_text()) {
+      check_choice(owner, *spec, text);
+      texts_[key] = text;
+    } else {
+      values_[key] = parse_number(owner, *spec, text);
     }
-    if (spec->integer && std::floor(value) != value) {
-      throw ParamError(owner + ": parameter '" + key + "' = '" + text + "' must be an integer");
-    }
-    if (value < spec->min || value > spec->max) {
-      throw ParamError(owner + ": parameter '" + key + "' = " + text + " is out of range [" +
-                       format_number(spec->min) + ", " + format_number(spec->max) + "]");
-    }
-    values_[key] = value;
   }
-  for (const ParamSpec& s : specs) values_.try_emplace(s.name, s.default_value);
+  for (const ParamSpec& s : specs) {
+    if (s.is_text()) {
+      texts_.try_emplace(s.name, s.default_text);
+    } else {
+      values_.try_emplace(s.name, s.default_value);
+    }
+  }
 }
 
 double ParamValues::get(const std::string& name) const {
   const auto it = values_.find(name);
-  if (it == values_.end()) throw ParamError("no parameter named '" + name + "'");
-  return it->second;
+  if (it != values_.end()) return it->second;
+  const std::string owner = owner_.empty() ? "" : owner_ + ": ";
+  if (texts_.count(name) != 0) {
+    throw ParamError(owner + "parameter '" + name + "' is text, not a number");
+  }
+  throw ParamError(owner + "no parameter named '" + name + "'");
+}
+
+const std::string& ParamValues::text(const std::string& name) const {
+  const auto it = texts_.find(name);
+  if (it != texts_.end()) return it->second;
+  const std::string owner = owner_.empty() ? "" : owner_ + ": ";
+  if (values_.count(name) != 0) {
+    throw ParamError(owner + "parameter '" + name + "' is a number, not text");
+  }
+  throw ParamError(owner + "no parameter named '" + name + "'");
 }
 
 }  // namespace vela::lb

@@ -10,8 +10,9 @@ const std::vector<StrategyInfo>& strategies() {
       builtin::greedy_refine(), builtin::hilbert(),       builtin::hilbert_distributed(),
       builtin::refine_comm(),   builtin::rec_bisect_bf(), builtin::diffusion(),
       builtin::metis(),         builtin::scotch(),        builtin::grid_comm(),
-      builtin::optimal(),       builtin::rotate(),        builtin::random(),
-      builtin::dummy(),
+      builtin::grid_metis(),    builtin::grid_hybrid(),   builtin::hierarchical(),
+      builtin::hypergraph(),    builtin::optimal(),       builtin::rotate(),
+      builtin::random(),        builtin::dummy(),
   };
   return all;
 }

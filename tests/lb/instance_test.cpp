@@ -5,6 +5,8 @@
 
 #include <cmath>
 #include <limits>
+#include <string>
+#include <vector>
 
 #include "vela/lb/params.hpp"
 
@@ -81,6 +83,54 @@ TEST(Validate, ChecksAnAssignmentAgainstItsInstance) {
   EXPECT_THROW(validate(in, {{0, -1}}), InstanceError);
   EXPECT_THROW(validate(in, {{0, 2}}), InstanceError);
   EXPECT_EQ(current_assignment(in), (Assignment{{0, 1}}));
+}
+
+Instance three_objects() {
+  Instance in = two_objects();
+  in.objects.push_back({3, 1.0, 8, {2, 0, 0}, 0, true});
+  in.hyperedges = {{{0, 1, 2}, 64}, {{2, 0}, 8}};
+  return in;
+}
+
+TEST(Validate, RejectsBrokenHyperedgesNamingThem) {
+  EXPECT_EQ(rejection(three_objects()), "");
+  Instance in = three_objects();
+  in.hyperedges[1].pins = {2};
+  EXPECT_EQ(rejection(in), "hyperedge 1: 1 pin; a hyperedge needs at least 2");
+  in.hyperedges[1].pins = {};
+  EXPECT_EQ(rejection(in), "hyperedge 1: 0 pins; a hyperedge needs at least 2");
+  in = three_objects();
+  in.hyperedges[0].pins = {0, 1, 3};
+  EXPECT_EQ(rejection(in),
+            "hyperedge 0: pin 2 is object index 3, out of range (the instance has 3 objects)");
+  in = three_objects();
+  in.hyperedges[1].pins = {2, 0, 2};
+  EXPECT_EQ(rejection(in), "hyperedge 1: pin 2 repeats object index 2");
+  // An object may be a pin of any number of hyperedges, and hyperedges may repeat.
+  in = three_objects();
+  in.hyperedges.push_back(in.hyperedges[0]);
+  EXPECT_EQ(rejection(in), "");
+}
+
+TEST(CommunicationNets, AreTheHyperedgesWhenThereAreAny) {
+  const Instance in = three_objects();
+  EXPECT_EQ(communication_nets(in), in.hyperedges);
+}
+
+TEST(CommunicationNets, OtherwiseOneNetPerSenderWithItsReceivers) {
+  Instance in = three_objects();
+  in.hyperedges.clear();
+  // 0 sends 100 to 1 and 50 + 30 to 2 (two edges); 2 sends 7 to 0; 1 sends only to itself.
+  in.edges = {{0, 2, 1, 50}, {0, 1, 1, 100}, {2, 0, 1, 7}, {1, 1, 1, 9}, {0, 2, 1, 30}};
+  const std::vector<Hyperedge> nets = communication_nets(in);
+  ASSERT_EQ(nets.size(), 2u);
+  // Mean bytes per receiver, rounded up: (100 + 80) / 2 = 90; 7 / 1 = 7.
+  EXPECT_EQ(nets[0], (Hyperedge{{0, 1, 2}, 90}));
+  EXPECT_EQ(nets[1], (Hyperedge{{2, 0}, 7}));
+  in.edges = {{1, 0, 1, 3}, {1, 2, 1, 2}};
+  EXPECT_EQ(communication_nets(in), (std::vector<Hyperedge>{{{1, 0, 2}, 3}}));  // 5 / 2 up
+  in.edges.clear();
+  EXPECT_TRUE(communication_nets(in).empty());
 }
 
 std::vector<ParamSpec> specs() {

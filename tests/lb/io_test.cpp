@@ -465,15 +465,18 @@ TEST(InstanceParse, RejectsACoordinateBeyondDims) {
 TEST(InstanceParse, RejectsAnUnsupportedVersion) {
   Doc doc;
   doc.top["version"] = "7";
-  EXPECT_TRUE(
-      rejected(doc.text(), "x.json: version 7 is not supported (this build reads version 1)"));
+  EXPECT_TRUE(rejected(doc.text(),
+                       "x.json: version 7 is not supported (this build reads versions 1 and 2)"));
+  doc.top["version"] = "0";
+  EXPECT_TRUE(rejected(doc.text(), "x.json: version 0 is not supported"));
 }
 
 TEST(InstanceParse, ReportsTheVersionBeforeProblemsThatComeEarlierInTheFile) {
   // A later version may add fields; a reader meeting one first must still blame the version.
   const std::string text =
-      "{\"hyperedges\": {\"pins\": [1]}, \"format\": \"vela-instance\", \"version\": 2}";
-  EXPECT_TRUE(rejected(text, "x.json: version 2 is not supported (this build reads version 1)"));
+      "{\"hyperedges\": {\"pins\": [1]}, \"format\": \"vela-instance\", \"version\": 3}";
+  EXPECT_TRUE(
+      rejected(text, "x.json: version 3 is not supported (this build reads versions 1 and 2)"));
 }
 
 TEST(InstanceParse, RejectsAnotherFormat) {
@@ -494,8 +497,8 @@ TEST(InstanceParse, RejectsAnUnknownField) {
   doc.objects["colour"] = "[1, 2, 3]";
   EXPECT_TRUE(rejected(doc.text(), "x.json: unknown field \"objects.colour\""));
   Doc top;
-  top.top["hyperedges"] = "{}";
-  EXPECT_TRUE(rejected(top.text(), "x.json: unknown field \"hyperedges\""));
+  top.top["colour"] = "{}";
+  EXPECT_TRUE(rejected(top.text(), "x.json: unknown field \"colour\""));
 }
 
 TEST(InstanceParse, RejectsADuplicateField) {

@@ -117,6 +117,24 @@ TEST(CommCut, CountsEdgesBetweenPesAndBetweenClusters) {
   EXPECT_EQ(none.cluster_messages, 0u);
 }
 
+TEST(HypergraphCut, WeighsEachHyperedgeByItsExtraPes) {
+  Instance in = small_instance();       // objects 0, 1 on PE 0; 2 on PE 1; 3 on PE 2
+  in.hyperedges = {{{0, 1}, 5},         // one PE: 0
+                   {{0, 2, 3}, 7},      // three PEs: 7 * 2 = 14
+                   {{3, 1, 0, 2}, 11},  // three PEs: 11 * 2 = 22
+                   {{1, 2}, 0}};        // two PEs, but no bytes: 0
+  EXPECT_EQ(hypergraph_cut(in, current_assignment(in)), 36u);
+  // Objects 2 and 3 joining PE 0: nothing is cut.
+  EXPECT_EQ(hypergraph_cut(in, {{0, 0, 0, 0}}), 0u);
+  // Objects 1 and 3 on PE 1: 5 * 1 + 7 * 2 + 11 * 2 + 0 * 1.
+  EXPECT_EQ(hypergraph_cut(in, {{0, 1, 2, 1}}), 41u);
+  // Every object on a PE of its own (the nets alone): 5 * 1 + 7 * 2 + 11 * 3 + 0 * 1.
+  EXPECT_EQ(hypergraph_cut(in.hyperedges, {{0, 1, 2, 3}}), 52u);
+  // The edges do not count.
+  in.hyperedges.clear();
+  EXPECT_EQ(hypergraph_cut(in, current_assignment(in)), 0u);
+}
+
 TEST(Migrations, CountObjectsAndBytesThatMove) {
   const Instance in = small_instance();
   const MigrationStats m = migrations(in, current_assignment(in), {{0, 1, 1, 0}});

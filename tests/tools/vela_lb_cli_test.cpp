@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -206,6 +207,37 @@ TEST_F(VelaLbCli, HelpEverywhere) {
     EXPECT_EQ(r.status, 0) << cmd << "\n" << r.out;
     EXPECT_NE(r.out.find("Usage"), std::string::npos) << cmd << "\n" << r.out;
   }
+}
+
+TEST_F(VelaLbCli, GenerateParticlesWritesHyperedgesAndCompareShowsTheirCut) {
+  const std::string file = path("particles.json");
+  Result r = vela_lb("generate particles --nx 16 --ny 12 --particles 4000 --pes 4 -o " + file);
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("hyperedges, seed 1"), std::string::npos) << r.out;
+  const vela::lb::Instance in = vela::lb::read_instance(file);
+  EXPECT_EQ(in.objects.size(), 16u * 12u);
+  EXPECT_FALSE(in.hyperedges.empty());
+  std::ifstream text(file);
+  const std::string head((std::istreambuf_iterator<char>(text)), {});
+  EXPECT_NE(head.find("\"version\": 2,"), std::string::npos);
+
+  r = vela_lb("compare -s greedy,dummy -f csv " + file);
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto rows = lines(r.out);
+  ASSERT_EQ(rows.size(), 3u) << r.out;
+  EXPECT_EQ(rows[0].substr(rows[0].rfind(',')), ",hypergraph_cut_bytes");
+  EXPECT_EQ(rows[2].substr(rows[2].rfind(',') + 1),
+            std::to_string(vela::lb::hypergraph_cut(in, vela::lb::current_assignment(in))));
+  r = vela_lb("run -s dummy " + file);
+  EXPECT_NE(r.out.find("hyperedge cut: "), std::string::npos) << r.out;
+
+  r = vela_lb("generate particles --cutoff 3 -o " + file);
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.out.find("particles: cutoff must be in (0, 2], got 3"), std::string::npos) << r.out;
+  r = vela_lb("generate particles --shape 2 -o " + file);
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.out.find("does not apply to particles (it is an option of gamma)"), std::string::npos)
+      << r.out;
 }
 
 TEST_F(VelaLbCli, StrategiesListsEveryRegisteredName) {

@@ -25,34 +25,43 @@ struct CompareOptions {
 // Each report's max PE load over the optimum's; empty without --optimal.
 using Distances = std::vector<double>;
 
+// With hyperedges (a version-2 instance) the table and the CSV also show the hypergraph cut.
 void print_table(const lb::Instance& instance, const std::vector<lb::StrategyReport>& reports,
                  const Distances& distances) {
-  fmt::print("{} objects, {} PEs, {} edges\n\n", instance.objects.size(), instance.pes.size(),
+  const bool hyper = !instance.hyperedges.empty();
+  fmt::print("{} objects, {} PEs, {} edges", instance.objects.size(), instance.pes.size(),
              instance.edges.size());
-  fmt::print("{:<20} {:>10} {:>10} {:>8} {:>10} {:>14} {:>14} {:>10}{}\n", "strategy", "λ before",
-             "λ after", "max/avg", "migrations", "bytes moved", "comm cut B", "time ms",
+  if (hyper) fmt::print(", {} hyperedges", instance.hyperedges.size());
+  fmt::print("\n\n");
+  fmt::print("{:<20} {:>10} {:>10} {:>8} {:>10} {:>14} {:>14}{} {:>10}{}\n", "strategy", "λ before",
+             "λ after", "max/avg", "migrations", "bytes moved", "comm cut B",
+             hyper ? fmt::format(" {:>14}", "hyper cut B") : "", "time ms",
              distances.empty() ? "" : "    × optimum");
   for (std::size_t i = 0; i < reports.size(); ++i) {
     const lb::StrategyReport& r = reports[i];
-    fmt::print("{:<20} {:>9.2f}% {:>9.2f}% {:>8.4f} {:>10} {:>14} {:>14} {:>10.3f}", r.strategy,
+    fmt::print("{:<20} {:>9.2f}% {:>9.2f}% {:>8.4f} {:>10} {:>14} {:>14}{} {:>10.3f}", r.strategy,
                100.0 * r.before.imbalance, 100.0 * r.after.imbalance, r.after.max_over_avg,
-               r.moved.count, r.moved.bytes, r.cut_after.bytes, r.time_ms);
+               r.moved.count, r.moved.bytes, r.cut_after.bytes,
+               hyper ? fmt::format(" {:>14}", r.hypergraph_cut_after) : "", r.time_ms);
     if (!distances.empty()) fmt::print(" {:>12.4f}", distances[i]);
     fmt::print("\n");
   }
 }
 
-void print_csv(const std::vector<lb::StrategyReport>& reports, const Distances& distances) {
+void print_csv(const lb::Instance& instance, const std::vector<lb::StrategyReport>& reports,
+               const Distances& distances) {
+  const bool hyper = !instance.hyperedges.empty();
   fmt::print(
       "strategy,lambda_before,lambda_after,max_avg_after,migrations,bytes_moved,comm_cut_bytes,"
-      "time_ms{}\n",
-      distances.empty() ? "" : ",max_over_optimal");
+      "time_ms{}{}\n",
+      distances.empty() ? "" : ",max_over_optimal", hyper ? ",hypergraph_cut_bytes" : "");
   for (std::size_t i = 0; i < reports.size(); ++i) {
     const lb::StrategyReport& r = reports[i];
     fmt::print("{},{:.6f},{:.6f},{:.6f},{},{},{},{:.3f}", r.strategy, r.before.imbalance,
                r.after.imbalance, r.after.max_over_avg, r.moved.count, r.moved.bytes,
                r.cut_after.bytes, r.time_ms);
     if (!distances.empty()) fmt::print(",{:.6f}", distances[i]);
+    if (hyper) fmt::print(",{}", r.hypergraph_cut_after);
     fmt::print("\n");
   }
 }
@@ -72,6 +81,7 @@ void print_json(const std::vector<lb::StrategyReport>& reports, const Distances&
                     {"comm_cut_bytes", r.cut_after.bytes},
                     {"comm_cut_messages", r.cut_after.messages},
                     {"cluster_cut_bytes", r.cut_after.cluster_bytes},
+                    {"hypergraph_cut_bytes", r.hypergraph_cut_after},
                     {"time_ms", r.time_ms},
                     {"stats", stats}});
     if (!distances.empty()) rows.back()["max_over_optimal"] = distances[i];
@@ -109,7 +119,7 @@ void compare(CompareOptions o) {
     }
   }
   if (o.format == "csv") {
-    print_csv(reports, distances);
+    print_csv(instance, reports, distances);
   } else if (o.format == "json") {
     print_json(reports, distances);
   } else {

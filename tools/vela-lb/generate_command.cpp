@@ -83,8 +83,10 @@ void reject_extras(CLI::App& generate, CLI::App& kind) {
 void write(const lb::Instance& instance, const std::string& kind, std::uint64_t seed,
            const std::string& path) {
   lb::write_instance(instance, path);
-  fmt::print("wrote {}: {} instance, {} objects on {} PEs, {} edges, seed {}\n", path, kind,
-             instance.objects.size(), instance.pes.size(), instance.edges.size(), seed);
+  const std::string hyperedges =
+      instance.hyperedges.empty() ? "" : fmt::format(", {} hyperedges", instance.hyperedges.size());
+  fmt::print("wrote {}: {} instance, {} objects on {} PEs, {} edges{}, seed {}\n", path, kind,
+             instance.objects.size(), instance.pes.size(), instance.edges.size(), hyperedges, seed);
 }
 
 // A kind's sub-command with the options every kind has: --output, --seed, --pes. Each kind keeps
@@ -277,6 +279,35 @@ void add_hetero(CLI::App& generate) {
   });
 }
 
+void add_particles(CLI::App& generate) {
+  struct State {
+    std::string output;
+    lb::ParticlesOptions options;
+  };
+  auto s = std::make_shared<State>();
+  lb::ParticlesOptions& o = s->options;
+  CLI::App* kind = add_kind(generate, "particles",
+                            "MD-like box: cells are objects, particles near cell borders are "
+                            "hyperedges (version-2 file), blobs make the load uneven",
+                            s->output, o.seed, o.pes);
+  kind->add_option("--nx", o.nx, "Cells along x");
+  kind->add_option("--ny", o.ny, "Cells along y");
+  kind->add_option("--nz", o.nz, "Cells along z (1: a 2-D box)");
+  kind->add_option("--particles", o.particles, "Number of particles");
+  kind->add_option("--blobs", o.blobs, "Gaussian clusters of particles (0: uniform)");
+  kind->add_option("--blob-fraction", o.blob_fraction, "Share of the particles in blobs, 0 to 1");
+  kind->add_option("--blob-radius", o.blob_radius, "Standard deviation of a blob, in cells");
+  kind->add_option("--cutoff", o.cutoff,
+                   "Interaction radius in cells (0, 2]: a particle is read by the cells within it");
+  kind->add_option("--pair-cost", o.pair_cost, "Seconds per interacting particle pair");
+  kind->add_option("--cell-cost", o.cell_cost, "Seconds per step of every cell");
+  kind->add_option("--particle-bytes", o.particle_bytes, "Bytes of one particle's state");
+  kind->callback([s, kind, &generate] {
+    reject_extras(generate, *kind);
+    write(lb::generate_particles(s->options), "particles", s->options.seed, s->output);
+  });
+}
+
 }  // namespace
 
 void add_generate_command(CLI::App& app) {
@@ -288,6 +319,7 @@ void add_generate_command(CLI::App& app) {
   add_gamma(*generate);
   add_clustered(*generate);
   add_hetero(*generate);
+  add_particles(*generate);
 }
 
 }  // namespace vela::tools

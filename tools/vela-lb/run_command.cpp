@@ -66,6 +66,8 @@ void run(const RunOptions& o) {
     r.moved = lb::migrations(instance, start, r.assignment);
     r.cut_before = lb::comm_cut(instance, start);
     r.cut_after = lb::comm_cut(instance, r.assignment);
+    r.hypergraph_cut_before = lb::hypergraph_cut(instance, start);
+    r.hypergraph_cut_after = lb::hypergraph_cut(instance, r.assignment);
     r.time_ms = total_ms;
     fmt::print("\n");
   }
@@ -85,6 +87,10 @@ void run(const RunOptions& o) {
   fmt::print("migrations:    {} objects, {} bytes\n", r.moved.count, r.moved.bytes);
   fmt::print("comm cut:      {} -> {} bytes ({} -> {} messages)\n", r.cut_before.bytes,
              r.cut_after.bytes, r.cut_before.messages, r.cut_after.messages);
+  if (!instance.hyperedges.empty()) {
+    fmt::print("hyperedge cut: {} -> {} bytes ({} hyperedges)\n", r.hypergraph_cut_before,
+               r.hypergraph_cut_after, instance.hyperedges.size());
+  }
   if (o.model.startup > 0.0 || o.model.per_byte > 0.0) {
     const lb::Assignment current = lb::current_assignment(instance);
     fmt::print("step time:     {:.6g} -> {:.6g} s predicted; migration {:.6g} s\n",

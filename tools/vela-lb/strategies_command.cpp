@@ -12,8 +12,13 @@ void add_strategies_command(CLI::App& app) {
     for (const lb::StrategyInfo& info : lb::strategies()) {
       fmt::print("{:<16} {}\n", info.name, info.summary);
       for (const lb::ParamSpec& p : info.params) {
-        fmt::print("{:<18} {}={} ({}, range [{}, {}]{})\n", "", p.name, p.default_value, p.help,
-                   p.min, p.max, p.integer ? ", integer" : "");
+        if (p.is_text()) {
+          fmt::print("{:<18} {}={} ({}; one of {})\n", "", p.name, p.default_text, p.help,
+                     lb::join_choices(p.choices()));
+        } else {
+          fmt::print("{:<18} {}={} ({}, range [{}, {}]{})\n", "", p.name, p.default_value, p.help,
+                     p.min, p.max, p.integer ? ", integer" : "");
+        }
       }
     }
   });

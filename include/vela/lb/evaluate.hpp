@@ -2,6 +2,7 @@
 // benchmarks and the runtime's balancer report.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "vela/lb/metrics.hpp"
@@ -18,6 +19,8 @@ struct StrategyReport {
   MigrationStats moved;
   CommCut cut_before;
   CommCut cut_after;
+  std::uint64_t hypergraph_cut_before = 0;  // over Instance::hyperedges (0 without any)
+  std::uint64_t hypergraph_cut_after = 0;
   double time_ms = 0.0;  // wall time of Strategy::solve alone
 };
 

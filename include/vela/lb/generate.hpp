@@ -193,4 +193,37 @@ struct HeteroOptions {
 // that ignores speed leaves the slow cluster late.
 Instance generate_hetero(const HeteroOptions& options);
 
+// ---- (f) particles: work units and the particles they share (ST-14) ----
+
+// A molecular-dynamics-like box of nx x ny x nz cells, the work units (objects). Particles
+// gather in Gaussian blobs over a uniform background. A cell's work is its interactions:
+// pair_cost * (its particles) * (particles in it and the cells around it), plus cell_cost. A
+// particle lives in the cell that holds it and is read by every cell within `cutoff` of it
+// (a box of half-side cutoff around it), so it is one hyperedge: its home cell first, then its
+// other readers in id order. Particles with the same home and readers share one hyperedge,
+// whose bytes add up; particles read by their home cell alone make none.
+struct ParticlesOptions {
+  std::int64_t nx = 32;
+  std::int64_t ny = 32;
+  std::int64_t nz = 1;  // 1: a 2-D box (dims 2); more: dims 3
+  PeId pes = 16;
+  std::uint64_t seed = 1;
+  std::int64_t particles = 50000;
+  std::int32_t blobs = 4;             // 0 .. 1000 Gaussian clusters, centres uniform in the box
+  double blob_fraction = 0.6;         // share of the particles in blobs, in [0, 1]
+  double blob_radius = 3.0;           // standard deviation of a blob, in cells, > 0
+  double cutoff = 0.5;                // interaction radius in cells, in (0, 2]
+  double pair_cost = 1e-6;            // seconds per particle pair, >= 0
+  double cell_cost = 1e-4;            // seconds per step of every cell, > 0
+  std::uint64_t particle_bytes = 48;  // a particle's state: position and velocity
+};
+
+// Cell (i, j, k) is object id (k * ny + j) * nx + i at x = i, y = j (z = k); every PE of speed
+// 1 in cluster 0. Placement: 2-D blocks (nz = 1) or slabs of whole z-layers (block_placement_1d
+// over the ids). An object's size is its particles' bytes. Edges carry the same communication
+// as a graph: from a hyperedge's home cell to each other reader, its bytes (one message per
+// pair, merged over hyperedges) — the view of a graph partitioner, which pays a particle once
+// per reader on another PE where the hypergraph pays once per other PE.
+Instance generate_particles(const ParticlesOptions& options);
+
 }  // namespace vela::lb

@@ -21,6 +21,8 @@ struct Object {
   std::array<double, 3> coords{};
   PeId pe = 0;  // where the object is now
   bool migratable = true;
+
+  friend bool operator==(const Object&, const Object&) = default;
 };
 
 // A processing element. A PE of speed s runs work w in w / s seconds; `background` is
@@ -39,11 +41,23 @@ struct Edge {
   std::uint64_t bytes = 0;
 };
 
+// Data shared by several objects each step, such as a particle that the work units around it
+// all read: a PE that holds any of the pins but not the data's owner needs a copy. `pins` are
+// positions in Instance::objects (at least 2, no repeats); `bytes` is the data's size per step.
+// Placing the pins on k distinct PEs costs bytes * (k - 1) (the hypergraph cut, metrics.hpp).
+struct Hyperedge {
+  std::vector<std::uint32_t> pins;
+  std::uint64_t bytes = 0;
+
+  friend bool operator==(const Hyperedge&, const Hyperedge&) = default;
+};
+
 struct Instance {
   int dims = 0;  // how many of Object::coords are meaningful (0 to 3)
   std::vector<Object> objects;
   std::vector<Pe> pes;
   std::vector<Edge> edges;
+  std::vector<Hyperedge> hyperedges;  // may be empty; independent of `edges`
 };
 
 // Where each object goes: pe[i] is the PE of Instance::objects[i].
@@ -64,8 +78,16 @@ class InstanceError : public std::runtime_error {
 };
 
 // Checks every rule of the model (ids unique, loads finite and >= 0, PEs valid, edges in range,
-// speeds > 0, dims in 0..3); throws InstanceError naming the first offending element.
+// speeds > 0, dims in 0..3, hyperedges with at least 2 pins, all in range and none repeated);
+// throws InstanceError naming the first offending element.
 void validate(const Instance& instance);
+
+// The communication as hyperedges: `instance.hyperedges` when there are any. Otherwise one net
+// per object that sends on an edge: the object and every other object it sends to (the
+// column-net model: the object's data goes to each PE holding a receiver), in index order with
+// the sender first; its bytes are the mean bytes per receiver, rounded up. Self edges are
+// ignored. O(edges log edges).
+std::vector<Hyperedge> communication_nets(const Instance& instance);
 
 // Checks that `assignment` gives every object of `instance` a valid PE.
 void validate(const Instance& instance, const Assignment& assignment);

@@ -9,8 +9,14 @@
 
 namespace vela::lb {
 
-// The format version this build writes, and the only one it reads.
-inline constexpr int instance_format_version = 1;
+// The newest format version: version 2 adds the optional "hyperedges". This build reads every
+// version from oldest_instance_format_version to instance_format_version.
+inline constexpr int instance_format_version = 2;
+inline constexpr int oldest_instance_format_version = 1;
+
+// The version write_instance writes for `instance`: 1 when it has no hyperedges, so that such
+// files stay byte for byte what they were and readable by version-1 readers; 2 otherwise.
+int format_version_for(const Instance& instance);
 
 // Parses and validates an instance. Throws InstanceError whose message starts with
 // `source` (a file name) and names the element and the problem.

@@ -52,6 +52,15 @@ struct CommCut {
 
 CommCut comm_cut(const Instance& instance, const Assignment& assignment);
 
+// The hypergraph cut (connectivity - 1): the sum over Instance::hyperedges of
+// bytes * (number of distinct PEs among the pins - 1), the bytes copied to PEs other than one
+// holder each step. 0 for an instance without hyperedges (see communication_nets for the nets
+// of its edges). O(pins + PEs).
+std::uint64_t hypergraph_cut(const Instance& instance, const Assignment& assignment);
+// The same for any nets over the objects `assignment` places (communication_nets, say).
+std::uint64_t hypergraph_cut(const std::vector<Hyperedge>& hyperedges,
+                             const Assignment& assignment);
+
 // Foster's model for moving data: T = startup + per_byte * bytes.
 struct CommModel {
   double startup = 0.0;   // T_s, seconds per message

@@ -20,6 +20,10 @@ StrategyInfo diffusion();
 StrategyInfo metis();
 StrategyInfo scotch();
 StrategyInfo grid_comm();
+StrategyInfo grid_metis();
+StrategyInfo grid_hybrid();
+StrategyInfo hierarchical();
+StrategyInfo hypergraph();
 StrategyInfo optimal();
 
 }  // namespace vela::lb::builtin
