@@ -10,5 +10,6 @@ void add_generate_command(CLI::App& app);
 void add_run_command(CLI::App& app);
 void add_compare_command(CLI::App& app);
 void add_strategies_command(CLI::App& app);
+void add_trace_command(CLI::App& app);
 
 }  // namespace vela::tools
