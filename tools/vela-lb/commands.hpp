@@ -11,5 +11,6 @@ void add_run_command(CLI::App& app);
 void add_compare_command(CLI::App& app);
 void add_strategies_command(CLI::App& app);
 void add_trace_command(CLI::App& app);
+void add_replay_commands(CLI::App& app);  // replay, predict, policies
 
 }  // namespace vela::tools

@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   vela::tools::add_compare_command(app);
   vela::tools::add_strategies_command(app);
   vela::tools::add_trace_command(app);
+  vela::tools::add_replay_commands(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

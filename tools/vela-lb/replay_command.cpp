@@ -1,0 +1,307 @@
+// vela-lb replay: an application run simulated from a load trace under one policy, or several
+// policies compared (--compare). Also adds predict and policies (policy_commands.hpp).
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "commands.hpp"
+#include "policy_commands.hpp"
+#include "strategy_options.hpp"
+#include "vela/lb/registry.hpp"
+#include "vela/lb/replay.hpp"
+
+namespace vela::tools {
+
+CLI::Validator non_negative_seconds() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        std::size_t used = 0;
+        double value = -1.0;
+        try {
+          value = std::stod(text, &used);
+        } catch (const std::exception&) {
+          used = 0;
+        }
+        if (used == 0 || used != text.size() || !std::isfinite(value) || value < 0.0) {
+          return "expected a finite number >= 0, got '" + text + "'";
+        }
+        return {};
+      },
+      "NUMBER >= 0");
+}
+
+namespace {
+
+struct ReplayCommandOptions {
+  std::string input;
+  std::string policy;
+  std::vector<std::string> policy_params;
+  std::vector<std::string> compare;
+  double startup = 0.0;
+  double per_byte = 0.0;
+  double migration_startup = -1.0;  // -1: as --startup
+  double migration_per_byte = -1.0;
+  std::vector<std::string> strategy_times;
+  std::string migration_cost = "total";
+  std::string predictor;
+  std::vector<std::string> predictor_params;
+  bool async = false;
+  std::string series;
+  std::string format = "table";
+};
+
+// A policy to run: its label (as the user wrote it), name and parameters.
+struct PolicyRun {
+  std::string label;
+  std::string name;
+  lb::RawParams params;
+  lb::ReplayResult result;
+};
+
+// "NAME" or "NAME:k=v,k=v".
+PolicyRun parse_compare(const std::string& spec) {
+  PolicyRun run;
+  run.label = spec;
+  const auto colon = spec.find(':');
+  run.name = spec.substr(0, colon);
+  if (run.name.empty()) {
+    throw std::invalid_argument("--compare '" + spec +
+                                "': expected POLICY or POLICY:key=value,...");
+  }
+  if (colon == std::string::npos) return run;
+  const std::string rest = spec.substr(colon + 1);
+  std::size_t start = 0;
+  for (;;) {
+    const auto comma = rest.find(',', start);
+    const std::string item = rest.substr(start, comma - start);
+    try {
+      lb::parse_param(item, run.params);
+    } catch (const lb::ParamError& e) {
+      throw lb::ParamError("--compare '" + spec + "': " + e.what());
+    }
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return run;
+}
+
+double parse_seconds(const std::string& text, const std::string& whole) {
+  std::size_t used = 0;
+  double value = -1.0;
+  try {
+    value = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != text.size() || !std::isfinite(value) || value < 0.0) {
+    throw std::invalid_argument(
+        "--strategy-time: expected 'measured', SECONDS >= 0 or "
+        "STRATEGY=SECONDS, got '" +
+        whole + "'");
+  }
+  return value;
+}
+
+// Each value: "measured", SECONDS (every strategy) or STRATEGY=SECONDS (that one).
+void parse_strategy_times(const std::vector<std::string>& values, lb::ReplayOptions& options) {
+  for (const std::string& text : values) {
+    const auto eq = text.find('=');
+    if (eq == std::string::npos) {
+      if (text == "measured") {
+        options.strategy_seconds.reset();
+      } else {
+        options.strategy_seconds = parse_seconds(text, text);
+      }
+      continue;
+    }
+    const std::string name = text.substr(0, eq);
+    lb::find_strategy(name);  // throws for an unknown name, listing the known ones
+    options.strategy_seconds_by_name[name] = parse_seconds(text.substr(eq + 1), text);
+  }
+}
+
+std::string describe(const lb::ReplayOptions& o, const std::string& predictor) {
+  std::string times =
+      o.strategy_seconds ? fmt::format("{} s per call", *o.strategy_seconds) : "measured";
+  for (const auto& [name, seconds] : o.strategy_seconds_by_name) {
+    times += fmt::format(", {} {} s", name, seconds);
+  }
+  return fmt::format("{} balancing, strategy time {}, predictor {}",
+                     o.asynchronous ? "asynchronous" : "inline", times,
+                     predictor.empty() ? "none" : predictor);
+}
+
+void print_one(const PolicyRun& run, const lb::ReplayOptions& o, const std::string& predictor) {
+  const lb::ReplayResult& r = run.result;
+  const lb::ReplayTotals& t = r.totals;
+  fmt::print("policy:        {}\n", run.label);
+  fmt::print("replay:        {} steps; {}\n", r.steps, describe(o, predictor));
+  fmt::print("total:         {:.6f} s\n", t.total);
+  fmt::print("  compute:     {:.6f} s\n", t.compute);
+  fmt::print("  comm:        {:.6f} s\n", t.communication);
+  fmt::print("  strategy:    {:.6f} s\n", t.strategy);
+  fmt::print("  migration:   {:.6f} s\n", t.migration);
+  if (o.asynchronous) fmt::print("overlapped:    {:.6f} s of strategy time\n", t.overlapped);
+  fmt::print("balances:      {} applied, {} started, {} dropped\n", r.balances, r.started,
+             r.dropped);
+  fmt::print("migrations:    {} objects, {} bytes\n", r.migrations, r.bytes_moved);
+}
+
+void print_table(const std::vector<PolicyRun>& runs, double never) {
+  std::size_t width = 6;
+  for (const PolicyRun& run : runs) width = std::max(width, run.label.size());
+  fmt::print("{:<{}} {:>14} {:>9} {:>14} {:>12} {:>12} {:>12} {:>9} {:>11}\n", "policy", width,
+             "total s", "× never", "compute s", "comm s", "strategy s", "migration s", "balances",
+             "migrations");
+  for (const PolicyRun& run : runs) {
+    const lb::ReplayTotals& t = run.result.totals;
+    fmt::print("{:<{}} {:>14.4f} {:>9.4f} {:>14.4f} {:>12.4f} {:>12.4f} {:>12.4f} {:>9} {:>11}\n",
+               run.label, width, t.total, never > 0.0 ? t.total / never : 0.0, t.compute,
+               t.communication, t.strategy, t.migration, run.result.balances,
+               run.result.migrations);
+  }
+}
+
+void print_csv(const std::vector<PolicyRun>& runs, double never) {
+  fmt::print(
+      "policy,total,relative_to_never,compute,communication,strategy,migration,overlapped,"
+      "balances,started,dropped,migrations,bytes_moved\n");
+  for (const PolicyRun& run : runs) {
+    const lb::ReplayResult& r = run.result;
+    const lb::ReplayTotals& t = r.totals;
+    std::string label = run.label;  // one cell: the parameters' commas become semicolons
+    std::replace(label.begin(), label.end(), ',', ';');
+    fmt::print("{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{},{},{},{},{}\n", label,
+               t.total, never > 0.0 ? t.total / never : 0.0, t.compute, t.communication, t.strategy,
+               t.migration, t.overlapped, r.balances, r.started, r.dropped, r.migrations,
+               r.bytes_moved);
+  }
+}
+
+void replay_command(const ReplayCommandOptions& o) {
+  if (!o.compare.empty() && (!o.policy.empty() || !o.policy_params.empty())) {
+    throw std::invalid_argument("give either --policy (with -P) or --compare, not both");
+  }
+  if (!o.series.empty() && !o.compare.empty()) {
+    throw std::invalid_argument("--series needs a single --policy, not --compare");
+  }
+  if (o.predictor.empty() && !o.predictor_params.empty()) {
+    throw std::invalid_argument("--predictor-param needs --predictor");
+  }
+  lb::ReplayOptions options;
+  options.communication = {o.startup, o.per_byte};
+  options.migration = {o.migration_startup >= 0.0 ? o.migration_startup : o.startup,
+                       o.migration_per_byte >= 0.0 ? o.migration_per_byte : o.per_byte};
+  parse_strategy_times(o.strategy_times, options);
+  options.migration_cost =
+      o.migration_cost == "busiest-pe" ? lb::MigrationCost::busiest_pe : lb::MigrationCost::total;
+  options.asynchronous = o.async;
+
+  std::vector<PolicyRun> runs;
+  if (o.compare.empty()) {
+    PolicyRun run;
+    run.name = o.policy.empty() ? "never" : o.policy;
+    run.params = parse_params(o.policy_params);
+    run.label = run.name;
+    for (const std::string& p : o.policy_params)
+      run.label += (run.label == run.name ? ":" : ",") + p;
+    runs.push_back(std::move(run));
+  } else {
+    for (const std::string& spec : o.compare) runs.push_back(parse_compare(spec));
+  }
+  // Everything named is built before the trace is read, so a bad name or parameter fails fast.
+  std::vector<std::unique_ptr<lb::Policy>> policies;
+  for (const PolicyRun& run : runs) policies.push_back(lb::make_policy(run.name, run.params));
+  if (!o.predictor.empty()) lb::make_predictor(o.predictor, parse_params(o.predictor_params));
+  const bool has_never = std::any_of(runs.begin(), runs.end(), [](const PolicyRun& r) {
+    return r.name == "never" && r.params.empty();
+  });
+  const lb::Trace trace = lb::read_trace(o.input);
+
+  double never = 0.0;
+  for (std::size_t k = 0; k < runs.size(); ++k) {
+    std::unique_ptr<lb::Predictor> predictor;
+    if (!o.predictor.empty())
+      predictor = lb::make_predictor(o.predictor, parse_params(o.predictor_params));
+    options.predictor = predictor.get();
+    options.keep_series = !o.series.empty();
+    runs[k].result = lb::replay(trace, *policies[k], options);
+    if (runs[k].name == "never" && runs[k].params.empty()) never = runs[k].result.totals.total;
+  }
+  if (!has_never && !o.compare.empty()) {
+    auto baseline = lb::make_policy("never");
+    options.predictor = nullptr;
+    options.keep_series = false;
+    never = lb::replay(trace, *baseline, options).totals.total;
+  }
+  if (!o.series.empty()) lb::write_series_csv(runs.front().result, o.series);
+
+  if (o.format == "csv") {
+    print_csv(runs, never);
+  } else if (o.compare.empty()) {
+    print_one(runs.front(), options, o.predictor);
+    if (!o.series.empty()) fmt::print("series:        {}\n", o.series);
+  } else {
+    fmt::print("{}: {} steps, {} objects at the start, {} PEs; {}\n\n", o.input, trace.steps.size(),
+               trace.initial.objects.size(), trace.initial.pes.size(),
+               describe(options, o.predictor));
+    print_table(runs, never);
+  }
+}
+
+}  // namespace
+
+void add_replay_commands(CLI::App& app) {
+  auto o = std::make_shared<ReplayCommandOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "replay", "Simulate a run from a load trace under a policy (or compare several policies)");
+  cmd->add_option("trace", o->input, "Trace file (JSON or binary, docs/trace-format.md)")
+      ->required();
+  cmd->add_option("--policy", o->policy, "Policy name (see 'vela-lb policies') [default: never]");
+  cmd->add_option("-P,--policy-param", o->policy_params, "Policy parameter key=value (repeatable)");
+  cmd->add_option("--compare", o->compare,
+                  "Compare policies: POLICY or POLICY:key=value,... (repeatable); prints a table "
+                  "with each total relative to never")
+      ->allow_extra_args(false);
+  cmd->add_option("--startup", o->startup,
+                  "Seconds per message (T_s): the step's communication, and per object migrated")
+      ->check(non_negative_seconds());
+  cmd->add_option("--per-byte", o->per_byte,
+                  "Seconds per byte (t_w): the step's communication, and migrated bytes")
+      ->check(non_negative_seconds());
+  cmd->add_option("--migration-startup", o->migration_startup,
+                  "Seconds per object migrated [default: --startup]")
+      ->check(non_negative_seconds());
+  cmd->add_option("--migration-per-byte", o->migration_per_byte,
+                  "Seconds per byte migrated [default: --per-byte]")
+      ->check(non_negative_seconds());
+  cmd->add_option("--migration-cost", o->migration_cost,
+                  "total: every migrated object and byte in turn; busiest-pe: PEs send and "
+                  "receive at once, the busiest one sets the time [default: total]")
+      ->check(CLI::IsMember({"total", "busiest-pe"}));
+  cmd->add_option("--strategy-time", o->strategy_times,
+                  "Seconds charged per strategy call, 'measured' (wall time), or STRATEGY=SECONDS "
+                  "for one strategy (repeatable) [default: measured]")
+      ->allow_extra_args(false);
+  cmd->add_option("--predictor", o->predictor,
+                  "Give strategies the loads this predictor expects (see 'vela-lb policies')");
+  cmd->add_option("--predictor-param", o->predictor_params,
+                  "Predictor parameter key=value (repeatable)");
+  cmd->add_flag("--async", o->async,
+                "Asynchronous balancing (PO-7): the strategy runs beside the application and its "
+                "answer is applied max(1, ceil(strategy time / step time)) steps later");
+  cmd->add_option("--series", o->series, "Write the per-step series to this CSV file");
+  cmd->add_option("--format,-f", o->format, "Output format")
+      ->check(CLI::IsMember({"table", "csv"}));
+  cmd->callback([o] { replay_command(*o); });
+  add_predict_command(app);
+  add_policies_command(app);
+}
+
+}  // namespace vela::tools
