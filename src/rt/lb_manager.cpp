@@ -1,12 +1,15 @@
 // Balancing at sync points: when every element of a collection has called at_sync(), the root
 // (PE 0) gathers each PE's measurements into an lb::Instance, runs the strategy, migrates the
-// elements it moves, and resumes every element once they have all arrived.
+// elements it moves, and resumes every element once they have all arrived. With --lb-policy
+// the root gathers at every sync point and the policy decides, on the step's measurements,
+// whether to balance and with which strategy.
 #include <filesystem>
 
 #include "state.hpp"
 #include "trace/timeline.hpp"
 #include "vela/lb/evaluate.hpp"
 #include "vela/lb/io.hpp"
+#include "vela/lb/registry.hpp"
 
 namespace vela::rt::detail {
 
@@ -65,6 +68,27 @@ void dump(const RuntimeState& state, const CollectionInfo& info, const lb::Insta
   lb::write_instance(instance, file.string());
 }
 
+// The strategy a policy's decision names: --lb's own object when it is --lb's strategy with no
+// parameters of its own, else one made on first use (with --lb-param too when it is --lb's
+// strategy, the decision's parameters over them) and kept, so strategies with state (curve
+// caches, invocation counts) keep it between calls.
+lb::Strategy* named_strategy(const RuntimeState& state, LbRound& round,
+                             const lb::Decision& decision) {
+  if (decision.strategy == state.options.lb && decision.params.empty()) {
+    return round.strategy.get();
+  }
+  lb::RawParams params;
+  if (decision.strategy == state.options.lb) params = state.lb_params;
+  for (const auto& [key, value] : decision.params) params[key] = value;
+  std::string key = decision.strategy;
+  for (const auto& [k, v] : params) key += " " + k + "=" + v;
+  auto it = round.named.find(key);
+  if (it == round.named.end()) {
+    it = round.named.emplace(key, lb::make_strategy(decision.strategy, params)).first;
+  }
+  return it->second.get();
+}
+
 void balance(PeState& pe, CollectionInfo& info) {
   RuntimeState& state = *pe.runtime;
   LbRound& round = info.lb;
@@ -77,16 +101,45 @@ void balance(PeState& pe, CollectionInfo& info) {
       throw std::logic_error("balance: an edge names an element outside the collection");
     }
   }
+  std::string name = state.options.lb;
+  lb::Strategy* strategy = round.strategy.get();
+  if (round.policy) {
+    lb::PolicyInput input;
+    input.step = static_cast<std::size_t>(round.syncs - 1);
+    input.instance = &instance;
+    input.costs = {state.options.lb_startup, state.options.lb_per_byte,
+                   round.last_strategy_seconds};
+    const lb::Decision decision = round.policy->decide(input);
+    if (!decision.balance()) {
+      instance = {};
+      finish_step(state, info);
+      return;
+    }
+    name = decision.strategy;
+    strategy = named_strategy(state, round, decision);
+  }
   if (!state.options.lb_dump.empty()) dump(state, info, instance);
 
   const auto from = Clock::now();
-  const lb::StrategyReport report = lb::run_strategy(*round.strategy, state.options.lb, instance);
+  const lb::StrategyReport report = lb::run_strategy(*strategy, name, instance);
   const auto to = Clock::now();
   state.stats.lb_steps += 1;
   state.stats.lb_seconds += report.time_ms / 1000.0;
+  round.last_strategy_seconds = report.time_ms / 1000.0;
   if (state.timeline) {
-    state.timeline->complete(pe.id, trace::Category::lb, state.options.lb.c_str(), from, to,
-                             info.name);
+    state.timeline->complete(pe.id, trace::Category::lb, name.c_str(), from, to, info.name);
+  }
+  if (round.policy) {
+    lb::BalanceOutcome outcome;
+    outcome.step = static_cast<std::size_t>(round.syncs - 1);
+    outcome.strategy = name;
+    outcome.strategy_seconds = round.last_strategy_seconds;
+    outcome.migrations = static_cast<std::size_t>(report.moved.count);
+    outcome.migration_seconds = state.options.lb_startup * static_cast<double>(report.moved.count) +
+                                state.options.lb_per_byte * static_cast<double>(report.moved.bytes);
+    outcome.imbalance_before = report.before.imbalance;
+    outcome.imbalance_after = report.after.imbalance;
+    round.policy->balanced(outcome);
   }
 
   std::vector<std::vector<std::pair<std::uint64_t, PeId>>> moves(
@@ -125,7 +178,10 @@ void on_at_sync(PeState& pe, const Message& message) {
   round.arrived = 0;
   ++round.syncs;
   if (state.timeline) state.timeline->instant(pe.id, trace::Category::lb, "at_sync", Clock::now());
-  if (!round.strategy || round.syncs % static_cast<std::uint64_t>(state.options.lb_period) != 0) {
+  // A policy decides at every sync point, on the measurements of the step; otherwise every
+  // lb_period-th sync point balances.
+  if (!round.strategy ||
+      (!round.policy && round.syncs % static_cast<std::uint64_t>(state.options.lb_period) != 0)) {
     finish_step(state, info);
     return;
   }

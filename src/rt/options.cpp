@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "vela/lb/policy.hpp"
 #include "vela/lb/registry.hpp"
 
 namespace vela::rt {
@@ -28,6 +29,21 @@ void add_runtime_options(CLI::App& app, Options& options) {
       ->check(CLI::Range(1, 1 << 30))
       ->group(group);
   app.add_option("--lb-param", options.lb_params, "Strategy parameter key=value (repeatable)")
+      ->group(group);
+  app.add_option("--lb-policy", options.lb_policy,
+                 "When to balance: a policy asked at every sync point (see 'vela-lb policies'); "
+                 "its strategy defaults to --lb")
+      ->group(group);
+  app.add_option("--lb-policy-param", options.lb_policy_params,
+                 "Policy parameter key=value (repeatable)")
+      ->group(group);
+  app.add_option("--lb-startup", options.lb_startup,
+                 "Seconds per migrated object (T_s), for the policy's cost estimates")
+      ->check(CLI::Range(0.0, 1e6))
+      ->group(group);
+  app.add_option("--lb-per-byte", options.lb_per_byte,
+                 "Seconds per migrated byte (t_w), for the policy's cost estimates")
+      ->check(CLI::Range(0.0, 1e6))
       ->group(group);
   app.add_option("--trace", options.trace, "Write a Chrome trace (opens in Perfetto) to FILE")
       ->group(group);
@@ -72,6 +88,46 @@ void validate(const Options& options) {
   } else if (!options.lb_params.empty()) {
     throw std::invalid_argument("--lb-param given without --lb");
   }
+  if (!(options.lb_startup >= 0.0 && options.lb_startup <= 1e6)) {
+    throw std::invalid_argument("--lb-startup " + std::to_string(options.lb_startup) +
+                                ": expected seconds in [0, 1e6]");
+  }
+  if (!(options.lb_per_byte >= 0.0 && options.lb_per_byte <= 1e6)) {
+    throw std::invalid_argument("--lb-per-byte " + std::to_string(options.lb_per_byte) +
+                                ": expected seconds in [0, 1e6]");
+  }
+  if (options.lb_policy.empty()) {
+    if (!options.lb_policy_params.empty()) {
+      throw std::invalid_argument("--lb-policy-param given without --lb-policy");
+    }
+    return;
+  }
+  if (options.lb.empty()) {
+    throw std::invalid_argument("--lb-policy " + options.lb_policy +
+                                ": needs --lb (the strategy the policy runs by default)");
+  }
+  if (options.lb_period != 1) {
+    throw std::invalid_argument(
+        "--lb-period and --lb-policy: give one (the policy decides at every sync point; "
+        "'--lb-policy periodic --lb-policy-param every=K' balances every K-th)");
+  }
+  try {
+    lb::make_policy(options.lb_policy, policy_params(options));
+  } catch (const lb::ParamError& e) {
+    throw std::invalid_argument(std::string("--lb-policy: ") + e.what());
+  }
+}
+
+lb::RawParams policy_params(const Options& options) {
+  lb::RawParams raw;
+  for (const std::string& s : options.lb_policy_params) lb::parse_param(s, raw);
+  for (const lb::PolicyInfo& info : lb::policies()) {
+    if (info.name != options.lb_policy) continue;
+    for (const lb::ParamSpec& spec : info.params) {
+      if (spec.name == "strategy" && raw.count("strategy") == 0) raw["strategy"] = options.lb;
+    }
+  }
+  return raw;
 }
 
 }  // namespace vela::rt

@@ -61,6 +61,9 @@ CollectionId create_collection(RuntimeState& state, const std::string& name, con
   info->arguments = std::move(arguments);
   if (!state.options.lb.empty()) {
     info->lb.strategy = lb::make_strategy(state.options.lb, state.lb_params);
+    if (!state.options.lb_policy.empty()) {
+      info->lb.policy = lb::make_policy(state.options.lb_policy, policy_params(state.options));
+    }
   }
   state.collections[count] = std::move(info);
   state.collection_count.store(count + 1, std::memory_order_release);

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "pinning.hpp"
+#include "vela/lb/policy.hpp"
 #include "vela/lb/strategy.hpp"
 #include "vela/rt/runtime.hpp"
 
@@ -145,6 +146,11 @@ struct LbRound {
   lb::Instance instance;
   std::uint64_t awaited_migrations = 0;
   std::unique_ptr<lb::Strategy> strategy;
+  // With --lb-policy: asked at every sync point; the strategies it names, made on first use
+  // (keyed by name and parameters); the last strategy's time, for its cost estimates.
+  std::unique_ptr<lb::Policy> policy;
+  std::map<std::string, std::unique_ptr<lb::Strategy>> named;
+  double last_strategy_seconds = 0.0;
   bool periodic = false;     // balanced every --lb-interval, without sync points
   bool in_progress = false;  // a periodic step is under way
 };

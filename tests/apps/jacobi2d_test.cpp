@@ -119,4 +119,53 @@ TEST_F(Jacobi2dFiles, LbDumpsReplayInVelaLb) {
   }
 }
 
+// --lb-policy: the runtime gathers at every sync point and the policy decides. 12 steps with a
+// sync point every 2 give 5 sync points (step 12 ends the run): every=1 balances at all 5 (one
+// dump each), every=2 at the 2nd and 4th, a threshold no step reaches never; the checksum is
+// the same in every case.
+TEST_F(Jacobi2dFiles, PoliciesDecideWhenToBalance) {
+  const std::string common =
+      "--mesh 64 --objects 4 --steps 12 --sync-every 2 --pes 2 --no-pin --heavy 8 --lb greedy ";
+  const auto dumps_of = [&](const std::string& name, const std::string& policy) {
+    const fs::path dir = dir_ / name;
+    const Result r = run_program(JACOBI2D_BINARY, common + policy + " --lb-dump " + dir.string());
+    EXPECT_EQ(r.status, 0) << r.out;
+    std::size_t files = 0;
+    if (fs::exists(dir)) {
+      for ([[maybe_unused]] const auto& f : fs::directory_iterator(dir)) ++files;
+    }
+    return std::make_pair(files, r.out.substr(r.out.find("checksum:")));
+  };
+  const auto periodic = dumps_of("periodic", "--lb-policy periodic --lb-policy-param every=2");
+  const auto never = dumps_of("never", "--lb-policy threshold --lb-policy-param threshold=1e6");
+  const auto every = dumps_of("every", "--lb-policy periodic --lb-policy-param every=1");
+  EXPECT_EQ(periodic.first, 2u);
+  EXPECT_EQ(never.first, 0u);
+  EXPECT_EQ(every.first, 5u);
+  EXPECT_EQ(periodic.second.substr(0, 30), never.second.substr(0, 30));
+  EXPECT_EQ(every.second.substr(0, 30), never.second.substr(0, 30));
+}
+
+TEST_F(Jacobi2dFiles, BadPolicyOptionsAreNamed) {
+  const std::string common = "--mesh 32 --objects 2 --steps 2 --pes 1 --no-pin ";
+  const Result no_lb = run_program(JACOBI2D_BINARY, common + "--lb-policy periodic");
+  EXPECT_NE(no_lb.status, 0);
+  EXPECT_NE(no_lb.out.find("--lb-policy periodic: needs --lb"), std::string::npos) << no_lb.out;
+  const Result unknown = run_program(JACOBI2D_BINARY, common + "--lb greedy --lb-policy sometimes");
+  EXPECT_NE(unknown.status, 0);
+  EXPECT_NE(unknown.out.find("sometimes"), std::string::npos) << unknown.out;
+  const Result both =
+      run_program(JACOBI2D_BINARY, common + "--lb greedy --lb-policy periodic --lb-period 3");
+  EXPECT_NE(both.status, 0);
+  EXPECT_NE(both.out.find("--lb-period and --lb-policy"), std::string::npos) << both.out;
+  const Result param = run_program(
+      JACOBI2D_BINARY, common + "--lb greedy --lb-policy periodic --lb-policy-param every=0");
+  EXPECT_NE(param.status, 0);
+  EXPECT_NE(param.out.find("every"), std::string::npos) << param.out;
+  const Result orphan = run_program(JACOBI2D_BINARY, common + "--lb-policy-param every=2");
+  EXPECT_NE(orphan.status, 0);
+  EXPECT_NE(orphan.out.find("--lb-policy-param given without --lb-policy"), std::string::npos)
+      << orphan.out;
+}
+
 }  // namespace

@@ -15,15 +15,21 @@ struct Options {
   std::string lb;                      // strategy name; empty: no balancing at sync points
   int lb_period = 1;                   // balance at every K-th at_sync() of a collection
   std::vector<std::string> lb_params;  // strategy parameters, "key=value"
-  std::string trace;                   // Chrome trace file to write, empty: none
+  // When to balance: a policy of vela-lb (see 'vela-lb policies'), asked at every sync point;
+  // empty: every lb_period-th sync point. Its "strategy" parameter defaults to `lb`.
+  std::string lb_policy;
+  std::vector<std::string> lb_policy_params;  // policy parameters, "key=value"
+  double lb_startup = 0.0;   // seconds per object migrated (T_s), for policies' cost estimates
+  double lb_per_byte = 0.0;  // seconds per byte migrated (t_w), likewise
+  std::string trace;         // Chrome trace file to write, empty: none
   double lb_interval = 0.0;  // seconds between balancing of collections balanced periodically
   std::string lb_dump;       // directory for one instance file per LB step, empty: none
   bool measure_cpu = false;  // charge entry methods by thread CPU time (else wall time)
   bool instrument = true;    // measure entry methods and communication (balancing needs it)
 };
 
-// Adds --pes, --no-pin, --lb, --lb-period, --lb-param, --trace, --lb-dump, --lb-cpu-time and
-// --no-instrument to
+// Adds --pes, --no-pin, --lb, --lb-period, --lb-param, --lb-policy, --lb-policy-param,
+// --lb-startup, --lb-per-byte, --trace, --lb-dump, --lb-cpu-time and --no-instrument to
 // `app`, writing into `options`; values are checked as they are parsed (an unknown strategy or a
 // malformed parameter is an error naming the option).
 void add_runtime_options(CLI::App& app, Options& options);
@@ -31,5 +37,9 @@ void add_runtime_options(CLI::App& app, Options& options);
 // Checks options set from code the way the command line checks them; throws
 // std::invalid_argument naming the option.
 void validate(const Options& options);
+
+// The policy parameters `options` give, with "strategy" set to options.lb when the policy has
+// such a parameter and the user did not set it. Throws lb::ParamError on a malformed one.
+lb::RawParams policy_params(const Options& options);
 
 }  // namespace vela::rt
