@@ -5,9 +5,8 @@
 
 namespace vela::lb {
 
-namespace {
-
-void check_contract(const std::string& name, const Instance& instance, const Assignment& a) {
+void check_strategy_contract(const std::string& name, const Instance& instance,
+                             const Assignment& a) {
   try {
     validate(instance, a);
   } catch (const InstanceError& e) {
@@ -21,8 +20,6 @@ void check_contract(const std::string& name, const Instance& instance, const Ass
   }
 }
 
-}  // namespace
-
 StrategyReport run_strategy(Strategy& strategy, const std::string& name, const Instance& instance) {
   StrategyReport r;
   r.strategy = name;
@@ -30,7 +27,7 @@ StrategyReport run_strategy(Strategy& strategy, const std::string& name, const I
   Solution solution = strategy.solve(instance);
   const auto stop = std::chrono::steady_clock::now();
   r.time_ms = std::chrono::duration<double, std::milli>(stop - start).count();
-  check_contract(name, instance, solution.assignment);
+  check_strategy_contract(name, instance, solution.assignment);
 
   const Assignment current = current_assignment(instance);
   r.before = load_stats(pe_loads(instance, current));

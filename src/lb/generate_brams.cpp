@@ -37,6 +37,10 @@ void check(const BramsOptions& o) {
   }
 }
 
+}  // namespace
+
+namespace generate_detail {
+
 double storm_multiplier(const std::vector<Storm>& storms, double x, double y) {
   double m = 1.0;
   for (const Storm& s : storms) {
@@ -48,7 +52,7 @@ double storm_multiplier(const std::vector<Storm>& storms, double x, double y) {
   return m;
 }
 
-}  // namespace
+}  // namespace generate_detail
 
 Storm default_storm(std::int64_t nx, std::int64_t ny) {
   const auto fx = static_cast<double>(nx);
@@ -71,7 +75,7 @@ Instance generate_brams(const BramsOptions& options) {
                                     options.pes, object_bytes);
   RandomSource random(options.seed);
   for (Object& o : instance.objects) {
-    const double storm = storm_multiplier(storms, o.coords[0], o.coords[1]);
+    const double storm = generate_detail::storm_multiplier(storms, o.coords[0], o.coords[1]);
     const double noise = 1.0 + random.uniform(-options.noise, options.noise);
     o.load = options.base_load * storm * noise * options.radiation;
   }

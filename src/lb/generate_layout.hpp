@@ -19,4 +19,8 @@ std::vector<Edge> halo_edges(GridShape grid, std::int64_t count, std::uint64_t b
 Instance grid_instance(GridShape grid, const std::vector<PeId>& placement, PeId pes,
                        std::uint64_t object_bytes);
 
+// The product over `storms` of each one's raised-cosine load factor at (x, y) (Storm,
+// generate.hpp).
+double storm_multiplier(const std::vector<Storm>& storms, double x, double y);
+
 }  // namespace vela::lb::generate_detail

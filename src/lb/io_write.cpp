@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "io_format.hpp"
+#include "replace_file.hpp"
 
 namespace vela::lb {
 namespace {
@@ -189,27 +190,8 @@ void write_instance(const Instance& instance, std::ostream& out) {
 
 void write_instance(const Instance& instance, const std::string& path) {
   check_writable(instance, path + ": ");
-  // A regular file is replaced only once its new contents are complete, so a failed write
-  // never leaves a truncated instance behind; a device or pipe (/dev/stdout) is written in place.
-  std::error_code ec;
-  const auto status = std::filesystem::status(path, ec);
-  if (!ec && std::filesystem::exists(status) && !std::filesystem::is_regular_file(status)) {
-    write_file(instance, path, path);
-    return;
-  }
-  const std::string temporary = path + ".tmp" + std::to_string(std::random_device{}());
-  try {
-    write_file(instance, temporary, path);
-  } catch (const InstanceError&) {
-    std::filesystem::remove(temporary, ec);
-    throw;
-  }
-  std::filesystem::rename(temporary, path, ec);
-  if (ec) {
-    const std::string reason = ec.message();
-    std::filesystem::remove(temporary, ec);
-    throw InstanceError(path + ": cannot replace: " + reason);
-  }
+  io_detail::replace_file<InstanceError>(
+      path, [&](const std::string& target) { write_file(instance, target, path); });
 }
 
 }  // namespace vela::lb

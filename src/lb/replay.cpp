@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "vela/lb/evaluate.hpp"
 #include "vela/lb/registry.hpp"
 
 namespace vela::lb {
@@ -24,20 +25,6 @@ struct InFlight {
   double seconds = 0.0;
   std::vector<std::pair<ObjectId, PeId>> placement;
 };
-
-void check_contract(const std::string& name, const Instance& instance, const Assignment& a) {
-  try {
-    validate(instance, a);
-  } catch (const InstanceError& e) {
-    throw std::logic_error("strategy " + name + " returned a bad assignment: " + e.what());
-  }
-  for (std::size_t i = 0; i < instance.objects.size(); ++i) {
-    if (!instance.objects[i].migratable && a.pe[i] != instance.objects[i].pe) {
-      throw std::logic_error("strategy " + name + " moved non-migratable object id " +
-                             std::to_string(instance.objects[i].id));
-    }
-  }
-}
 
 class Replayer {
  public:
@@ -98,7 +85,7 @@ class Replayer {
     const auto t0 = std::chrono::steady_clock::now();
     Solution solution = strategy.solve(given);
     const auto t1 = std::chrono::steady_clock::now();
-    check_contract(decision.strategy, instance, solution.assignment);
+    check_strategy_contract(decision.strategy, instance, solution.assignment);
     const auto named = options_.strategy_seconds_by_name.find(decision.strategy);
     const double seconds =
         named != options_.strategy_seconds_by_name.end()

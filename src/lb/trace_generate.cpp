@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "generate_checks.hpp"
+#include "generate_layout.hpp"
 #include "generate_random.hpp"
 
 namespace vela::lb {
@@ -66,18 +67,6 @@ std::uint64_t stream_seed(std::uint64_t seed, std::uint64_t stream) {
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
   return z ^ (z >> 31);
-}
-
-// Storm::factor's raised-cosine profile (generate.hpp), as generate_brams computes it.
-double storm_factor(const std::vector<Storm>& storms, double x, double y) {
-  double m = 1.0;
-  for (const Storm& s : storms) {
-    const double d = std::hypot(x - s.cx, y - s.cy);
-    if (d >= s.radius) continue;
-    const double weight = 0.5 * (1.0 + std::cos(std::numbers::pi * d / s.radius));
-    m *= 1.0 + (s.factor - 1.0) * weight;
-  }
-  return m;
 }
 
 std::vector<Storm> storms_at(const std::vector<MovingStorm>& moving, double t) {
@@ -195,8 +184,9 @@ class Generator {
     const double radiation = r.period > 0 && t >= 1 && t % r.period == r.offset ? r.factor : 1.0;
     std::vector<double> loads(alive_.size());
     for (std::size_t i = 0; i < loads.size(); ++i) {
-      loads[i] = alive_.base[i] * storm_factor(storms, alive_.x[i], alive_.y[i]) * alive_.drift[i] *
-                 radiation;
+      loads[i] = alive_.base[i] *
+                 generate_detail::storm_multiplier(storms, alive_.x[i], alive_.y[i]) *
+                 alive_.drift[i] * radiation;
     }
     return loads;
   }

@@ -9,6 +9,7 @@
 #include <string>
 #include <system_error>
 
+#include "replace_file.hpp"
 #include "trace_io_common.hpp"
 
 namespace vela::lb {
@@ -61,25 +62,8 @@ std::string read_file(const std::string& path) {
 }
 
 void write_file(const std::string& path, std::string_view contents) {
-  std::error_code ec;
-  const auto status = std::filesystem::status(path, ec);
-  if (!ec && std::filesystem::exists(status) && !std::filesystem::is_regular_file(status)) {
-    write_in_place(path, path, contents);
-    return;
-  }
-  const std::string temporary = path + ".tmp" + std::to_string(std::random_device{}());
-  try {
-    write_in_place(temporary, path, contents);
-  } catch (const TraceError&) {
-    std::filesystem::remove(temporary, ec);
-    throw;
-  }
-  std::filesystem::rename(temporary, path, ec);
-  if (ec) {
-    const std::string reason = ec.message();
-    std::filesystem::remove(temporary, ec);
-    throw TraceError(path + ": cannot replace: " + reason);
-  }
+  io_detail::replace_file<TraceError>(
+      path, [&](const std::string& target) { write_in_place(target, path, contents); });
 }
 
 void check_writable(const Trace& trace, const std::string& path) {

@@ -3,12 +3,12 @@
 
 #include <cstdint>
 #include <memory>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "commands.hpp"
+#include "strategy_options.hpp"
 #include "vela/lb/generate.hpp"
 #include "vela/lb/io.hpp"
 
@@ -28,23 +28,8 @@ void add_placement_option(CLI::App& kind, std::string& placement) {
 
 // Parses "CX,CY,RADIUS,FACTOR".
 lb::Storm parse_storm(const std::string& text) {
-  std::vector<double> values;
-  std::stringstream in(text);
-  std::string part;
-  while (std::getline(in, part, ',')) {
-    std::size_t used = 0;
-    double value = 0.0;
-    try {
-      value = std::stod(part, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used == 0 || used != part.size()) {
-      throw std::invalid_argument("--storm: '" + part + "' in '" + text + "' is not a number");
-    }
-    values.push_back(value);
-  }
-  if (values.size() != 4 || text.back() == ',') {
+  const std::vector<double> values = parse_number_list("--storm", text);
+  if (values.size() != 4) {
     throw std::invalid_argument("--storm: expected CX,CY,RADIUS,FACTOR (four numbers), got '" +
                                 text + "'");
   }

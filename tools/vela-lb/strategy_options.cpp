@@ -1,6 +1,7 @@
 #include "strategy_options.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace vela::tools {
 
@@ -26,6 +27,28 @@ std::map<std::string, lb::RawParams> parse_scoped_params(const std::vector<std::
     lb::parse_param(s.substr(colon + 1), by_strategy[name]);
   }
   return by_strategy;
+}
+
+std::vector<double> parse_number_list(const std::string& option, const std::string& text) {
+  std::vector<double> values;
+  std::size_t begin = 0;
+  while (true) {
+    const std::size_t comma = text.find(',', begin);
+    const std::string part = text.substr(begin, comma == std::string::npos ? comma : comma - begin);
+    std::size_t used = 0;
+    double value = 0.0;
+    try {
+      value = std::stod(part, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != part.size()) {
+      throw std::invalid_argument(option + ": '" + part + "' in '" + text + "' is not a number");
+    }
+    values.push_back(value);
+    if (comma == std::string::npos) return values;
+    begin = comma + 1;
+  }
 }
 
 }  // namespace vela::tools

@@ -6,13 +6,13 @@
 #include <filesystem>
 #include <limits>
 #include <memory>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "commands.hpp"
+#include "strategy_options.hpp"
 #include "vela/lb/metrics.hpp"
 #include "vela/lb/trace.hpp"
 #include "vela/lb/trace_generate.hpp"
@@ -71,23 +71,8 @@ std::size_t deleted_count(const lb::Trace& trace) {
 
 // Parses "CX,CY,RADIUS,FACTOR" or "CX,CY,RADIUS,FACTOR,VX,VY".
 lb::MovingStorm parse_storm(const std::string& text) {
-  std::vector<double> values;
-  std::stringstream in(text);
-  std::string part;
-  while (std::getline(in, part, ',')) {
-    std::size_t used = 0;
-    double value = 0.0;
-    try {
-      value = std::stod(part, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used == 0 || used != part.size()) {
-      throw std::invalid_argument("--storm: '" + part + "' in '" + text + "' is not a number");
-    }
-    values.push_back(value);
-  }
-  if ((values.size() != 4 && values.size() != 6) || text.back() == ',') {
+  const std::vector<double> values = parse_number_list("--storm", text);
+  if (values.size() != 4 && values.size() != 6) {
     throw std::invalid_argument(
         "--storm: expected CX,CY,RADIUS,FACTOR or CX,CY,RADIUS,FACTOR,VX,VY, got '" + text + "'");
   }

@@ -24,6 +24,12 @@ struct StrategyReport {
   double time_ms = 0.0;  // wall time of Strategy::solve alone
 };
 
+// Throws std::logic_error naming strategy `name` when `assignment` breaks the Strategy
+// contract on `instance` (an object unassigned or on an invalid PE, a non-migratable object
+// moved).
+void check_strategy_contract(const std::string& name, const Instance& instance,
+                             const Assignment& assignment);
+
 // Times `strategy.solve(instance)` and measures its answer. Throws std::logic_error when the
 // strategy breaks its contract (an object unassigned or on an invalid PE, a non-migratable
 // object moved): that is a bug in the strategy, not bad input.
