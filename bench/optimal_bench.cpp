@@ -54,10 +54,10 @@ double max_time(const Instance& in, const vela::lb::Assignment& a) {
   return *std::max_element(loads.begin(), loads.end());
 }
 
-// comm_weight > 0 with w * cut negligible sends the instance to GLPK.
+// The same instance through the exact search or through GLPK.
 vela::lb::StrategyReport solve(const Instance& in, bool milp) {
   vela::lb::RawParams p = {{"time_limit", "10"}};
-  if (milp) p["comm_weight"] = "1e-15";
+  if (milp) p["method"] = "milp";
   auto strategy = vela::lb::make_strategy("optimal", p);
   return vela::lb::run_strategy(*strategy, "optimal", in);
 }

@@ -306,8 +306,7 @@ TEST(Optimal, ExactSearchMatchesBruteForceOnRealLoads) {
 }
 
 TEST(Optimal, ExactSearchAgreesWithTheMilp) {
-  // The same instances through both methods: a communication weight with no edges changes
-  // nothing in the objective but sends the instance to GLPK.
+  // The same instances through both methods.
   std::mt19937_64 rng(62);
   std::uniform_int_distribution<int> load(1, 30);
   std::uniform_real_distribution<double> background(0.0, 20.0);
@@ -317,7 +316,7 @@ TEST(Optimal, ExactSearchAgreesWithTheMilp) {
     Instance in = make_instance(loads, 3);
     for (Pe& pe : in.pes) pe.background = round % 2 == 0 ? std::floor(background(rng)) : 0.0;
     const Solution exact = make()->solve(in);
-    const Solution milp = make({{"comm_weight", "1e-9"}, {"time_limit", "60"}})->solve(in);
+    const Solution milp = make({{"method", "milp"}, {"time_limit", "60"}})->solve(in);
     ASSERT_EQ(stat(exact, "exact_search"), 1.0);
     ASSERT_EQ(stat(milp, "exact_search"), 0.0);
     ASSERT_EQ(stat(milp, "optimal"), 1.0) << "round " << round;
@@ -336,6 +335,30 @@ TEST(Optimal, ExactSearchKeepsLoadInPlace) {
   EXPECT_EQ(stat(s, "exact_search"), 1.0);
   EXPECT_EQ(s.assignment.pe, (std::vector<PeId>{0, 0, 0, 1, 1}));
   EXPECT_EQ(stat(s, "moves"), 0.0);
+}
+
+TEST(Optimal, MethodSearchSaysWhyItCannotTakeAnInstance) {
+  const auto refusal = [](const Instance& in, const RawParams& raw) {
+    try {
+      make(raw)->solve(in);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  Instance mixed = make_instance({6, 3, 3}, 2);
+  mixed.pes[1].speed = 2.0;
+  EXPECT_NE(refusal(mixed, {{"method", "search"}}).find("PEs of one speed (PE 1 has speed 2"),
+            std::string::npos);
+  const Instance many = make_instance(std::vector<double>(45, 1.0), 2);
+  EXPECT_NE(refusal(many, {{"method", "search"}}).find("at most 44"), std::string::npos);
+  const Instance small = make_instance({2, 1, 1}, 2);
+  EXPECT_NE(refusal(small, {{"method", "search"}, {"comm_weight", "1"}}).find("comm_weight > 0"),
+            std::string::npos);
+  EXPECT_EQ(refusal(small, {{"method", "search"}}), "accepted");
+  EXPECT_THROW(make({{"method", "cbc"}}), std::invalid_argument);
+  // Forced the other way: the MILP on an instance the search would take.
+  EXPECT_EQ(stat(make({{"method", "milp"}})->solve(small), "exact_search"), 0.0);
 }
 
 TEST(Optimal, MilpWhereTheExactSearchDoesNotApply) {

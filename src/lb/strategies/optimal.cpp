@@ -6,7 +6,8 @@
 //     average load) leaves it searching for minutes;
 //   - otherwise a mixed-integer linear program solved with GLPK's branch and cut (glp_intopt,
 //     presolver on), below.
-// The stats say which ran: exact_search = 1 or 0.
+// Parameter method = auto (the search where it applies), search (an error naming what stops
+// it otherwise) or milp. The stats say which ran: exact_search = 1 or 0.
 //
 // Formulation. M = migratable objects, P = PEs, l_o = load of object o, s_p = speed of PE p,
 // f_p = background_p + (load of the non-migratable objects on p) / s_p (they stay where they are).
@@ -41,7 +42,6 @@
 #include <limits>
 #include <map>
 #include <numeric>
-#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -95,21 +95,37 @@ struct ExactSearch {
   std::uint64_t candidates = 0;
 };
 
+// Why the exact search cannot take this instance, or "" when it can.
+std::string search_refusal(const Instance& in, double w) {
+  if (w > 0.0) return "comm_weight > 0 (the search minimizes the maximum PE time alone)";
+  for (std::size_t p = 1; p < in.pes.size(); ++p) {
+    if (in.pes[p].speed != in.pes[0].speed) {
+      return "PEs of one speed (PE " + std::to_string(p) + " has speed " +
+             std::to_string(in.pes[p].speed) + ", PE 0 has " + std::to_string(in.pes[0].speed) +
+             ")";
+    }
+  }
+  const auto loaded = static_cast<std::size_t>(
+      std::count_if(in.objects.begin(), in.objects.end(),
+                    [](const Object& o) { return o.migratable && o.load > 0.0; }));
+  if (loaded > kMaxPartitionItems) {
+    return "at most " + std::to_string(kMaxPartitionItems) +
+           " migratable objects with load > 0 (the instance has " + std::to_string(loaded) + ")";
+  }
+  return "";
+}
+
 // Without a communication term and with PEs of one speed, the problem is multiway number
 // partitioning with offsets (each PE's background and pinned work), solved exactly by
 // min_max_partition on the loads scaled to integers. Scaling puts the total below 2^55, so each
 // load is rounded by at most 2^-56 of the total: below what a double sum of the loads resolves.
 // Objects of load 0 stay where they are. Bins of equal offset are interchangeable, so their
-// contents are then matched to those PEs so as to keep the most load in place. Returns nothing
-// when the search does not apply: mixed speeds or more than kMaxPartitionItems loaded objects.
-std::optional<ExactSearch> exact_search(const Instance& in, const Assignment& current,
-                                        const Assignment& start,
-                                        std::chrono::steady_clock::time_point deadline) {
+// contents are then matched to those PEs so as to keep the most load in place. Only for
+// instances search_refusal() accepts.
+ExactSearch exact_search(const Instance& in, const Assignment& current, const Assignment& start,
+                         std::chrono::steady_clock::time_point deadline) {
   const std::size_t n_pes = in.pes.size();
   const double speed = in.pes[0].speed;
-  for (const Pe& pe : in.pes) {
-    if (pe.speed != speed) return std::nullopt;
-  }
   std::vector<std::uint32_t> loaded;  // migratable objects with load > 0 after scaling
   const std::vector<double> pinned = pe_work(in, current, true);
   std::vector<double> offset(n_pes);
@@ -117,7 +133,7 @@ std::optional<ExactSearch> exact_search(const Instance& in, const Assignment& cu
   for (std::size_t p = 0; p < n_pes; ++p) offset[p] = in.pes[p].background * speed + pinned[p];
   for (const Object& o : in.objects) total += o.migratable ? o.load : 0.0;
   total += *std::max_element(offset.begin(), offset.end());
-  if (!(total > 0.0) || !std::isfinite(total)) return std::nullopt;
+  if (!(total > 0.0)) return {start, true, 0.0, 0};  // nothing weighs anything
   int exponent = 0;
   std::frexp(total, &exponent);  // total < 2^exponent
   const int shift = 55 - exponent;
@@ -133,7 +149,6 @@ std::optional<ExactSearch> exact_search(const Instance& in, const Assignment& cu
     items.push_back(scaled(o.load));
     first_bin.push_back(static_cast<std::uint32_t>(start.pe[i]));
   }
-  if (items.size() > kMaxPartitionItems) return std::nullopt;
   std::vector<std::uint64_t> offsets(n_pes);
   for (std::size_t p = 0; p < n_pes; ++p) offsets[p] = scaled(offset[p]);
 
@@ -244,10 +259,11 @@ void track_bound(glp_tree* tree, void* info) {
 
 class OptimalStrategy final : public Strategy {
  public:
-  OptimalStrategy(double time_limit, double comm_weight, double max_objects)
+  OptimalStrategy(double time_limit, double comm_weight, double max_objects, std::string method)
       : time_limit_(time_limit),
         w_(comm_weight),
-        max_objects_(static_cast<std::size_t>(max_objects)) {}
+        max_objects_(static_cast<std::size_t>(max_objects)),
+        method_(std::move(method)) {}
 
   Solution solve(const Instance& in) override {
     const auto start = std::chrono::steady_clock::now();
@@ -284,25 +300,29 @@ class OptimalStrategy final : public Strategy {
           {{"optimal", 1.0}, {"gap", 0.0}, {"objective", best_value}, {"time_ms", elapsed_ms()}}};
     }
 
-    const std::optional<ExactSearch> exact =
-        w_ > 0.0 ? std::nullopt : exact_search(in, current, best, deadline);
-    if (exact) {
-      Assignment found = exact->assignment;
+    const std::string refusal = method_ == "milp" ? "" : search_refusal(in, w_);
+    if (method_ == "search" && !refusal.empty()) {
+      throw ParamError("optimal: method=search needs " + refusal + "; method=milp or auto " +
+                       "solve this instance with GLPK");
+    }
+    if (method_ != "milp" && refusal.empty()) {
+      const ExactSearch exact = exact_search(in, current, best, deadline);
+      Assignment found = exact.assignment;
       double value = objective_of(in, found, w_);
       if (value > best_value) {  // equal up to rounding the exact search cannot see
         found = best;
         value = best_value;
       }
-      const double gap = exact->proven ? 0.0
-                                       : std::max(0.0, value - exact->bound) /
-                                             (value + std::numeric_limits<double>::epsilon());
-      StrategyStats stats = {{"optimal", exact->proven ? 1.0 : 0.0},
+      const double gap = exact.proven ? 0.0
+                                      : std::max(0.0, value - exact.bound) /
+                                            (value + std::numeric_limits<double>::epsilon());
+      StrategyStats stats = {{"optimal", exact.proven ? 1.0 : 0.0},
                              {"gap", gap},
                              {"objective", value},
                              {"time_ms", elapsed_ms()},
                              {"moves", count_moves(current, found)},
                              {"exact_search", 1.0},
-                             {"candidates", static_cast<double>(exact->candidates)}};
+                             {"candidates", static_cast<double>(exact.candidates)}};
       return {std::move(found), std::move(stats)};
     }
 
@@ -504,6 +524,7 @@ class OptimalStrategy final : public Strategy {
   double time_limit_;
   double w_;
   std::size_t max_objects_;
+  std::string method_;
 };
 
 }  // namespace
@@ -511,18 +532,22 @@ class OptimalStrategy final : public Strategy {
 StrategyInfo optimal() {
   return {
       "optimal",
-      "exact minimum of the maximum PE time (plus comm_weight * bytes cut) by a MILP with "
-      "GLPK; small instances only",
+      "exact minimum of the maximum PE time (plus comm_weight * bytes cut) by an exact "
+      "number-partitioning search or a MILP with GLPK; small instances only",
       {{"time_limit", "seconds the solver may search, > 0", 10.0, 0.0, 3600.0, false},
        {"comm_weight", "weight w of the bytes cut between PEs in T + w * cut", 0.0, 0.0, 1e12,
         false},
-       {"max_objects", "largest number of migratable objects accepted", 60.0, 1.0, 1000.0, true}},
+       {"max_objects", "largest number of migratable objects accepted", 60.0, 1.0, 1000.0, true},
+       text_param("method",
+                  "search: exact number partitioning (PEs of one speed, comm_weight = 0, at "
+                  "most 44 loaded objects); milp: GLPK; auto: search where it applies",
+                  "auto", std::vector<std::string>{"auto", "search", "milp"})},
       [](const ParamValues& p) -> std::unique_ptr<Strategy> {
         if (!(p.get("time_limit") > 0.0)) {
           throw ParamError("optimal: time_limit must be > 0 seconds");
         }
         return std::make_unique<OptimalStrategy>(p.get("time_limit"), p.get("comm_weight"),
-                                                 p.get("max_objects"));
+                                                 p.get("max_objects"), p.text("method"));
       },
       /*reference_only=*/true};
 }
