@@ -55,15 +55,33 @@ Sums sorted_sums(const std::vector<std::uint64_t>& value, const std::vector<std:
   Sums shifted;
   Sums merged;
   for (const auto& [b, e] : equal_runs(value, which)) {
-    const Sums base = e - b > 1 ? s : Sums{};
-    const Sums& from = e - b > 1 ? base : s;  // a single item needs no copy
     const std::uint64_t v = value[which[b]];
+    if (e - b == 1) {
+      // One item: merge s with s + v in place, from the back. With a and c entries of the two
+      // lists left, the write position a + c - 1 is past every unread entry of s.
+      const Mask bit = Mask{1} << which[b];
+      std::size_t a = s.size();
+      std::size_t c = s.size();
+      s.resize(2 * a);
+      while (c > 0) {
+        const Entry plus{s[c - 1].sum + v, s[c - 1].mask | bit};
+        if (a > 0 && s[a - 1].sum > plus.sum) {
+          s[a + c - 1] = s[a - 1];
+          --a;
+        } else {
+          s[a + c - 1] = plus;
+          --c;
+        }
+      }
+      continue;  // what is left of the first list is in place already
+    }
+    const Sums base = s;
     Mask add = 0;
     for (std::size_t c = 1; c <= e - b; ++c) {
       add |= Mask{1} << which[b + c - 1];
-      shifted.resize(from.size());
-      for (std::size_t j = 0; j < from.size(); ++j) {
-        shifted[j] = {from[j].sum + c * v, from[j].mask | add};
+      shifted.resize(base.size());
+      for (std::size_t j = 0; j < base.size(); ++j) {
+        shifted[j] = {base[j].sum + c * v, base[j].mask | add};
       }
       merged.resize(s.size() + shifted.size());
       std::merge(s.begin(), s.end(), shifted.begin(), shifted.end(), merged.begin(), by_sum);
