@@ -1,15 +1,18 @@
 // The Hilbert curve order of an instance's objects, computed once per set of coordinates and
 // reused: the coordinates of a run's objects do not change, so each balancing step pays only
-// for its cut. Shared by the central and the distributed Hilbert strategies.
+// for its cut. Shared by the central and the distributed Hilbert strategies, which differ only
+// in how they cut the order (CurveCutStrategy).
 #pragma once
 
 #include <algorithm>
 #include <bit>
 #include <chrono>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "vela/lb/hilbert.hpp"
+#include "vela/lb/strategy.hpp"
 
 namespace vela::lb::builtin {
 
@@ -60,6 +63,30 @@ class CurveOrderCache {
   std::size_t count_ = 0;
   std::uint64_t fingerprint_ = 0;
   std::vector<std::uint32_t> order_;
+};
+
+// A strategy that orders the objects along the (cached) Hilbert curve and cuts that order with
+// `cut(instance, order)`, which returns the assignment and any stats of its own; curve_ms and
+// cut_ms come first in the stats.
+template <class Cut>
+class CurveCutStrategy final : public Strategy {
+ public:
+  CurveCutStrategy(int bits, Cut cut) : curve_(bits), cut_(std::move(cut)) {}
+
+  Solution solve(const Instance& instance) override {
+    double curve_ms = 0.0;
+    const std::vector<std::uint32_t>& order = curve_.order(instance, curve_ms);
+    const auto start = std::chrono::steady_clock::now();
+    Solution solution = cut_(instance, order);
+    const double cut_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    solution.stats.insert(solution.stats.begin(), {{"curve_ms", curve_ms}, {"cut_ms", cut_ms}});
+    return solution;
+  }
+
+ private:
+  CurveOrderCache curve_;
+  Cut cut_;
 };
 
 }  // namespace vela::lb::builtin

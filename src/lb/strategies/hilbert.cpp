@@ -117,28 +117,6 @@ PeId hilbert_destination(double inclusive_prefix, double load, double total, PeI
 
 namespace builtin {
 
-namespace {
-
-class HilbertStrategy final : public Strategy {
- public:
-  explicit HilbertStrategy(int bits) : curve_(bits) {}
-
-  Solution solve(const Instance& instance) override {
-    double curve_ms = 0.0;
-    const std::vector<std::uint32_t>& order = curve_.order(instance, curve_ms);
-    const auto start = std::chrono::steady_clock::now();
-    Assignment assignment = hilbert_cut(instance, order);
-    const double cut_ms =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    return {std::move(assignment), {{"curve_ms", curve_ms}, {"cut_ms", cut_ms}}};
-  }
-
- private:
-  CurveOrderCache curve_;
-};
-
-}  // namespace
-
 StrategyInfo hilbert() {
   return {
       "hilbert",
@@ -147,8 +125,12 @@ StrategyInfo hilbert() {
       {{"bits", "lattice resolution for non-integer coordinates: 2^bits cells on the longest side",
         static_cast<double>(kHilbertDefaultBits), static_cast<double>(kHilbertMinBits),
         static_cast<double>(kHilbertMaxBits), true}},
-      [](const ParamValues& p) {
-        return std::make_unique<HilbertStrategy>(static_cast<int>(p.get("bits")));
+      [](const ParamValues& p) -> std::unique_ptr<Strategy> {
+        const auto cut = [](const Instance& in, const std::vector<std::uint32_t>& order) {
+          return Solution{hilbert_cut(in, order), {}};
+        };
+        return std::make_unique<CurveCutStrategy<decltype(cut)>>(static_cast<int>(p.get("bits")),
+                                                                 cut);
       }};
 }
 

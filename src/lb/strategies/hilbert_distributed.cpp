@@ -57,40 +57,22 @@ DistributedCut hilbert_distributed_cut(const Instance& instance,
 
 namespace builtin {
 
-namespace {
-
-class DistributedHilbertStrategy final : public Strategy {
- public:
-  explicit DistributedHilbertStrategy(int bits) : curve_(bits) {}
-
-  Solution solve(const Instance& instance) override {
-    double curve_ms = 0.0;
-    const std::vector<std::uint32_t>& order = curve_.order(instance, curve_ms);
-    const auto start = std::chrono::steady_clock::now();
-    DistributedCut cut = hilbert_distributed_cut(instance, order);
-    const double cut_ms =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    return {std::move(cut.assignment),
-            {{"curve_ms", curve_ms},
-             {"cut_ms", cut_ms},
-             {"rounds", static_cast<double>(cut.prefix_rounds + cut.broadcast_rounds)},
-             {"messages", static_cast<double>(cut.messages)}}};
-  }
-
- private:
-  CurveOrderCache curve_;
-};
-
-}  // namespace
-
 StrategyInfo hilbert_distributed() {
   return {"hilbert-distributed",
           "hilbert's cut computed as the objects would: parallel prefix sum, broadcast, local "
           "rule (equal PE shares)",
           {{"bits", "lattice resolution for non-integer coordinates", kHilbertDefaultBits,
             kHilbertMinBits, kHilbertMaxBits, true}},
-          [](const ParamValues& p) {
-            return std::make_unique<DistributedHilbertStrategy>(static_cast<int>(p.get("bits")));
+          [](const ParamValues& p) -> std::unique_ptr<Strategy> {
+            const auto cut = [](const Instance& in, const std::vector<std::uint32_t>& order) {
+              DistributedCut c = hilbert_distributed_cut(in, order);
+              return Solution{
+                  std::move(c.assignment),
+                  {{"rounds", static_cast<double>(c.prefix_rounds + c.broadcast_rounds)},
+                   {"messages", static_cast<double>(c.messages)}}};
+            };
+            return std::make_unique<CurveCutStrategy<decltype(cut)>>(
+                static_cast<int>(p.get("bits")), cut);
           }};
 }
 
