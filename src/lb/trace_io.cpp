@@ -76,16 +76,30 @@ void check_writable(const Trace& trace, const std::string& path) {
 
 }  // namespace trace_detail
 
+namespace {
+
+// Whichever format it came from, a trace read is validated once, here.
+Trace validated(Trace trace, const std::string& path) {
+  try {
+    validate(trace);
+  } catch (const TraceError& e) {
+    throw TraceError(path + ": " + e.what());
+  }
+  return trace;
+}
+
+}  // namespace
+
 Trace read_trace(const std::string& path) {
   const std::string contents = trace_detail::read_file(path);
   const std::string_view magic(trace_detail::binary_magic.data(),
                                trace_detail::binary_magic.size());
   if (std::string_view(contents).starts_with(magic)) {
-    return trace_detail::parse_trace_binary(contents, path);
+    return validated(trace_detail::parse_trace_binary(contents, path), path);
   }
   const std::size_t first = contents.find_first_not_of(" \t\r\n");
   if (first != std::string::npos && contents[first] == '{') {
-    return trace_detail::parse_trace_json(contents, path);
+    return validated(trace_detail::parse_trace_json(contents, path), path);
   }
   if (!contents.empty() && contents.size() < magic.size() && magic.starts_with(contents)) {
     throw TraceError(path + ": truncated: the file ends within the binary magic (" +

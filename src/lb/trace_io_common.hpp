@@ -26,7 +26,8 @@ std::string read_file(const std::string& path);
 // in place. Errors are TraceErrors naming the file and the reason.
 void write_file(const std::string& path, std::string_view contents);
 
-// The format readers, given the file's contents; `path` names the file in messages.
+// The format readers, given the file's contents; `path` names the file in messages. They check
+// the format; read_trace() then validates the trace itself.
 Trace parse_trace_json(std::string_view text, const std::string& path);
 Trace parse_trace_binary(std::string_view bytes, const std::string& path);
 

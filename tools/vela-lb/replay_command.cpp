@@ -18,17 +18,26 @@
 
 namespace vela::tools {
 
+namespace {
+
+// `text` as a whole, finite number >= 0; -1 when it is not one.
+double non_negative_number(const std::string& text) {
+  std::size_t used = 0;
+  double value = -1.0;
+  try {
+    value = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  return used == 0 || used != text.size() || !std::isfinite(value) || value < 0.0 ? -1.0 : value;
+}
+
+}  // namespace
+
 CLI::Validator non_negative_seconds() {
   return CLI::Validator(
       [](std::string& text) -> std::string {
-        std::size_t used = 0;
-        double value = -1.0;
-        try {
-          value = std::stod(text, &used);
-        } catch (const std::exception&) {
-          used = 0;
-        }
-        if (used == 0 || used != text.size() || !std::isfinite(value) || value < 0.0) {
+        if (non_negative_number(text) < 0.0) {
           return "expected a finite number >= 0, got '" + text + "'";
         }
         return {};
@@ -92,14 +101,8 @@ PolicyRun parse_compare(const std::string& spec) {
 }
 
 double parse_seconds(const std::string& text, const std::string& whole) {
-  std::size_t used = 0;
-  double value = -1.0;
-  try {
-    value = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || used != text.size() || !std::isfinite(value) || value < 0.0) {
+  const double value = non_negative_number(text);
+  if (value < 0.0) {
     throw std::invalid_argument(
         "--strategy-time: expected 'measured', SECONDS >= 0 or "
         "STRATEGY=SECONDS, got '" +
