@@ -3,7 +3,9 @@
 // Every element has a home PE (its initial PE), which always knows where it is. A PE that
 // sends uses what it last learned of an element's location, else the home. A PE that the
 // element has left keeps a forward pointer; a message that had to be forwarded tells its
-// origin PE where the element is now, so later messages go straight there.
+// origin PE where the element is now, so later messages go straight there. Each PE keeps a
+// dense table per collection (element here, or its last known PE), so a message finds its
+// element with one array access.
 #include "state.hpp"
 #include "trace/timeline.hpp"
 
@@ -37,24 +39,31 @@ std::unique_ptr<ElementBase> construct(PeState& pe, const CollectionInfo& info,
 }
 
 void install(PeState& pe, const ElementKey& key, std::unique_ptr<ElementBase> element) {
-  pe.elements[key] = std::move(element);
+  CollectionTable& table = pe.table(key.collection);
+  Slot& slot = table.slots[key.linear];
+  delete slot.element;  // none: an element is installed where it is not
+  slot.element = element.release();
+  ++table.local;
   auto parked = pe.parked.find(key);
   if (parked == pe.parked.end()) return;
-  std::vector<MessagePtr> waiting = std::move(parked->second);
+  std::vector<Message*> waiting = std::move(parked->second);
   pe.parked.erase(parked);
-  // Re-queued in their order; they were counted when first posted, so count them again and
-  // let their first posting's count go with this message.
-  for (MessagePtr& m : waiting) post(*pe.runtime, pe.id, std::move(m));
-  pe.runtime->outstanding.fetch_sub(static_cast<std::int64_t>(waiting.size()));
+  // Re-queued in their order.
+  for (Message* m : waiting) post(*pe.runtime, pe.id, m);
 }
 
-// An element on its way: what the runtime keeps of it, and its own state.
+// An element on its way: what the runtime keeps of it, then its own state (packed straight
+// after, into the same buffer).
 struct Arrival {
   std::uint64_t linear = 0;
   std::uint32_t migrations = 0;
   std::uint32_t reductions = 0;
-  std::vector<std::byte> state;
-  void pup(pup::Archive& ar) { ar | linear | migrations | reductions | state; }
+  Ticks wall_ticks = 0;      // measured since the last balancing step (periodic balancing moves
+  double cpu_seconds = 0.0;  // elements between collection and the next step)
+  std::vector<CommTable::Edge> edges;
+  void pup(pup::Archive& ar) {
+    ar | linear | migrations | reductions | wall_ticks | cpu_seconds | edges;
+  }
 };
 
 }  // namespace
@@ -69,102 +78,142 @@ void fill_from_construction(ElementBase& element) {
   ElementAccess::pe(element) = constructing->pe;
 }
 
-void create_elements(PeState& pe, const Message& message) {
+void create_elements(PeState& pe, Message& message) {
   const CollectionInfo& info = pe.runtime->collection(message.collection);
+  pe.table(info.id);
   for (std::uint64_t i = 0; i < info.home.size(); ++i) {
     if (info.home[i] != pe.id) continue;
     install(pe, {info.id, i}, construct(pe, info, i, true));
   }
 }
 
-void deliver_entry(PeState& pe, MessagePtr message) {
+void deliver_entry(PeState& pe, Message* message) {
   RuntimeState& state = *pe.runtime;
-  const ElementKey key{message->collection, message->element};
-  const auto found = pe.elements.find(key);
-  if (found == pe.elements.end()) {
-    const auto known = pe.locations.find(key);
-    const PeId home = state.collection(key.collection).home[key.linear];
-    const PeId to = known != pe.locations.end() ? known->second.pe : home;
+  CollectionTable& table = pe.table(message->collection);
+  Slot& slot = table.slots[message->element];
+  if (slot.element == nullptr) [[unlikely]] {
+    const PeId home = state.collection(message->collection).home[message->element];
+    const PeId to = slot.location.pe >= 0 ? slot.location.pe : home;
     if (to == pe.id) {
       // Not here yet (created or migrating in later): hold it until the element arrives.
-      pe.parked[key].push_back(std::move(message));
-      state.outstanding.fetch_add(1);  // released by install()
+      pe.parked[{message->collection, message->element}].push_back(message);
       return;
     }
     ++message->hops;
     ++pe.stats.forwarded;
-    post(state, to, std::move(message));
+    post(state, to, message);
     return;
   }
-  ElementBase& element = *found->second;
-  if (message->hops > 0 && message->origin >= 0 && message->origin != pe.id) {
+  ElementBase& element = *slot.element;
+  if (message->hops > 0 && message->origin >= 0 && message->origin != pe.id) [[unlikely]] {
     Location here{pe.id, ElementAccess::migrations(element)};
-    auto bytes = pup::pack(here);
-    post_system(state, message->origin, Kind::location, key.collection, key.linear,
-                std::move(bytes));
+    post_system(state, message->origin, Kind::location, message->collection, message->element,
+                pup::pack(here));
   }
   ++pe.stats.messages;
+  struct Release {  // the message goes back to its pool whatever the entry method does
+    Message* m;
+    ~Release() { free_message(m); }
+  } release{message};
+  if (message->ops != &packed_args) [[likely]] {
+    const ArgsOps& ops = *message->ops;
+    void* args = message->args();
+    const HandlerId handler = message->handler;
+    run_entry(
+        pe, element, [handler] { return handler_name(handler).c_str(); },
+        [&] { ops.invoke(element, args); });
+    return;
+  }
   const Handler handler = detail::handler(message->handler);
-  run_entry(pe, element, handler_name(message->handler).c_str(), [&] {
-    pup::Unpacker in(message->payload);
-    handler(element, in);
-  });
+  const HandlerId id = message->handler;
+  run_entry(
+      pe, element, [id] { return handler_name(id).c_str(); },
+      [&] {
+        pup::Unpacker in(message->payload());
+        handler(element, in);
+      });
 }
 
-void update_location(PeState& pe, const Message& message) {
+void update_location(PeState& pe, Message& message) {
   Location told;
-  pup::unpack(message.payload, told);
-  Location& known = pe.locations[{message.collection, message.element}];
+  pup::unpack(message.payload(), told);
+  Location& known = pe.table(message.collection).slots[message.element].location;
   if (known.pe < 0 || told.migrations >= known.migrations) known = told;
 }
 
-void migrate_out(PeState& pe, const Message& message) {
+void migrate_out(PeState& pe, Message& message) {
   RuntimeState& state = *pe.runtime;
   std::vector<std::pair<std::uint64_t, PeId>> moves;
-  pup::unpack(message.payload, moves);
+  pup::unpack(message.payload(), moves);
+  CollectionTable& table = pe.table(message.collection);
   for (const auto& [linear, to] : moves) {
-    const ElementKey key{message.collection, linear};
-    auto found = pe.elements.find(key);
-    if (found == pe.elements.end()) {
+    if (linear >= table.slots.size() || table.slots[linear].element == nullptr) {
       throw std::logic_error("migrate: element " + std::to_string(linear) + " is not on PE " +
                              std::to_string(pe.id));
     }
     const auto from = Clock::now();
-    ElementBase& element = *found->second;
-    Arrival arrival{linear, ++ElementAccess::migrations(element),
-                    ElementAccess::reductions(element), pup::pack(element)};
-    const std::uint32_t migrations = arrival.migrations;
-    pe.stats.migrated_bytes += arrival.state.size();
-    std::vector<std::byte> payload = pup::pack(arrival);
+    Slot& slot = table.slots[linear];
+    std::unique_ptr<ElementBase> element(slot.element);
+    slot.element = nullptr;
+    --table.local;
+    Arrival arrival{linear,
+                    ++ElementAccess::migrations(*element),
+                    ElementAccess::reductions(*element),
+                    ElementAccess::wall_ticks(*element),
+                    ElementAccess::cpu_seconds(*element),
+                    ElementAccess::comm(*element).edges()};
+    // One copy: sized first, then the runtime's header and the element's state packed straight
+    // into the message's buffer (not zeroed first).
+    pup::Sizer sizer;
+    sizer | arrival | *element;
+    RawBytes bytes{std::unique_ptr<std::byte[]>(new std::byte[sizer.size()]), sizer.size()};
+    pup::Packer packer(std::span<std::byte>(bytes.data.get(), bytes.size));
+    packer | arrival | *element;
+    if (packer.size() != sizer.size()) {
+      throw std::logic_error("migrate: element " + std::to_string(linear) +
+                             "'s pup packed another size than it sized");
+    }
+    pe.stats.migrated_bytes += bytes.size;
     ++pe.stats.migrations;
-    pe.elements.erase(found);
-    pe.locations[key] = {to, migrations};
+    slot.location = {to, arrival.migrations};
+    element.reset();
     if (state.timeline) {
       state.timeline->complete(pe.id, trace::Category::migration, "migrate out", from, Clock::now(),
                                std::to_string(linear));
     }
-    post_system(state, to, Kind::migrate_in, message.collection, linear, std::move(payload));
+    Message* m = new_message();
+    m->kind = Kind::migrate_in;
+    m->priority = system_priority;
+    m->collection = message.collection;
+    m->element = linear;
+    ::new (m->storage) RawBytes(std::move(bytes));
+    m->ops = &raw_args;
+    post(state, to, m);
   }
 }
 
-void migrate_in(PeState& pe, const Message& message) {
+void migrate_in(PeState& pe, Message& message) {
   RuntimeState& state = *pe.runtime;
   const auto from = Clock::now();
+  pup::Unpacker in(message.payload());
   Arrival arrival;
-  pup::unpack(message.payload, arrival);
+  in | arrival;
   const std::uint64_t linear = arrival.linear;
-  const std::uint32_t migrations = arrival.migrations;
   const CollectionInfo& info = state.collection(message.collection);
   std::unique_ptr<ElementBase> element = construct(pe, info, linear, false);
-  pup::unpack(arrival.state, *element);
-  ElementAccess::migrations(*element) = migrations;
+  in | *element;
+  in.expect_end();
+  ElementAccess::migrations(*element) = arrival.migrations;
   ElementAccess::reductions(*element) = arrival.reductions;
+  ElementAccess::wall_ticks(*element) = arrival.wall_ticks;
+  ElementAccess::cpu_seconds(*element) = arrival.cpu_seconds;
+  ElementAccess::comm(*element).merge(arrival.edges);
   const ElementKey key{message.collection, linear};
-  pe.locations[key] = {pe.id, migrations};
+  pe.table(key.collection).slots[linear].location = {pe.id, arrival.migrations};
   install(pe, key, std::move(element));
   const PeId home = info.home[linear];
   if (home != pe.id) {
-    Location here{pe.id, migrations};
+    Location here{pe.id, arrival.migrations};
     post_system(state, home, Kind::location, key.collection, linear, pup::pack(here));
   }
   if (state.timeline) {

@@ -4,6 +4,104 @@
 
 namespace vela::rt {
 
+namespace detail {
+
+void CommTable::count_slow(std::uint64_t to, std::uint64_t bytes) {
+  std::uint32_t at = 0;
+  if (!positions_.empty()) {
+    const auto found = positions_.find(to);
+    if (found != positions_.end()) at = found->second + 1;
+  } else {
+    for (std::size_t i = 0; i < edges_.size(); ++i) {
+      if (edges_[i].to == to) {
+        at = static_cast<std::uint32_t>(i + 1);
+        break;
+      }
+    }
+  }
+  if (at == 0) {
+    edges_.push_back({to, 0, 0});
+    at = static_cast<std::uint32_t>(edges_.size());
+    // Past a few destinations a scan costs more than a hash lookup (which only misses of the
+    // direct-mapped slot pay).
+    if (!positions_.empty()) {
+      positions_.emplace(to, at - 1);
+    } else if (edges_.size() > 16) {
+      for (std::size_t i = 0; i < edges_.size(); ++i) {
+        positions_.emplace(edges_[i].to, static_cast<std::uint32_t>(i));
+      }
+    }
+  }
+  recent_[to % recent_.size()] = at;
+  ++edges_[at - 1].messages;
+  edges_[at - 1].bytes += bytes;
+}
+
+void CommTable::clear() {
+  edges_.clear();
+  positions_.clear();
+  recent_.fill(0);
+}
+
+void CommTable::merge(const std::vector<Edge>& edges) {
+  for (const Edge& e : edges) {
+    if (e.messages == 0) continue;
+    count(e.to, e.bytes);
+    // count() added one message; make it the edge's count.
+    const std::uint32_t at = recent_[e.to % recent_.size()];
+    edges_[at - 1].messages += e.messages - 1;
+  }
+}
+
+// Sends an entry message that the template constructed: counted in the sender's
+// communication graph, addressed to where the element was last known to be.
+void send_entry_message(const Outgoing& out, CollectionId collection, std::uint64_t linear,
+                        HandlerId handler, int priority) {
+  Message* m = out.message;
+  PeState* pe = this_pe();
+  if (pe == nullptr) [[unlikely]] {
+    free_message(m);
+    throw std::logic_error("send: only main and entry methods, on a PE, can do this");
+  }
+  RuntimeState& state = *pe->runtime;
+  m->collection = collection;
+  m->element = linear;
+  m->handler = handler;
+  m->priority = priority;
+  try {
+    CollectionTable& table = pe->table(collection);
+    if (linear >= table.slots.size()) {
+      throw std::out_of_range("send: element " + std::to_string(linear) +
+                              " is outside collection " + std::to_string(collection));
+    }
+    ElementBase* from = pe->current;
+    if (state.options.instrument && from != nullptr &&
+        ElementAccess::collection(*from) == collection) {
+      const std::uint64_t sender = ElementAccess::linear(*from);
+      m->sender = static_cast<std::int64_t>(sender);
+      ElementAccess::comm(*from).count(linear, m->ops->packed_size(out.args));
+    }
+    const Slot& slot = table.slots[linear];
+    const PeId to = slot.element != nullptr ? pe->id
+                    : slot.location.pe >= 0 ? slot.location.pe
+                                            : state.collection(collection).home[linear];
+    post(state, to, m);
+  } catch (...) {
+    free_message(m);
+    throw;
+  }
+}
+
+void send_packed_entry(CollectionId collection, std::uint64_t linear, HandlerId handler,
+                       int priority, std::vector<std::byte> payload) {
+  Message* m = new_message();
+  ::new (m->storage) std::vector<std::byte>(std::move(payload));
+  m->ops = &packed_args;
+  send_entry_message({m, m->storage}, collection, linear, handler, priority);
+}
+
+}  // namespace detail
+
 ElementBase::ElementBase() {
   detail::fill_from_construction(*this);
 }
@@ -20,14 +118,13 @@ PeId ElementBase::pes() const {
   return pe_->runtime->pes;
 }
 
-void ElementBase::send_to(const Index& to, HandlerId handler, int priority,
-                          std::vector<std::byte> payload) {
+std::uint64_t ElementBase::linear_of(const Index& to) const {
   const Shape& s = shape();
   if (!s.contains(to)) {
     throw std::out_of_range("send from " + to_string(index_, s.dims) + ": index " +
                             to_string(to, s.dims) + " is outside the collection");
   }
-  detail::send_entry(collection_, s.linear(to), handler, priority, std::move(payload));
+  return s.linear(to);
 }
 
 void ElementBase::at_sync() {

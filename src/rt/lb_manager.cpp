@@ -166,7 +166,7 @@ void balance(PeState& pe, CollectionInfo& info) {
 
 }  // namespace
 
-void on_at_sync(PeState& pe, const Message& message) {
+void on_at_sync(PeState& pe, Message& message) {
   RuntimeState& state = *pe.runtime;
   CollectionInfo& info = state.collection(message.collection);
   LbRound& round = info.lb;
@@ -200,39 +200,43 @@ void balance_periodic_collections(PeState& pe) {
   }
 }
 
-void on_lb_collect(PeState& pe, const Message& message) {
+void on_lb_collect(PeState& pe, Message& message) {
   RuntimeState& state = *pe.runtime;
-  const auto now = Clock::now();
-  const double wall = std::chrono::duration<double>(now - pe.period_start).count();
+  const Ticks now = tick_clock::now();
   Report report;
   report.pe = pe.id;
-  double collection_seconds = 0.0;
-  for (auto& [key, element] : pe.elements) {
-    if (key.collection != message.collection) continue;
+  Ticks collection_ticks = 0;
+  CollectionTable& table = pe.table(message.collection);
+  report.objects.reserve(table.local);
+  for (std::uint64_t i = 0; i < table.slots.size(); ++i) {
+    ElementBase* element = table.slots[i].element;
+    if (element == nullptr) continue;
     double& cpu = ElementAccess::cpu_seconds(*element);
-    double& wall_time = ElementAccess::wall_seconds(*element);
-    report.objects.push_back(
-        {key.linear, state.options.measure_cpu ? cpu : wall_time, pup::packed_size(*element)});
-    collection_seconds += wall_time;
+    Ticks& wall = ElementAccess::wall_ticks(*element);
+    report.objects.push_back({i, state.options.measure_cpu ? cpu : tick_clock::seconds(wall),
+                              pup::packed_size(*element)});
+    collection_ticks += wall;
     cpu = 0.0;
-    wall_time = 0.0;
+    wall = 0;
+    CommTable& comm = ElementAccess::comm(*element);
+    for (const CommTable::Edge& e : comm.edges()) {
+      report.edges.push_back({i, e.to, e.messages, e.bytes});
+    }
+    comm.clear();
   }
-  for (const auto& [edge, count] : pe.comm[message.collection]) {
-    report.edges.push_back({edge.from, edge.to, count.messages, count.bytes});
-  }
-  pe.comm[message.collection].clear();
-  report.background = std::max(0.0, wall - pe.idle_seconds - collection_seconds);
-  pe.idle_seconds = 0.0;
+  report.background =
+      std::max(0.0, tick_clock::seconds(now - pe.period_start - pe.idle_ticks - collection_ticks));
+  pe.idle_ticks = 0;
   pe.period_start = now;
   post_system(state, 0, Kind::lb_report, message.collection, 0, pup::pack(report));
 }
 
-void on_lb_report(PeState& pe, const Message& message) {
+void on_lb_report(PeState& pe, Message& message) {
   RuntimeState& state = *pe.runtime;
   CollectionInfo& info = state.collection(message.collection);
   LbRound& round = info.lb;
   Report report;
-  pup::unpack(message.payload, report);
+  pup::unpack(message.payload(), report);
   lb::Instance& instance = round.instance;
   instance.pes[static_cast<std::size_t>(report.pe)].background = report.background;
   for (const ObjectRecord& o : report.objects) {
@@ -253,22 +257,24 @@ void on_lb_report(PeState& pe, const Message& message) {
   if (++round.reports == state.pes) balance(pe, info);
 }
 
-void on_migrated(PeState& pe, const Message& message) {
+void on_migrated(PeState& pe, Message& message) {
   RuntimeState& state = *pe.runtime;
   CollectionInfo& info = state.collection(message.collection);
   if (--info.lb.awaited_migrations == 0) finish_step(state, info);
 }
 
-void on_resume(PeState& pe, const Message& message) {
+void on_resume(PeState& pe, Message& message) {
   std::vector<ElementBase*> local;
-  for (auto& [key, element] : pe.elements) {
-    if (key.collection == message.collection) local.push_back(element.get());
-  }
+  const CollectionTable& table = pe.table(message.collection);
+  local.reserve(table.local);
   // In index order, so that what the resumed elements send is queued deterministically.
-  std::sort(local.begin(), local.end(),
-            [](ElementBase* a, ElementBase* b) { return a->linear_index() < b->linear_index(); });
+  for (const Slot& slot : table.slots) {
+    if (slot.element != nullptr) local.push_back(slot.element);
+  }
   for (ElementBase* element : local) {
-    run_entry(pe, *element, "resume_from_sync", [element] { element->resume_from_sync(); });
+    run_entry(
+        pe, *element, [] { return "resume_from_sync"; },
+        [element] { element->resume_from_sync(); });
   }
 }
 

@@ -1,5 +1,6 @@
 #include "vela/rt/options.hpp"
 
+#include <map>
 #include <stdexcept>
 
 #include "vela/lb/policy.hpp"
@@ -62,6 +63,18 @@ void add_runtime_options(CLI::App& app, Options& options) {
   app.add_flag("!--no-instrument", options.instrument,
                "Measure nothing (no load, no communication graph): balancing sees zero loads")
       ->group(group);
+  app.add_option("--idle", options.idle,
+                 "What an idle PE does: adaptive (poll up to --spin-us, then park), spin (poll "
+                 "only), park (sleep at once)")
+      ->transform(CLI::CheckedTransformer(
+          std::map<std::string, IdleMode>{
+              {"adaptive", IdleMode::adaptive}, {"spin", IdleMode::spin}, {"park", IdleMode::park}},
+          CLI::ignore_case))
+      ->group(group);
+  app.add_option("--spin-us", options.spin_us,
+                 "Microseconds an idle PE polls its inbox before parking (--idle adaptive)")
+      ->check(CLI::Range(0.0, 1e6))
+      ->group(group);
 }
 
 void validate(const Options& options) {
@@ -76,6 +89,14 @@ void validate(const Options& options) {
   if (!(options.lb_interval >= 0.0 && options.lb_interval <= 1e6)) {
     throw std::invalid_argument("--lb-interval " + std::to_string(options.lb_interval) +
                                 ": expected seconds in [0, 1e6]");
+  }
+  if (!(options.spin_us >= 0.0 && options.spin_us <= 1e6)) {
+    throw std::invalid_argument("--spin-us " + std::to_string(options.spin_us) +
+                                ": expected microseconds in [0, 1e6]");
+  }
+  if (options.idle != IdleMode::adaptive && options.idle != IdleMode::spin &&
+      options.idle != IdleMode::park) {
+    throw std::invalid_argument("--idle: expected adaptive, spin or park");
   }
   if (!options.lb.empty()) {
     try {

@@ -50,7 +50,7 @@ void deliver_result(RuntimeState& state, const Callback& callback, std::vector<d
       const std::vector<std::byte> payload = pup::pack(args);
       const std::uint64_t n = state.collection(callback.collection).shape.size();
       for (std::uint64_t i = 0; i < n; ++i) {
-        send_entry(callback.collection, i, callback.handler, 0, payload);
+        send_packed_entry(callback.collection, i, callback.handler, 0, payload);
       }
       return;
     }
@@ -59,10 +59,10 @@ void deliver_result(RuntimeState& state, const Callback& callback, std::vector<d
 
 }  // namespace
 
-void on_contribution(PeState& pe, const Message& message) {
+void on_contribution(PeState& pe, Message& message) {
   RuntimeState& state = *pe.runtime;
   Contribution c;
-  pup::unpack(message.payload, c);
+  pup::unpack(message.payload(), c);
   CollectionInfo& info = state.collection(message.collection);
   ReductionRound& round = info.reductions[c.number];
   if (round.count == 0) {

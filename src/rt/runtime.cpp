@@ -98,32 +98,6 @@ std::vector<PeId> initial_placement(const Shape& shape, const UserMap& map, PeId
   return pe;
 }
 
-void send_entry(CollectionId collection, std::uint64_t linear, HandlerId handler, int priority,
-                std::vector<std::byte> payload) {
-  RuntimeState& state = running_state("send");
-  PeState& pe = *this_pe();
-  auto m = std::make_unique<Message>();
-  m->kind = Kind::entry;
-  m->priority = priority;
-  m->collection = collection;
-  m->element = linear;
-  m->handler = handler;
-  m->origin = pe.id;
-  m->payload = std::move(payload);
-  if (state.options.instrument && pe.current != nullptr &&
-      ElementAccess::collection(*pe.current) == collection) {
-    const std::uint64_t from = ElementAccess::linear(*pe.current);
-    m->sender = static_cast<std::int64_t>(from);
-    CommCount& c = pe.comm[collection][{from, linear}];
-    ++c.messages;
-    c.bytes += m->payload.size();
-  }
-  const auto known = pe.locations.find({collection, linear});
-  const PeId to =
-      known != pe.locations.end() ? known->second.pe : state.collection(collection).home[linear];
-  post(state, to, std::move(m));
-}
-
 void mark_periodic(RuntimeState& state, CollectionId collection) {
   state.collection(collection).lb.periodic = true;
 }
@@ -151,11 +125,7 @@ Reducer Context::reducer(
 
 void Context::exit(int code) {
   state_.exit_code = code;
-  state_.stopping = true;
-  for (auto& pe : state_.pe) {
-    std::lock_guard lock(pe->mutex);
-    pe->wake.notify_one();
-  }
+  detail::stop_all(state_);
 }
 
 Runtime::Runtime(Options options) : state_(std::make_unique<detail::RuntimeState>()) {
@@ -167,6 +137,7 @@ Runtime::Runtime(Options options) : state_(std::make_unique<detail::RuntimeState
   if (!options.lb.empty()) lb::make_strategy(options.lb, state_->lb_params);  // checks params
   state_->options = std::move(options);
   state_->pes = state_->options.pes;
+  state_->oversubscribed = state_->pes > available_cores();
   for (PeId p = 0; p < state_->pes; ++p) {
     auto pe = std::make_unique<detail::PeState>();
     pe->id = p;
@@ -194,13 +165,20 @@ int Runtime::run(const std::function<void(Context&)>& main) {
   if (!state.options.trace.empty()) {
     state.timeline = std::make_unique<trace::Timeline>(state.pes, state.start);
   }
-  auto m = std::make_unique<detail::Message>();
+  struct Main {
+    detail::RuntimeState* state;
+    const std::function<void(Context&)>* main;
+  } call{&state, &main};
+  detail::Message* m = detail::new_message();
   m->kind = detail::Kind::call;
-  m->call = [&state, &main] {
-    Context context(state);
-    main(context);
-  };
-  detail::post(state, 0, std::move(m));
+  ::new (m->storage) detail::CallArgs{[](void* context) {
+                                        auto* c = static_cast<Main*>(context);
+                                        Context ctx(*c->state);
+                                        (*c->main)(ctx);
+                                      },
+                                      &call};
+  m->ops = &detail::call_args;
+  detail::post(state, 0, m);
   detail::start_pes(state);
   detail::join_pes(state);
 

@@ -1,5 +1,10 @@
-// Each PE's message-driven loop: drain the inbox, run one message at a time (runtime messages
-// first, then by priority, FIFO among equals), sleep when there is nothing to do.
+// Each PE's message-driven loop: take what arrived, run one message at a time (runtime messages
+// first, then by priority, FIFO among equals), and when there is nothing to do, poll for a
+// while and then park. Quiescence is found without a shared counter: each PE counts the
+// messages it sent to and took from other PEs, and a PE that runs out of work checks, in two
+// waves over every PE, that all are idle and that the counts balance and did not move.
+#include <sched.h>
+
 #include <ctime>
 
 #include "state.hpp"
@@ -11,140 +16,233 @@ namespace {
 
 thread_local PeState* current_pe = nullptr;
 
-double seconds(Clock::duration d) {
-  return std::chrono::duration<double>(d).count();
-}
-
-void enqueue_local(PeState& pe, MessagePtr message) {
+void enqueue_local(PeState& pe, Message* message) {
   if (message->priority == 0) {
-    pe.fifo.push_back(std::move(message));
+    pe.fifo.push(message);
+  } else if (message->priority == system_priority) {
+    pe.system.push(message);
   } else {
-    const int priority = message->priority;
-    pe.prioritized.push({priority, pe.arrivals++, message.release()});
+    pe.prioritized.push({message->priority, pe.arrivals++, message});
   }
 }
 
 // The next message to run, or nullptr.
-MessagePtr next_local(PeState& pe) {
-  if (!pe.prioritized.empty() && (pe.fifo.empty() || pe.prioritized.top().priority < 0)) {
-    MessagePtr m(pe.prioritized.top().message);
+Message* next_local(PeState& pe) {
+  if (!pe.system.empty()) [[unlikely]]
+    return pe.system.pop();
+  if (!pe.prioritized.empty() && (pe.fifo.empty() || pe.prioritized.top().priority < 0))
+      [[unlikely]] {
+    Message* m = pe.prioritized.top().message;
     pe.prioritized.pop();
     return m;
   }
   if (pe.fifo.empty()) return nullptr;
-  MessagePtr m = std::move(pe.fifo.front());
-  pe.fifo.pop_front();
-  return m;
+  return pe.fifo.pop();
 }
 
-void stop_all(RuntimeState& state) {
-  state.stopping = true;
-  for (auto& pe : state.pe) {
-    std::lock_guard lock(pe->mutex);
-    pe->wake.notify_one();
+// Moves what other PEs sent into the local queues; false when nothing had come.
+bool take_inbox(PeState& pe) {
+  const auto batch = pe.inbox.take_all();
+  if (batch.count == 0) return false;
+  pe.received.store(pe.received.load(std::memory_order_relaxed) + batch.count,
+                    std::memory_order_relaxed);
+  for (Message* m = batch.first; m != nullptr;) {
+    Message* next = m->next;
+    enqueue_local(pe, m);
+    m = next;
   }
+  return true;
 }
 
-void dispatch(PeState& pe, MessagePtr message) {
-  switch (message->kind) {
-    case Kind::entry:
-      deliver_entry(pe, std::move(message));
+// Runs a runtime message (the entry path is deliver_entry).
+void dispatch_system(PeState& pe, Message& message) {
+  switch (message.kind) {
+    case Kind::entry:  // not here
       return;
     case Kind::create:
-      create_elements(pe, *message);
+      create_elements(pe, message);
       return;
-    case Kind::call:
-      message->call();
+    case Kind::call: {
+      const auto* call = static_cast<CallArgs*>(message.args());
+      call->function(call->context);
       return;
+    }
     case Kind::migrate_order:
-      migrate_out(pe, *message);
+      migrate_out(pe, message);
       return;
     case Kind::migrate_in:
-      migrate_in(pe, *message);
+      migrate_in(pe, message);
       return;
     case Kind::location:
-      update_location(pe, *message);
+      update_location(pe, message);
       return;
     case Kind::at_sync:
-      on_at_sync(pe, *message);
+      on_at_sync(pe, message);
       return;
     case Kind::lb_collect:
-      on_lb_collect(pe, *message);
+      on_lb_collect(pe, message);
       return;
     case Kind::lb_report:
-      on_lb_report(pe, *message);
+      on_lb_report(pe, message);
       return;
     case Kind::migrated:
-      on_migrated(pe, *message);
+      on_migrated(pe, message);
       return;
     case Kind::resume:
-      on_resume(pe, *message);
+      on_resume(pe, message);
       return;
     case Kind::contribution:
-      on_contribution(pe, *message);
+      on_contribution(pe, message);
       return;
   }
+}
+
+void run_message(PeState& pe, Message* message) {
+  RuntimeState& state = *pe.runtime;
+  try {
+    if (message->kind == Kind::entry) [[likely]] {
+      deliver_entry(pe, message);
+      return;
+    }
+    dispatch_system(pe, *message);
+    free_message(message);
+    // What the runtime did is nobody's entry method: the next entry starts after it.
+    if (state.options.instrument || state.timeline) pe.mark = tick_clock::now();
+  } catch (...) {
+    state.fail(std::current_exception());
+  }
+}
+
+// Sums of every PE's counts, and whether every PE was idle when read.
+struct Wave {
+  bool all_passive = true;
+  std::uint64_t sent = 0;
+  std::uint64_t received = 0;
+  std::uint64_t parked = 0;
+};
+
+Wave read_wave(const RuntimeState& state) {
+  Wave w;
+  w.sent = state.external_sent.load(std::memory_order_seq_cst);
+  for (const auto& pe : state.pe) {
+    // The flag first: a PE stores its counts before it says it is idle.
+    if (!pe->passive.load(std::memory_order_seq_cst)) {
+      w.all_passive = false;
+      return w;
+    }
+    w.sent += pe->sent.load(std::memory_order_acquire);
+    w.received += pe->received.load(std::memory_order_acquire);
+    w.parked += pe->parked_count.load(std::memory_order_acquire);
+  }
+  return w;
+}
+
+// Two waves with every PE idle, equal totals that did not change between them: counts only
+// grow, so no PE sent or took anything between its two reads; those intervals share an
+// instant at which every PE was idle and every message sent had been taken.
+bool quiescent(const RuntimeState& state) {
+  const Wave first = read_wave(state);
+  if (!first.all_passive || first.sent != first.received) return false;
+  const Wave second = read_wave(state);
+  return second.all_passive && second.sent == first.sent && second.received == first.received;
+}
+
+timespec relative(Ticks ticks) {
+  const double s = std::max(0.0, tick_clock::seconds(ticks));
+  timespec t{};
+  t.tv_sec = static_cast<time_t>(s);
+  t.tv_nsec = static_cast<long>((s - static_cast<double>(t.tv_sec)) * 1e9);
+  return t;
+}
+
+// Returns when the inbox has something, the run stops, or (PE 0 with periodic balancing) the
+// next balancing step is due.
+void wait_for_work(PeState& pe, bool periodic, Ticks from) {
+  RuntimeState& state = *pe.runtime;
+  const IdleMode mode = state.options.idle;
+  if (mode != IdleMode::park) {
+    const Ticks spin_until = from + tick_clock::from_seconds(state.options.spin_us * 1e-6);
+    for (std::uint32_t polls = 1;; ++polls) {
+      if (!pe.inbox.empty() || state.stopping.load(std::memory_order_relaxed)) return;
+      if ((polls & 15) == 0) {
+        const Ticks now = tick_clock::now();
+        if (periodic && now >= state.next_periodic_lb) return;
+        if (mode == IdleMode::adaptive && now >= spin_until) break;
+      }
+      if (state.oversubscribed) {
+        sched_yield();  // another PE on this core may have work
+      } else {
+        cpu_pause();
+      }
+    }
+  }
+  if (!periodic) {
+    pe.inbox.park(state.stopping, nullptr);
+    return;
+  }
+  const timespec timeout = relative(state.next_periodic_lb - tick_clock::now());
+  pe.inbox.park(state.stopping, &timeout);
+}
+
+void idle(PeState& pe, bool periodic) {
+  RuntimeState& state = *pe.runtime;
+  const Ticks from = tick_clock::now();
+  pe.parked_count.store(pe.parked.size(), std::memory_order_relaxed);
+  pe.passive.store(true, std::memory_order_seq_cst);
+  if (quiescent(state)) {
+    const Wave w = read_wave(state);
+    if (w.all_passive && w.parked > 0) {
+      state.fail(std::make_exception_ptr(std::logic_error(
+          "quiescence with " + std::to_string(w.parked) +
+          " message(s) held for elements that never arrived (a message was sent to an "
+          "element that is neither here nor on its way)")));
+    }
+    stop_all(state);
+    return;
+  }
+  wait_for_work(pe, periodic, from);
+  pe.passive.store(false, std::memory_order_seq_cst);
+  const Ticks to = tick_clock::now();
+  pe.idle_ticks += to - from;
+  pe.mark = to;
+  if (state.timeline) {
+    state.timeline->complete(pe.id, trace::Category::idle, "idle", tick_clock::to_time(from),
+                             tick_clock::to_time(to));
+  }
+}
+
+void drop(Message* m) {
+  free_message(m);
 }
 
 void pe_loop(PeState& pe) {
   RuntimeState& state = *pe.runtime;
   current_pe = &pe;
   if (state.pinning) state.pinning->pin(pe.id, nullptr);  // best effort: unpinned still runs
-  pe.period_start = Clock::now();
+  pe.mark = pe.period_start = tick_clock::now();
   // PE 0 also keeps the clock of periodic balancing.
   const bool periodic = pe.id == 0 && state.options.lb_interval > 0.0 && !state.options.lb.empty();
-  const auto interval = std::chrono::duration_cast<Clock::duration>(
-      std::chrono::duration<double>(state.options.lb_interval));
+  const Ticks interval = tick_clock::from_seconds(state.options.lb_interval);
   if (periodic) state.next_periodic_lb = pe.period_start + interval;
-  std::vector<MessagePtr> arrived;
   while (!state.stopping.load(std::memory_order_relaxed)) {
-    if (periodic && Clock::now() >= state.next_periodic_lb) {
-      balance_periodic_collections(pe);
-      state.next_periodic_lb = Clock::now() + interval;
-    }
-    {
-      std::unique_lock lock(pe.mutex);
-      if (pe.inbox.empty() && pe.fifo.empty() && pe.prioritized.empty()) {
-        const auto idle_from = Clock::now();
-        pe.waiting = true;
-        const auto ready = [&] { return !pe.inbox.empty() || state.stopping.load(); };
-        if (periodic) {
-          pe.wake.wait_until(lock, state.next_periodic_lb, ready);
-        } else {
-          pe.wake.wait(lock, ready);
-        }
-        pe.waiting = false;
-        const auto idle_to = Clock::now();
-        pe.idle_seconds += seconds(idle_to - idle_from);
-        if (state.timeline)
-          state.timeline->complete(pe.id, trace::Category::idle, "idle", idle_from, idle_to);
-      }
-      arrived.swap(pe.inbox);
-    }
-    for (MessagePtr& m : arrived) enqueue_local(pe, std::move(m));
-    arrived.clear();
-    // At most a batch of local messages between two looks at the inbox.
-    for (int batch = 0; batch < 64; ++batch) {
-      MessagePtr message = next_local(pe);
-      if (!message) break;
+    if (periodic && tick_clock::now() >= state.next_periodic_lb) {
       try {
-        dispatch(pe, std::move(message));
+        balance_periodic_collections(pe);
       } catch (...) {
-        {
-          std::lock_guard lock(state.error_mutex);
-          if (!state.error) state.error = std::current_exception();
-        }
-        stop_all(state);
+        state.fail(std::current_exception());
       }
-      if (state.outstanding.fetch_sub(1, std::memory_order_acq_rel) == 1) stop_all(state);
+      state.next_periodic_lb = tick_clock::now() + interval;
+    }
+    take_inbox(pe);
+    // At most a batch of local messages between two looks at the inbox.
+    int ran = 0;
+    for (; ran < 64; ++ran) {
+      Message* message = next_local(pe);
+      if (message == nullptr) break;
+      run_message(pe, message);
       if (state.stopping.load(std::memory_order_relaxed)) break;
     }
-  }
-  // Drop what is left (after exit()); counted messages no longer matter.
-  pe.fifo.clear();
-  while (!pe.prioritized.empty()) {
-    delete pe.prioritized.top().message;
-    pe.prioritized.pop();
+    if (ran == 0 && pe.inbox.empty()) idle(pe, periodic);
   }
   current_pe = nullptr;
 }
@@ -155,31 +253,51 @@ PeState* this_pe() {
   return current_pe;
 }
 
-void post(RuntimeState& state, PeId to, MessagePtr message) {
-  state.outstanding.fetch_add(1, std::memory_order_relaxed);
+CollectionTable& PeState::table(CollectionId collection) {
+  CollectionTable& t = tables[collection];
+  if (t.slots.empty()) [[unlikely]]
+    t.slots.resize(runtime->collection(collection).shape.size());
+  return t;
+}
+
+PeState::~PeState() {
+  for (CollectionTable& t : tables) {
+    for (Slot& s : t.slots) delete s.element;
+  }
+}
+
+void post(RuntimeState& state, PeId to, Message* message) {
+  PeState* self = current_pe;
   PeState& target = *state.pe[static_cast<std::size_t>(to)];
-  if (current_pe == &target) {
-    enqueue_local(target, std::move(message));
+  if (self == &target) {
+    enqueue_local(target, message);
     return;
   }
-  std::lock_guard lock(target.mutex);
-  target.inbox.push_back(std::move(message));
-  if (target.waiting) target.wake.notify_one();
+  if (self != nullptr) {
+    self->sent.store(self->sent.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  } else {
+    state.external_sent.fetch_add(1, std::memory_order_seq_cst);
+  }
+  target.inbox.push(message);
 }
 
 void post_system(RuntimeState& state, PeId to, Kind kind, CollectionId collection,
                  std::uint64_t element, std::vector<std::byte> payload) {
-  auto m = std::make_unique<Message>();
-  m->kind = kind;
-  m->priority = system_priority;
-  m->collection = collection;
-  m->element = element;
-  m->origin = current_pe != nullptr ? current_pe->id : -1;
-  m->payload = std::move(payload);
-  post(state, to, std::move(m));
+  post(state, to, new_system_message(kind, collection, element, std::move(payload)));
 }
 
-namespace {
+void stop_all(RuntimeState& state) {
+  state.stopping.store(true, std::memory_order_seq_cst);
+  for (auto& pe : state.pe) pe->inbox.wake();
+}
+
+void RuntimeState::fail(std::exception_ptr e) {
+  {
+    std::lock_guard lock(error_mutex);
+    if (!error) error = std::move(e);
+  }
+  stop_all(*this);
+}
 
 double thread_cpu_seconds() {
   timespec t{};
@@ -187,39 +305,39 @@ double thread_cpu_seconds() {
   return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
 }
 
-}  // namespace
-
-EntryStart begin_entry(PeState& pe, ElementBase& element) {
-  const RuntimeState& state = *pe.runtime;
-  pe.current = &element;
-  if (!state.options.instrument && !state.timeline) return {};
-  // The thread CPU clock is a system call (~250 ns here), so it is read only when asked for.
-  return {Clock::now(), state.options.measure_cpu ? thread_cpu_seconds() : 0.0};
-}
-
-void end_entry(PeState& pe, ElementBase& element, const char* name, const EntryStart& start) {
-  RuntimeState& state = *pe.runtime;
-  pe.current = nullptr;
-  if (!state.options.instrument && !state.timeline) return;
-  const auto to = Clock::now();
-  const double wall = seconds(to - start.wall);
-  ElementAccess::wall_seconds(element) += wall;
-  if (state.options.measure_cpu) {
-    ElementAccess::cpu_seconds(element) += thread_cpu_seconds() - start.cpu;
-  }
-  if (state.timeline) {
-    state.timeline->complete(pe.id, trace::Category::entry, name, start.wall, to,
-                             to_string(element.index(), element.shape().dims));
-  }
+void trace_entry(PeState& pe, ElementBase& element, const char* name, Ticks from, Ticks to) {
+  pe.runtime->timeline->complete(pe.id, trace::Category::entry, name, tick_clock::to_time(from),
+                                 tick_clock::to_time(to),
+                                 to_string(element.index(), element.shape().dims));
 }
 
 void start_pes(RuntimeState& state) {
   for (auto& pe : state.pe) pe->thread = std::thread([p = pe.get()] { pe_loop(*p); });
 }
 
+// After the PEs have stopped: frees every message still queued anywhere (after exit(), or
+// sent to a PE that had already stopped), so that each goes back to its pool before the pools
+// go away. Runs on the calling thread, which is no PE.
 void join_pes(RuntimeState& state) {
   for (auto& pe : state.pe) {
     if (pe->thread.joinable()) pe->thread.join();
+  }
+  for (auto& pe : state.pe) {
+    for (auto batch = pe->inbox.take_all(); batch.first != nullptr;) {
+      Message* next = batch.first->next;
+      drop(batch.first);
+      batch.first = next;
+    }
+    while (!pe->system.empty()) drop(pe->system.pop());
+    while (!pe->fifo.empty()) drop(pe->fifo.pop());
+    while (!pe->prioritized.empty()) {
+      drop(pe->prioritized.top().message);
+      pe->prioritized.pop();
+    }
+    for (auto& [key, waiting] : pe->parked) {
+      for (Message* m : waiting) drop(m);
+    }
+    pe->parked.clear();
   }
 }
 

@@ -1,13 +1,10 @@
-// The runtime's internal state: messages, PEs, collections. Only src/rt sees it.
+// The runtime's internal state: PEs, collections, balancing rounds. Only src/rt sees it.
 #pragma once
 
 #include <array>
 #include <atomic>
 #include <chrono>
-#include <climits>
-#include <condition_variable>
 #include <cstdint>
-#include <deque>
 #include <exception>
 #include <functional>
 #include <map>
@@ -19,6 +16,9 @@
 #include <unordered_map>
 #include <vector>
 
+#include "clock.hpp"
+#include "inbox.hpp"
+#include "message.hpp"
 #include "pinning.hpp"
 #include "vela/lb/policy.hpp"
 #include "vela/lb/strategy.hpp"
@@ -31,38 +31,6 @@ class Timeline;
 namespace vela::rt::detail {
 
 using Clock = std::chrono::steady_clock;
-
-enum class Kind : std::uint8_t {
-  entry,          // an entry method of one element
-  create,         // build this PE's elements of a new collection
-  call,           // run a function on this PE (main, at start-up)
-  migrate_order,  // LB root -> source PE: send these elements away
-  migrate_in,     // source PE -> destination PE: an element's state
-  location,       // an element now lives on a PE (to its home and to senders)
-  at_sync,        // element -> LB root: reached a balancing point
-  lb_collect,     // LB root -> every PE: report your measurements
-  lb_report,      // PE -> LB root: measurements
-  migrated,       // destination PE -> LB root: an element arrived
-  resume,         // LB root -> every PE: call resume_from_sync
-  contribution,   // element -> root: one reduction contribution
-};
-
-// Runtime messages overtake entry methods queued on the same PE, whatever their priority.
-inline constexpr int system_priority = INT32_MIN;
-
-struct Message {
-  Kind kind = Kind::entry;
-  int priority = 0;
-  CollectionId collection = 0;
-  std::uint64_t element = 0;  // linear index in the collection
-  HandlerId handler = 0;
-  PeId origin = -1;          // PE that first sent it, told where the element is if it moved
-  std::int64_t sender = -1;  // sending element (same collection), for the communication graph
-  std::uint32_t hops = 0;    // times forwarded
-  std::vector<std::byte> payload;
-  std::function<void()> call;  // Kind::call only
-};
-using MessagePtr = std::unique_ptr<Message>;
 
 struct ElementKey {
   CollectionId collection = 0;
@@ -83,35 +51,44 @@ struct Location {
   void pup(pup::Archive& ar) { ar | pe | migrations; }
 };
 
-struct CommCount {
-  std::uint64_t messages = 0;
-  std::uint64_t bytes = 0;
+// What a PE knows of one element of a collection: the element itself when it lives here, else
+// where it was last known to be (pe < 0: never told, so ask its home).
+struct Slot {
+  ElementBase* element = nullptr;  // owned (deleted by the PE when it leaves or at the end)
+  Location location;
 };
 
-struct EdgeKey {
-  std::uint64_t from = 0;
-  std::uint64_t to = 0;
-  friend bool operator==(const EdgeKey&, const EdgeKey&) = default;
-};
-struct EdgeKeyHash {
-  std::size_t operator()(const EdgeKey& k) const noexcept {
-    return std::hash<std::uint64_t>{}(k.from * 0x9E3779B97F4A7C15ull ^ k.to);
-  }
+// A PE's dense table of one collection, indexed by linear index: finding an element is one
+// array access whatever the collection's size.
+struct CollectionTable {
+  std::vector<Slot> slots;
+  std::uint64_t local = 0;  // elements living here
 };
 
 struct RuntimeState;
 
 struct PeState {
+  PeState() = default;
+  PeState(const PeState&) = delete;
+  PeState& operator=(const PeState&) = delete;
+  ~PeState();
+
   PeId id = 0;
   RuntimeState* runtime = nullptr;
 
-  // Filled by any thread, drained by this PE's thread.
-  std::mutex mutex;
-  std::condition_variable wake;
-  std::vector<MessagePtr> inbox;
-  bool waiting = false;
+  // Written by other threads: messages in, message blocks back.
+  Inbox<Message> inbox;
+  MessagePool pool;
+
+  // Quiescence detection: written by this PE only, read by any PE looking for quiescence.
+  alignas(64) std::atomic<bool> passive{false};
+  std::atomic<std::uint64_t> sent{0};      // messages posted to other PEs
+  std::atomic<std::uint64_t> received{0};  // messages taken from the inbox
+  std::atomic<std::uint64_t> parked_count{0};
 
   // Only this PE's thread touches what follows.
+  alignas(64) MessageList system;  // runtime messages, first
+  MessageList fifo;                // priority 0, the common case
   struct Queued {
     int priority;
     std::uint64_t order;
@@ -120,22 +97,23 @@ struct PeState {
       return priority != o.priority ? priority > o.priority : order > o.order;
     }
   };
-  std::deque<MessagePtr> fifo;              // priority 0, the common case
-  std::priority_queue<Queued> prioritized;  // any other priority (owns its messages)
+  std::priority_queue<Queued> prioritized;  // any other priority
   std::uint64_t arrivals = 0;
 
-  std::unordered_map<ElementKey, std::unique_ptr<ElementBase>, ElementKeyHash> elements;
-  std::unordered_map<ElementKey, Location, ElementKeyHash> locations;
-  std::unordered_map<ElementKey, std::vector<MessagePtr>, ElementKeyHash> parked;
+  std::array<CollectionTable, 256> tables;
+  std::unordered_map<ElementKey, std::vector<Message*>, ElementKeyHash> parked;
   ElementBase* current = nullptr;  // element whose entry method is running
 
-  // Measurement since the last balancing step.
-  double idle_seconds = 0.0;
-  Clock::time_point period_start;
-  std::unordered_map<CollectionId, std::unordered_map<EdgeKey, CommCount, EdgeKeyHash>> comm;
+  // Measurement, in clock ticks: `mark` is the last entry boundary (the end of one entry is
+  // the start of the next); idle and the period since the last balancing step.
+  Ticks mark = 0;
+  Ticks idle_ticks = 0;
+  Ticks period_start = 0;
 
   RunStats stats;
   std::thread thread;
+
+  CollectionTable& table(CollectionId collection);
 };
 
 // State of one balancing step or reduction, kept by the root (PE 0) only.
@@ -192,6 +170,7 @@ struct RuntimeState {
   PeId pes = 1;
   std::vector<std::unique_ptr<PeState>> pe;
   Clock::time_point start;
+  bool oversubscribed = false;  // more PEs than cores: idle PEs yield instead of pausing
 
   // Appended by main (on PE 0) and read by every PE without a lock: a slot is written before
   // the count that publishes it.
@@ -203,7 +182,7 @@ struct RuntimeState {
   std::vector<std::function<void(std::vector<double>&, const std::vector<double>&)>>
       reducers;  // PE 0 only
 
-  std::atomic<std::int64_t> outstanding{0};  // messages queued, in flight or running
+  std::atomic<std::uint64_t> external_sent{0};  // messages posted by threads that are not PEs
   std::atomic<bool> stopping{false};
   int exit_code = 0;
   std::mutex error_mutex;
@@ -211,55 +190,66 @@ struct RuntimeState {
 
   std::unique_ptr<Pinning> pinning;  // with --no-pin: none
   lb::RawParams lb_params;
-  Clock::time_point next_periodic_lb;  // PE 0 only
+  Ticks next_periodic_lb = 0;  // PE 0 only
   std::unique_ptr<trace::Timeline> timeline;
   RunStats stats;
 
   CollectionInfo& collection(CollectionId id);
+  // Records the first error and stops every PE.
+  void fail(std::exception_ptr e);
 };
 
 // The PE whose thread is running, or nullptr outside the PEs.
 PeState* this_pe();
 
-// Queues `message` for `to` (locally without a lock when `to` is the calling PE).
-void post(RuntimeState& state, PeId to, MessagePtr message);
+// Queues `message` for `to` (locally, without an atomic, when `to` is the calling PE).
+void post(RuntimeState& state, PeId to, Message* message);
 void post_system(RuntimeState& state, PeId to, Kind kind, CollectionId collection,
                  std::uint64_t element, std::vector<std::byte> payload);
+// Sends an entry message whose arguments are already packed (a reduction's result).
+void send_packed_entry(CollectionId collection, std::uint64_t linear, HandlerId handler,
+                       int priority, std::vector<std::byte> payload);
+// Ends the run on every PE.
+void stop_all(RuntimeState& state);
 
 // Handlers by message kind (delivery.cpp, lb_manager.cpp, reduction.cpp).
-void deliver_entry(PeState& pe, MessagePtr message);
-void create_elements(PeState& pe, const Message& message);
-void migrate_out(PeState& pe, const Message& message);
-void migrate_in(PeState& pe, const Message& message);
-void update_location(PeState& pe, const Message& message);
-void on_at_sync(PeState& pe, const Message& message);
-void on_lb_collect(PeState& pe, const Message& message);
-void on_lb_report(PeState& pe, const Message& message);
-void on_migrated(PeState& pe, const Message& message);
-void on_resume(PeState& pe, const Message& message);
-void on_contribution(PeState& pe, const Message& message);
+void deliver_entry(PeState& pe, Message* message);  // takes the message
+void create_elements(PeState& pe, Message& message);
+void migrate_out(PeState& pe, Message& message);
+void migrate_in(PeState& pe, Message& message);
+void update_location(PeState& pe, Message& message);
+void on_at_sync(PeState& pe, Message& message);
+void on_lb_collect(PeState& pe, Message& message);
+void on_lb_report(PeState& pe, Message& message);
+void on_migrated(PeState& pe, Message& message);
+void on_resume(PeState& pe, Message& message);
+void on_contribution(PeState& pe, Message& message);
 // On PE 0: starts a step for every collection balanced periodically whose turn has come.
 void balance_periodic_collections(PeState& pe);
 
 // Sets a new element's collection, index and PE from the construction under way on this thread.
 void fill_from_construction(ElementBase& element);
 
-// What an entry method's measurement starts from.
+// Entry-method measurement: one clock read per boundary. An entry starts at the PE's mark (the
+// end of what ran before) and its end becomes the next mark.
 struct EntryStart {
-  Clock::time_point wall;
+  Ticks wall = 0;
   double cpu = 0.0;
 };
-EntryStart begin_entry(PeState& pe, ElementBase& element);
-void end_entry(PeState& pe, ElementBase& element, const char* name, const EntryStart& start);
+double thread_cpu_seconds();
+void trace_entry(PeState& pe, ElementBase& element, const char* name, Ticks from, Ticks to);
+
+inline EntryStart begin_entry(PeState& pe, ElementBase& element, bool measured, bool cpu) {
+  pe.current = &element;
+  if (!measured) return {};
+  return {pe.mark, cpu ? thread_cpu_seconds() : 0.0};
+}
 
 // Runs `work` as element `element`'s entry method: measured and traced. A template, so the
-// call costs no std::function (and no allocation).
-template <class Work>
-void run_entry(PeState& pe, ElementBase& element, const char* name, Work&& work) {
-  const EntryStart start = begin_entry(pe, element);
-  work();
-  end_entry(pe, element, name, start);
-}
+// call costs no std::function (and no allocation). `name()` gives the entry's name for the trace
+// (only called when tracing).
+template <class Name, class Work>
+void run_entry(PeState& pe, ElementBase& element, Name&& name, Work&& work);
 
 struct ElementAccess {
   static CollectionId& collection(ElementBase& e) { return e.collection_; }
@@ -268,8 +258,26 @@ struct ElementAccess {
   static std::uint32_t& reductions(ElementBase& e) { return e.reductions_; }
   static std::uint32_t& migrations(ElementBase& e) { return e.migrations_; }
   static double& cpu_seconds(ElementBase& e) { return e.cpu_seconds_; }
-  static double& wall_seconds(ElementBase& e) { return e.wall_seconds_; }
+  static Ticks& wall_ticks(ElementBase& e) { return e.wall_ticks_; }
+  static CommTable& comm(ElementBase& e) { return e.comm_; }
   static PeState*& pe(ElementBase& e) { return e.pe_; }
 };
+
+template <class Name, class Work>
+void run_entry(PeState& pe, ElementBase& element, Name&& name, Work&& work) {
+  const RuntimeState& state = *pe.runtime;
+  const bool measured = state.options.instrument || state.timeline != nullptr;
+  const bool cpu = state.options.measure_cpu && state.options.instrument;
+  const EntryStart start = begin_entry(pe, element, measured, cpu);
+  work();
+  pe.current = nullptr;
+  if (!measured) return;
+  const Ticks to = tick_clock::now();
+  ElementAccess::wall_ticks(element) += to - start.wall;
+  pe.mark = to;
+  if (cpu) ElementAccess::cpu_seconds(element) += thread_cpu_seconds() - start.cpu;
+  if (state.timeline != nullptr) [[unlikely]]
+    trace_entry(pe, element, name(), start.wall, to);
+}
 
 }  // namespace vela::rt::detail

@@ -205,7 +205,8 @@ class Worker : public vela::rt::ElementBase {
   void tick(std::int32_t remaining) {
     // The first quarter of the elements (all on PE 0 at first) works 20 times harder.
     const int work = index().x < elements_ / 4 ? 20000 : 1000;
-    double x = 1.0;
+    // Seeded by the element's state, so the compiler cannot fold the loop away.
+    double x = 1.0 + 1e-9 * done_;
     for (int k = 0; k < work; ++k) x = x * 0.999999 + 1e-6;
     sum_ += x > 0.0 ? 1 : 0;
     ++done_;

@@ -2,7 +2,9 @@
 // their pup() function, contribute to reductions and reach balancing points.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <unordered_map>
 #include <vector>
 
 #include "vela/pup/pup.hpp"
@@ -12,11 +14,43 @@
 
 namespace vela::rt {
 
-using CollectionId = std::uint32_t;
-
 namespace detail {
 struct PeState;
 struct ElementAccess;
+
+// What an element sent to each element of its collection since the last balancing step. A
+// small table per sender, found through a direct-mapped slot for the destination, so counting
+// a message costs no hash-map insert.
+class CommTable {
+ public:
+  struct Edge {
+    std::uint64_t to = 0;
+    std::uint64_t messages = 0;
+    std::uint64_t bytes = 0;
+    void pup(pup::Archive& ar) { ar | to | messages | bytes; }
+  };
+
+  void count(std::uint64_t to, std::uint64_t bytes) {
+    const std::uint32_t at = recent_[to % recent_.size()];
+    if (at != 0 && edges_[at - 1].to == to) {
+      ++edges_[at - 1].messages;
+      edges_[at - 1].bytes += bytes;
+      return;
+    }
+    count_slow(to, bytes);
+  }
+  const std::vector<Edge>& edges() const { return edges_; }
+  void clear();
+  // Adds another table's counts (an element's counts follow it when it migrates).
+  void merge(const std::vector<Edge>& edges);
+
+ private:
+  void count_slow(std::uint64_t to, std::uint64_t bytes);
+
+  std::vector<Edge> edges_;
+  std::array<std::uint32_t, 8> recent_{};  // destination % 8 -> position in edges_ + 1
+  std::unordered_map<std::uint64_t, std::uint32_t> positions_;  // filled past a few edges
+};
 }  // namespace detail
 
 class ElementBase {
@@ -55,21 +89,27 @@ class ElementBase {
   // Sends to another element of this element's collection.
   template <auto Method, class... Args>
   void send(const Index& to, Args&&... args) {
-    send_to(to, detail::handler_id<Method>, 0,
-            detail::pack_arguments<Method>(std::forward<Args>(args)...));
+    detail::send_entry<Method>(collection_, linear_of(to), 0, std::forward<Args>(args)...);
+  }
+  // Lower values run first; equal priorities keep their order. Default priority is 0.
+  template <auto Method, class... Args>
+  void send_with_priority(const Index& to, int priority, Args&&... args) {
+    detail::send_entry<Method>(collection_, linear_of(to), priority, std::forward<Args>(args)...);
   }
 
  private:
   friend struct detail::ElementAccess;
-  void send_to(const Index& to, HandlerId handler, int priority, std::vector<std::byte> payload);
+  // The linear index of `to` in this element's collection; throws std::out_of_range outside it.
+  std::uint64_t linear_of(const Index& to) const;
 
   CollectionId collection_ = 0;
   Index index_;
   std::uint64_t linear_ = 0;
-  std::uint32_t reductions_ = 0;  // contributions made so far (numbers the reductions)
-  std::uint32_t migrations_ = 0;  // moves so far (orders location updates)
-  double cpu_seconds_ = 0.0;      // measured since the last balancing step
-  double wall_seconds_ = 0.0;
+  std::uint32_t reductions_ = 0;   // contributions made so far (numbers the reductions)
+  std::uint32_t migrations_ = 0;   // moves so far (orders location updates)
+  double cpu_seconds_ = 0.0;       // measured since the last balancing step
+  std::int64_t wall_ticks_ = 0;    // likewise, in the runtime's clock ticks
+  detail::CommTable comm_;         // likewise
   detail::PeState* pe_ = nullptr;  // where it lives now
 };
 

@@ -3,7 +3,9 @@
 // every process of one binary), so a message names its entry method by a number.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <new>
 #include <span>
 #include <string>
 #include <string_view>
@@ -18,6 +20,7 @@ namespace vela::rt {
 
 class ElementBase;
 using HandlerId = std::uint32_t;
+using CollectionId = std::uint32_t;
 
 namespace detail {
 
@@ -51,6 +54,8 @@ void call_with(ElementBase& element, pup::Unpacker& in, Tuple& args, std::index_
   (static_cast<Class&>(element).*Method)(std::move(std::get<I>(args))...);
 }
 
+// Calls `Method` with arguments unpacked from bytes (a message that crossed a process, or a
+// reduction's result).
 template <auto Method>
 void invoke(ElementBase& element, pup::Unpacker& in) {
   using Parameters = typename MethodTraits<decltype(Method)>::Parameters;
@@ -61,14 +66,84 @@ void invoke(ElementBase& element, pup::Unpacker& in) {
 template <auto Method>
 inline const HandlerId handler_id = register_handler(&invoke<Method>, method_name<Method>());
 
-// The arguments of `Method`, converted to its parameter types and packed.
-template <auto Method, class... Args>
-std::vector<std::byte> pack_arguments(Args&&... args) {
+// How the runtime treats the arguments of one entry method, held unpacked in a message (a
+// std::tuple of the method's parameter types): a call moves them into the method, so a
+// std::vector passed by value goes from the sender to the method without a copy.
+struct ArgsOps {
+  void (*invoke)(ElementBase& element, void* args);  // calls the method, moving the arguments
+  void (*destroy)(void* args) noexcept;
+  std::size_t (*packed_size)(void* args);                 // bytes once packed
+  void (*pack)(void* args, std::vector<std::byte>& out);  // appends them packed
+};
+
+template <auto Method>
+struct EntryArgs {
   using Traits = MethodTraits<decltype(Method)>;
-  static_assert(std::tuple_size_v<typename Traits::Parameters> == sizeof...(Args),
+  using Parameters = typename Traits::Parameters;
+
+  static void invoke(ElementBase& element, void* args) {
+    std::apply(
+        [&element](auto&... a) {
+          (static_cast<typename Traits::Class&>(element).*Method)(std::move(a)...);
+        },
+        *static_cast<Parameters*>(args));
+  }
+  static void destroy(void* args) noexcept { static_cast<Parameters*>(args)->~Parameters(); }
+  static std::size_t packed_size(void* args) {
+    return pup::packed_size(*static_cast<Parameters*>(args));
+  }
+  static void pack(void* args, std::vector<std::byte>& out) {
+    pup::pack_values(out, *static_cast<Parameters*>(args));
+  }
+  static constexpr ArgsOps ops{&invoke, &destroy, &packed_size, &pack};
+};
+
+// The runtime's message (opaque here). A message is taken from the sending PE's pool, its
+// arguments are constructed in it (inline when small), and it is sent.
+struct Message;
+struct Outgoing {
+  Message* message;
+  void* args;  // where to construct the arguments
+};
+Outgoing new_entry_message(const ArgsOps& ops, std::size_t size, std::size_t align);
+// Gives a message whose arguments could not be constructed back to its pool.
+void discard_message(const Outgoing& out) noexcept;
+// Sends it to element `linear` of `collection` (the message's arguments are constructed).
+void send_entry_message(const Outgoing& out, CollectionId collection, std::uint64_t linear,
+                        HandlerId handler, int priority);
+
+// Sends `Method(args...)`: the arguments, converted to the method's parameter types, are
+// constructed in the message (moved when passed as rvalues).
+template <auto Method, class... Args>
+void send_entry(CollectionId collection, std::uint64_t linear, int priority, Args&&... args) {
+  using Parameters = typename MethodTraits<decltype(Method)>::Parameters;
+  static_assert(std::tuple_size_v<Parameters> == sizeof...(Args),
                 "wrong number of arguments for this entry method");
-  typename Traits::Parameters values(std::forward<Args>(args)...);
-  return pup::pack(values);
+  const Outgoing out =
+      new_entry_message(EntryArgs<Method>::ops, sizeof(Parameters), alignof(Parameters));
+  try {
+    ::new (out.args) Parameters(std::forward<Args>(args)...);
+  } catch (...) {
+    discard_message(out);
+    throw;
+  }
+  send_entry_message(out, collection, linear, handler_id<Method>, priority);
+}
+
+// The same with arguments already converted (a broadcast copies them into each message).
+template <auto Method>
+void send_entry_tuple(CollectionId collection, std::uint64_t linear, int priority,
+                      const typename MethodTraits<decltype(Method)>::Parameters& values) {
+  using Parameters = typename MethodTraits<decltype(Method)>::Parameters;
+  const Outgoing out =
+      new_entry_message(EntryArgs<Method>::ops, sizeof(Parameters), alignof(Parameters));
+  try {
+    ::new (out.args) Parameters(values);
+  } catch (...) {
+    discard_message(out);
+    throw;
+  }
+  send_entry_message(out, collection, linear, handler_id<Method>, priority);
 }
 
 }  // namespace detail

@@ -9,6 +9,14 @@
 
 namespace vela::rt {
 
+// What a PE with nothing to run does.
+enum class IdleMode {
+  adaptive,  // polls its inbox for up to spin_us (yielding the core between polls when there are
+             // more PEs than cores), then parks
+  spin,      // polls until work comes (lowest latency; keeps its core busy)
+  park,      // parks at once on a futex (frees the core; a sender's wake costs a system call)
+};
+
 struct Options {
   int pes = 0;                         // 0: one per available core
   bool pin = true;                     // bind each PE's thread to a core (hwloc)
@@ -26,10 +34,13 @@ struct Options {
   std::string lb_dump;       // directory for one instance file per LB step, empty: none
   bool measure_cpu = false;  // charge entry methods by thread CPU time (else wall time)
   bool instrument = true;    // measure entry methods and communication (balancing needs it)
+  IdleMode idle = IdleMode::adaptive;
+  double spin_us = 50.0;  // adaptive: how long an idle PE polls before it parks
 };
 
 // Adds --pes, --no-pin, --lb, --lb-period, --lb-param, --lb-policy, --lb-policy-param,
-// --lb-startup, --lb-per-byte, --trace, --lb-dump, --lb-cpu-time and --no-instrument to
+// --lb-startup, --lb-per-byte, --trace, --lb-dump, --lb-cpu-time, --no-instrument, --idle and
+// --spin-us to
 // `app`, writing into `options`; values are checked as they are parsed (an unknown strategy or a
 // malformed parameter is an error naming the option).
 void add_runtime_options(CLI::App& app, Options& options);

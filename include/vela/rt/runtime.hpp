@@ -34,8 +34,6 @@ CollectionId create_collection(RuntimeState& state, const std::string& name, con
                                std::vector<std::byte> arguments);
 std::vector<PeId> initial_placement(const Shape& shape, InitialMap map, PeId pes);
 std::vector<PeId> initial_placement(const Shape& shape, const UserMap& map, PeId pes);
-void send_entry(CollectionId collection, std::uint64_t linear, HandlerId handler, int priority,
-                std::vector<std::byte> payload);
 const Shape& collection_shape(CollectionId collection);
 void mark_periodic(RuntimeState& state, CollectionId collection);
 }  // namespace detail
@@ -49,14 +47,12 @@ class ElementProxy {
 
   template <auto Method, class... Args>
   void send(Args&&... args) const {
-    detail::send_entry(collection_, linear_, detail::handler_id<Method>, 0,
-                       detail::pack_arguments<Method>(std::forward<Args>(args)...));
+    detail::send_entry<Method>(collection_, linear_, 0, std::forward<Args>(args)...);
   }
   // Lower values run first; equal priorities keep their order. Default priority is 0.
   template <auto Method, class... Args>
   void send_with_priority(int priority, Args&&... args) const {
-    detail::send_entry(collection_, linear_, detail::handler_id<Method>, priority,
-                       detail::pack_arguments<Method>(std::forward<Args>(args)...));
+    detail::send_entry<Method>(collection_, linear_, priority, std::forward<Args>(args)...);
   }
 
  private:
@@ -87,9 +83,12 @@ class Proxy {
   // One message to every element (each finds its element wherever it is).
   template <auto Method, class... Args>
   void broadcast(const Args&... args) const {
-    const std::vector<std::byte> payload = detail::pack_arguments<Method>(args...);
+    using Parameters = typename detail::MethodTraits<decltype(Method)>::Parameters;
+    static_assert(std::tuple_size_v<Parameters> == sizeof...(Args),
+                  "wrong number of arguments for this entry method");
+    const Parameters values(args...);
     for (std::uint64_t i = 0; i < shape_.size(); ++i) {
-      detail::send_entry(id_, i, detail::handler_id<Method>, 0, payload);
+      detail::send_entry_tuple<Method>(id_, i, 0, values);
     }
   }
 

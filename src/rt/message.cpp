@@ -1,0 +1,149 @@
+#include "message.hpp"
+
+#include <new>
+
+#include "state.hpp"
+
+namespace vela::rt::detail {
+
+namespace {
+
+// Arguments too large for a message's inline room, or aligned beyond 8, get their own block.
+constexpr std::align_val_t heap_args_alignment{64};
+
+template <class T>
+void destroy_as(void* args) noexcept {
+  static_cast<T*>(args)->~T();
+}
+
+[[noreturn]] void no_invoke(ElementBase&, void*) {
+  throw std::logic_error("a runtime message was delivered as an entry method");
+}
+
+std::size_t bytes_size(void* args) {
+  return static_cast<std::vector<std::byte>*>(args)->size();
+}
+void bytes_pack(void* args, std::vector<std::byte>& out) {
+  const auto& bytes = *static_cast<std::vector<std::byte>*>(args);
+  out.insert(out.end(), bytes.begin(), bytes.end());
+}
+std::size_t raw_size(void* args) {
+  return static_cast<RawBytes*>(args)->size;
+}
+void raw_pack(void* args, std::vector<std::byte>& out) {
+  const auto& raw = *static_cast<RawBytes*>(args);
+  out.insert(out.end(), raw.data.get(), raw.data.get() + raw.size);
+}
+std::size_t call_size(void*) {
+  return 0;
+}
+[[noreturn]] void call_pack(void*, std::vector<std::byte>&) {
+  throw std::logic_error("a function call cannot leave its process");
+}
+
+}  // namespace
+
+const ArgsOps packed_args{&no_invoke, &destroy_as<std::vector<std::byte>>, &bytes_size,
+                          &bytes_pack};
+const ArgsOps raw_args{&no_invoke, &destroy_as<RawBytes>, &raw_size, &raw_pack};
+const ArgsOps call_args{&no_invoke, &destroy_as<CallArgs>, &call_size, &call_pack};
+
+std::span<const std::byte> Message::payload() {
+  if (ops == &packed_args) return *static_cast<std::vector<std::byte>*>(args());
+  if (ops == &raw_args) {
+    const auto& raw = *static_cast<RawBytes*>(args());
+    return {raw.data.get(), raw.size};
+  }
+  return {};
+}
+
+void MessagePool::refill() {
+  free_ = returned_.exchange(nullptr, std::memory_order_acquire);
+  if (free_ != nullptr) return;
+  auto slab = std::make_unique<Message[]>(slab_messages);
+  for (std::size_t i = 0; i < slab_messages; ++i) {
+    slab[i].pool = this;
+    slab[i].next = i + 1 < slab_messages ? &slab[i + 1] : nullptr;
+  }
+  free_ = &slab[0];
+  slabs_.push_back(std::move(slab));
+}
+
+Message* new_message() {
+  PeState* pe = this_pe();
+  Message* m = pe != nullptr ? pe->pool.take() : new Message;
+  // Reset the header; the pool pointer stays.
+  m->next = nullptr;
+  m->ops = nullptr;
+  m->element = 0;
+  m->sender = -1;
+  m->collection = 0;
+  m->handler = 0;
+  m->priority = 0;
+  m->origin = pe != nullptr ? pe->id : -1;
+  m->hops = 0;
+  m->kind = Kind::entry;
+  m->args_on_heap = false;
+  return m;
+}
+
+void free_message(Message* m) noexcept {
+  if (m->ops != nullptr) {
+    void* args = m->args();
+    m->ops->destroy(args);
+    if (m->args_on_heap) ::operator delete(args, heap_args_alignment);
+  }
+  MessagePool* pool = m->pool;
+  if (pool == nullptr) {
+    delete m;
+    return;
+  }
+  PeState* pe = this_pe();
+  if (pe != nullptr && &pe->pool == pool) {
+    pool->give_back_local(m);
+  } else {
+    pool->give_back_remote(m);
+  }
+}
+
+Message* new_system_message(Kind kind, CollectionId collection, std::uint64_t element,
+                            std::vector<std::byte> payload) {
+  static_assert(sizeof(std::vector<std::byte>) <= Message::inline_bytes);
+  Message* m = new_message();
+  m->kind = kind;
+  m->priority = system_priority;
+  m->collection = collection;
+  m->element = element;
+  ::new (m->storage) std::vector<std::byte>(std::move(payload));
+  m->ops = &packed_args;
+  return m;
+}
+
+Outgoing new_entry_message(const ArgsOps& ops, std::size_t size, std::size_t align) {
+  Message* m = new_message();
+  void* args = m->storage;
+  if (align > static_cast<std::size_t>(heap_args_alignment)) {
+    throw std::invalid_argument("entry method arguments aligned beyond 64 bytes");
+  }
+  if (size > Message::inline_bytes || align > 8) {
+    try {
+      args = ::operator new(size, heap_args_alignment);
+    } catch (...) {
+      free_message(m);
+      throw;
+    }
+    *reinterpret_cast<void**>(m->storage) = args;
+    m->args_on_heap = true;
+  }
+  m->ops = &ops;
+  return {m, args};
+}
+
+void discard_message(const Outgoing& out) noexcept {
+  if (out.message->args_on_heap) ::operator delete(out.args, heap_args_alignment);
+  out.message->ops = nullptr;
+  out.message->args_on_heap = false;
+  free_message(out.message);
+}
+
+}  // namespace vela::rt::detail

@@ -1,0 +1,157 @@
+// Messages and the per-PE pools they come from. Only src/rt sees them.
+//
+// A message is one 128-byte block: a header and room for small arguments inline (larger ones
+// get a separate allocation). Blocks come from the sending PE's pool and go back to it when
+// the receiver is done: the owner reuses its own free list without synchronization, and other
+// PEs hand blocks back through a lock-free list the owner takes whole when its own runs dry.
+// In steady state no message allocates.
+#pragma once
+
+#include <atomic>
+#include <climits>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "vela/rt/entry.hpp"
+#include "vela/rt/index.hpp"
+
+namespace vela::rt::detail {
+
+enum class Kind : std::uint8_t {
+  entry,          // an entry method of one element
+  create,         // build this PE's elements of a new collection
+  call,           // run a function on this PE (main, at start-up)
+  migrate_order,  // LB root -> source PE: send these elements away
+  migrate_in,     // source PE -> destination PE: an element's state
+  location,       // an element now lives on a PE (to its home and to senders)
+  at_sync,        // element -> LB root: reached a balancing point
+  lb_collect,     // LB root -> every PE: report your measurements
+  lb_report,      // PE -> LB root: measurements
+  migrated,       // destination PE -> LB root: an element arrived
+  resume,         // LB root -> every PE: call resume_from_sync
+  contribution,   // element -> root: one reduction contribution
+};
+
+// Runtime messages overtake entry methods queued on the same PE, whatever their priority.
+inline constexpr int system_priority = INT32_MIN;
+
+class MessagePool;
+
+// Arguments that are packed bytes: runtime messages, and entry messages whose arguments
+// arrived packed (a reduction's result). `args` is a std::vector<std::byte>.
+extern const ArgsOps packed_args;
+// An element's state on its way (migrate_in): `args` is a RawBytes, filled without first
+// zeroing it.
+extern const ArgsOps raw_args;
+// A function to run (Kind::call): `args` is a CallArgs.
+extern const ArgsOps call_args;
+
+struct RawBytes {
+  std::unique_ptr<std::byte[]> data;
+  std::size_t size = 0;
+};
+
+struct CallArgs {
+  void (*function)(void* context);
+  void* context;
+};
+
+struct alignas(16) Message {
+  Message* next = nullptr;       // inbox and local queues
+  MessagePool* pool = nullptr;   // where it goes back; null: it came from the heap
+  const ArgsOps* ops = nullptr;  // how to treat the arguments; null: none
+  std::uint64_t element = 0;     // linear index in the collection
+  std::int64_t sender = -1;      // sending element (same collection), for the communication graph
+  CollectionId collection = 0;
+  HandlerId handler = 0;
+  int priority = 0;
+  PeId origin = -1;        // PE that first sent it, told where the element is if it moved
+  std::uint32_t hops = 0;  // times forwarded
+  Kind kind = Kind::entry;
+  bool args_on_heap = false;
+
+  static constexpr std::size_t header_bytes = 64;
+  static constexpr std::size_t inline_bytes = 128 - header_bytes;
+  alignas(8) std::byte storage[inline_bytes];
+
+  void* args() {
+    return args_on_heap ? *reinterpret_cast<void**>(storage) : static_cast<void*>(storage);
+  }
+  // Runtime messages: their packed payload.
+  std::span<const std::byte> payload();
+};
+static_assert(sizeof(Message) == 128, "a message is two cache lines");
+static_assert(offsetof(Message, storage) == Message::header_bytes);
+
+class MessagePool {
+ public:
+  MessagePool() = default;
+  MessagePool(const MessagePool&) = delete;
+  MessagePool& operator=(const MessagePool&) = delete;
+
+  // Owner thread only.
+  Message* take() {
+    if (free_ == nullptr) refill();
+    Message* m = free_;
+    free_ = m->next;
+    return m;
+  }
+  // Owner thread only.
+  void give_back_local(Message* m) {
+    m->next = free_;
+    free_ = m;
+  }
+  // Any other thread.
+  void give_back_remote(Message* m) {
+    Message* old = returned_.load(std::memory_order_relaxed);
+    do {
+      m->next = old;
+    } while (!returned_.compare_exchange_weak(old, m, std::memory_order_release,
+                                              std::memory_order_relaxed));
+  }
+  std::size_t blocks() const { return slabs_.size() * slab_messages; }
+
+ private:
+  static constexpr std::size_t slab_messages = 256;
+  void refill();
+
+  Message* free_ = nullptr;
+  std::vector<std::unique_ptr<Message[]>> slabs_;
+  alignas(64) std::atomic<Message*> returned_{nullptr};
+};
+
+// A FIFO of messages linked through `next`.
+struct MessageList {
+  Message* first = nullptr;
+  Message* last = nullptr;
+
+  bool empty() const { return first == nullptr; }
+  void push(Message* m) {
+    m->next = nullptr;
+    if (last == nullptr) {
+      first = m;
+    } else {
+      last->next = m;
+    }
+    last = m;
+  }
+  Message* pop() {
+    Message* m = first;
+    first = m->next;
+    if (first == nullptr) last = nullptr;
+    return m;
+  }
+};
+
+// A message from the calling PE's pool (the heap outside the PEs), header reset.
+Message* new_message();
+// Destroys its arguments and gives it back to its pool.
+void free_message(Message* m) noexcept;
+// A runtime message carrying `payload`.
+Message* new_system_message(Kind kind, CollectionId collection, std::uint64_t element,
+                            std::vector<std::byte> payload);
+
+}  // namespace vela::rt::detail
