@@ -48,6 +48,18 @@ TEST(Jacobi2d, ChecksumIsTheSameForAnyPesBlocksAndBalancer) {
   }
 }
 
+// Sixteen PEs on a machine with fewer cores: idle PEs must yield rather than spin, and the
+// answer must not change; likewise with PEs that park at once or only spin.
+TEST(Jacobi2d, ChecksumIsTheSameWithMorePesThanCoresAndInEveryIdleMode) {
+  const std::string problem = "--mesh 96 --steps 30 --heavy 4 --sync-every 3 --objects 8";
+  const std::string reference = checksum(problem + " --pes 1");
+  ASSERT_FALSE(reference.empty());
+  for (const std::string extra : {"--pes 16 --lb greedy", "--pes 16 --lb random --idle park",
+                                  "--pes 2 --lb refine --idle spin", "--pes 3 --idle park"}) {
+    EXPECT_EQ(checksum(problem + " " + extra), reference) << extra;
+  }
+}
+
 TEST(Jacobi2d, ChecksumSeesEveryCell) {
   // One more step changes the values, and so the checksum.
   const std::string base = checksum("--mesh 64 --objects 4 --steps 10 --pes 2");

@@ -79,11 +79,13 @@ class Chatter : public vela::rt::ElementBase {
   std::uint64_t received_ = 0;
 };
 
-void expect_every_message_once(const std::string& strategy, int pes) {
+void expect_every_message_once(const std::string& strategy, int pes,
+                               vela::rt::IdleMode idle = vela::rt::IdleMode::adaptive) {
   Ledger book(64, 40, 400);  // 1,024,000 messages
   ledger = &book;
   vela::rt::Options options;
   options.pes = pes;
+  options.idle = idle;
   options.lb = strategy;
   vela::rt::Runtime runtime(options);
   const int code = runtime.run([](vela::rt::Context& ctx) {
@@ -112,6 +114,15 @@ TEST(Migration, NoMessageLostOrDuplicatedUnderRandomMigration) {
 
 TEST(Migration, NoMessageLostOrDuplicatedUnderRotation) {
   expect_every_message_once("rotate", 3);
+}
+
+// More PEs than this machine has cores: idle PEs yield their core instead of spinning on it.
+TEST(Migration, NoMessageLostOrDuplicatedWithSixteenPes) {
+  expect_every_message_once("random", 16);
+}
+
+TEST(Migration, NoMessageLostOrDuplicatedWhenIdlePesParkAtOnce) {
+  expect_every_message_once("random", 4, vela::rt::IdleMode::park);
 }
 
 // ---- State of non-trivial elements survives every move ----
