@@ -16,6 +16,7 @@ namespace {
 // The element being constructed on this thread (ElementBase's constructor reads it).
 struct Construction {
   CollectionId collection = 0;
+  const Shape* shape = nullptr;
   Index index;
   std::uint64_t linear = 0;
   PeState* pe = nullptr;
@@ -24,7 +25,7 @@ thread_local const Construction* constructing = nullptr;
 
 std::unique_ptr<ElementBase> construct(PeState& pe, const CollectionInfo& info,
                                        std::uint64_t linear, bool with_arguments) {
-  const Construction c{info.id, info.shape.at(linear), linear, &pe};
+  const Construction c{info.id, &info.shape, info.shape.at(linear), linear, &pe};
   constructing = &c;
   std::unique_ptr<ElementBase> element;
   try {
@@ -76,6 +77,7 @@ void fill_from_construction(ElementBase& element) {
   ElementAccess::index(element) = constructing->index;
   ElementAccess::linear(element) = constructing->linear;
   ElementAccess::pe(element) = constructing->pe;
+  ElementAccess::shape(element) = constructing->shape;
 }
 
 void create_elements(PeState& pe, Message& message) {

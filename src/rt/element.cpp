@@ -106,10 +106,6 @@ ElementBase::ElementBase() {
   detail::fill_from_construction(*this);
 }
 
-const Shape& ElementBase::shape() const {
-  return pe_->runtime->collection(collection_).shape;
-}
-
 PeId ElementBase::pe() const {
   return pe_->id;
 }
@@ -118,13 +114,9 @@ PeId ElementBase::pes() const {
   return pe_->runtime->pes;
 }
 
-std::uint64_t ElementBase::linear_of(const Index& to) const {
-  const Shape& s = shape();
-  if (!s.contains(to)) {
-    throw std::out_of_range("send from " + to_string(index_, s.dims) + ": index " +
-                            to_string(to, s.dims) + " is outside the collection");
-  }
-  return s.linear(to);
+void ElementBase::outside(const Index& to) const {
+  throw std::out_of_range("send from " + to_string(index_, shape_->dims) + ": index " +
+                          to_string(to, shape_->dims) + " is outside the collection");
 }
 
 void ElementBase::at_sync() {

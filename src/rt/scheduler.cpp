@@ -14,8 +14,6 @@ namespace vela::rt::detail {
 
 namespace {
 
-thread_local PeState* current_pe = nullptr;
-
 void enqueue_local(PeState& pe, Message* message) {
   if (message->priority == 0) {
     pe.fifo.push(message);
@@ -249,15 +247,8 @@ void pe_loop(PeState& pe) {
 
 }  // namespace
 
-PeState* this_pe() {
-  return current_pe;
-}
-
-CollectionTable& PeState::table(CollectionId collection) {
-  CollectionTable& t = tables[collection];
-  if (t.slots.empty()) [[unlikely]]
-    t.slots.resize(runtime->collection(collection).shape.size());
-  return t;
+void PeState::make_table(CollectionId collection) {
+  tables[collection].slots.resize(runtime->collection(collection).shape.size());
 }
 
 PeState::~PeState() {

@@ -113,7 +113,14 @@ struct PeState {
   RunStats stats;
   std::thread thread;
 
-  CollectionTable& table(CollectionId collection);
+  // This PE's table of `collection`, made on first use.
+  CollectionTable& table(CollectionId collection) {
+    CollectionTable& t = tables[collection];
+    if (t.slots.empty()) [[unlikely]]
+      make_table(collection);
+    return t;
+  }
+  void make_table(CollectionId collection);
 };
 
 // State of one balancing step or reduction, kept by the root (PE 0) only.
@@ -200,7 +207,10 @@ struct RuntimeState {
 };
 
 // The PE whose thread is running, or nullptr outside the PEs.
-PeState* this_pe();
+constinit inline thread_local PeState* current_pe = nullptr;
+inline PeState* this_pe() {
+  return current_pe;
+}
 
 // Queues `message` for `to` (locally, without an atomic, when `to` is the calling PE).
 void post(RuntimeState& state, PeId to, Message* message);
@@ -261,6 +271,7 @@ struct ElementAccess {
   static Ticks& wall_ticks(ElementBase& e) { return e.wall_ticks_; }
   static CommTable& comm(ElementBase& e) { return e.comm_; }
   static PeState*& pe(ElementBase& e) { return e.pe_; }
+  static const Shape*& shape(ElementBase& e) { return e.shape_; }
 };
 
 template <class Name, class Work>

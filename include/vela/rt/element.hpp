@@ -69,7 +69,7 @@ class ElementBase {
 
   const Index& index() const { return index_; }
   std::uint64_t linear_index() const { return linear_; }
-  const Shape& shape() const;
+  const Shape& shape() const { return *shape_; }
   PeId pe() const;
   PeId pes() const;
 
@@ -100,7 +100,12 @@ class ElementBase {
  private:
   friend struct detail::ElementAccess;
   // The linear index of `to` in this element's collection; throws std::out_of_range outside it.
-  std::uint64_t linear_of(const Index& to) const;
+  std::uint64_t linear_of(const Index& to) const {
+    if (!shape_->contains(to)) [[unlikely]]
+      outside(to);
+    return shape_->linear(to);
+  }
+  [[noreturn]] void outside(const Index& to) const;
 
   CollectionId collection_ = 0;
   Index index_;
@@ -111,6 +116,7 @@ class ElementBase {
   std::int64_t wall_ticks_ = 0;    // likewise, in the runtime's clock ticks
   detail::CommTable comm_;         // likewise
   detail::PeState* pe_ = nullptr;  // where it lives now
+  const Shape* shape_ = nullptr;   // its collection's
 };
 
 }  // namespace vela::rt
