@@ -794,7 +794,7 @@ BENCHMARK(BM_Instrumentation)
     ->Arg(10)
     ->Arg(1)
     ->UseManualTime()
-    ->Iterations(7)
+    ->Iterations(15)
     ->Unit(benchmark::kMillisecond);
 
 // ---- Closing tables ------------------------------------------------------------------------
