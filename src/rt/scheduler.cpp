@@ -145,6 +145,9 @@ bool quiescent(const RuntimeState& state) {
   return second.all_passive && second.sent == first.sent && second.received == first.received;
 }
 
+// How long an adaptive idle PE only pauses between looks at its inbox before it also yields.
+constexpr double pause_seconds = 2e-6;
+
 timespec relative(Ticks ticks) {
   const double s = std::max(0.0, tick_clock::seconds(ticks));
   timespec t{};
@@ -160,15 +163,23 @@ void wait_for_work(PeState& pe, bool periodic, Ticks from) {
   const IdleMode mode = state.options.idle;
   if (mode != IdleMode::park) {
     const Ticks spin_until = from + tick_clock::from_seconds(state.options.spin_us * 1e-6);
+    // Adaptive: a few microseconds of pausing catch a reply from a PE running on another core;
+    // after that the PE yields between looks, so that a PE sharing this core (more PEs than
+    // free cores: another program took one) gets to run and send what this one waits for.
+    const Ticks pause_until = from + tick_clock::from_seconds(pause_seconds);
+    bool yielding = state.oversubscribed;
     for (std::uint32_t polls = 1;; ++polls) {
       if (!pe.inbox.empty() || state.stopping.load(std::memory_order_relaxed)) return;
       if ((polls & 15) == 0) {
         const Ticks now = tick_clock::now();
         if (periodic && now >= state.next_periodic_lb) return;
-        if (mode == IdleMode::adaptive && now >= spin_until) break;
+        if (mode == IdleMode::adaptive) {
+          if (now >= spin_until) break;
+          yielding = yielding || now >= pause_until;
+        }
       }
-      if (state.oversubscribed) {
-        sched_yield();  // another PE on this core may have work
+      if (yielding) {
+        sched_yield();
       } else {
         cpu_pause();
       }
