@@ -102,8 +102,11 @@ void run_message(PeState& pe, Message* message) {
       deliver_entry(pe, message);
       return;
     }
+    struct Release {  // the message goes back to its pool even when its handler throws
+      Message* m;
+      ~Release() { free_message(m); }
+    } release{message};
     dispatch_system(pe, *message);
-    free_message(message);
     // What the runtime did is nobody's entry method: the next entry starts after it.
     if (state.options.instrument || state.timeline) pe.mark = tick_clock::now();
   } catch (...) {
