@@ -47,27 +47,7 @@
 
 #include "vela/rt/runtime.hpp"
 
-// This thread's heap allocations, so that the local-entry table can show how many one message
-// costs; replacing the global operator new is the standard's way to observe them. GCC takes the
-// free() in the replaced delete for a mismatch with operator new, which it is not.
-namespace {
-thread_local std::uint64_t allocations = 0;
-}  // namespace
-
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-void* operator new(std::size_t size) {
-  ++allocations;
-  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
-  throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept {
-  std::free(p);
-}
-void operator delete(void* p, std::size_t) noexcept {
-  std::free(p);
-}
-#pragma GCC diagnostic pop
+#include "support/count_allocations.hpp"
 
 namespace {
 
@@ -496,7 +476,7 @@ class Chain : public vela::rt::ElementBase {
  private:
   void begin() {
     Stopwatch& w = stopwatch(watch_);
-    w.allocations = allocations;
+    w.allocations = vela::testing::allocations();
     w.cpu = cpu_seconds(CLOCK_THREAD_CPUTIME_ID);
     w.begin = Clock::now();
   }
@@ -504,7 +484,7 @@ class Chain : public vela::rt::ElementBase {
     Stopwatch& w = stopwatch(watch_);
     w.end = Clock::now();
     w.cpu = cpu_seconds(CLOCK_THREAD_CPUTIME_ID) - w.cpu;
-    w.allocations = allocations - w.allocations;
+    w.allocations = vela::testing::allocations() - w.allocations;
   }
 
   std::uintptr_t watch_ = 0;

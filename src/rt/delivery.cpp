@@ -113,10 +113,7 @@ void deliver_entry(PeState& pe, Message* message) {
                 pup::pack(here));
   }
   ++pe.stats.messages;
-  struct Release {  // the message goes back to its pool whatever the entry method does
-    Message* m;
-    ~Release() { free_message(m); }
-  } release{message};
+  const MessageRelease release{message};  // back to its pool whatever the method does
   if (message->ops != &packed_args) [[likely]] {
     const ArgsOps& ops = *message->ops;
     void* args = message->args();

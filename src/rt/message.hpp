@@ -150,6 +150,11 @@ struct MessageList {
 Message* new_message();
 // Destroys its arguments and gives it back to its pool.
 void free_message(Message* m) noexcept;
+// Frees a message when it goes out of scope (its handler may throw).
+struct MessageRelease {
+  Message* message;
+  ~MessageRelease() { free_message(message); }
+};
 // A runtime message carrying `payload`.
 Message* new_system_message(Kind kind, CollectionId collection, std::uint64_t element,
                             std::vector<std::byte> payload);

@@ -102,10 +102,7 @@ void run_message(PeState& pe, Message* message) {
       deliver_entry(pe, message);
       return;
     }
-    struct Release {  // the message goes back to its pool even when its handler throws
-      Message* m;
-      ~Release() { free_message(m); }
-    } release{message};
+    const MessageRelease release{message};
     dispatch_system(pe, *message);
     // What the runtime did is nobody's entry method: the next entry starts after it.
     if (state.options.instrument || state.timeline) pe.mark = tick_clock::now();
@@ -223,10 +220,6 @@ void idle(PeState& pe, bool periodic) {
   }
 }
 
-void drop(Message* m) {
-  free_message(m);
-}
-
 void pe_loop(PeState& pe) {
   RuntimeState& state = *pe.runtime;
   current_pe = &pe;
@@ -330,17 +323,17 @@ void join_pes(RuntimeState& state) {
   for (auto& pe : state.pe) {
     for (auto batch = pe->inbox.take_all(); batch.first != nullptr;) {
       Message* next = batch.first->next;
-      drop(batch.first);
+      free_message(batch.first);
       batch.first = next;
     }
-    while (!pe->system.empty()) drop(pe->system.pop());
-    while (!pe->fifo.empty()) drop(pe->fifo.pop());
+    while (!pe->system.empty()) free_message(pe->system.pop());
+    while (!pe->fifo.empty()) free_message(pe->fifo.pop());
     while (!pe->prioritized.empty()) {
-      drop(pe->prioritized.top().message);
+      free_message(pe->prioritized.top().message);
       pe->prioritized.pop();
     }
     for (auto& [key, waiting] : pe->parked) {
-      for (Message* m : waiting) drop(m);
+      for (Message* m : waiting) free_message(m);
     }
     pe->parked.clear();
   }

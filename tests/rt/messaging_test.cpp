@@ -19,55 +19,7 @@
 #include "vela/lb/io.hpp"
 #include "vela/rt/runtime.hpp"
 
-// Heap allocations made by this thread: the standard's way to observe them is to replace the
-// global operator new. GCC takes the free() in the replaced delete for a mismatch with
-// operator new, which it is not.
-namespace {
-thread_local std::uint64_t allocations = 0;
-}  // namespace
-
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-void* operator new(std::size_t size) {
-  ++allocations;
-  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
-  throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept {
-  std::free(p);
-}
-void operator delete(void* p, std::size_t) noexcept {
-  std::free(p);
-}
-// The nothrow forms too (std::stable_sort's buffer uses them), so that every block this
-// program's plain `new` family hands out comes from malloc and goes back to free (a sanitizer
-// would otherwise see its own operator new paired with our free).
-void* operator new(std::size_t size, const std::nothrow_t&) noexcept {
-  ++allocations;
-  return std::malloc(size == 0 ? 1 : size);
-}
-void operator delete(void* p, const std::nothrow_t&) noexcept {
-  std::free(p);
-}
-void* operator new[](std::size_t size) {
-  ++allocations;
-  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
-  throw std::bad_alloc();
-}
-void* operator new[](std::size_t size, const std::nothrow_t&) noexcept {
-  ++allocations;
-  return std::malloc(size == 0 ? 1 : size);
-}
-void operator delete[](void* p) noexcept {
-  std::free(p);
-}
-void operator delete[](void* p, std::size_t) noexcept {
-  std::free(p);
-}
-void operator delete[](void* p, const std::nothrow_t&) noexcept {
-  std::free(p);
-}
-#pragma GCC diagnostic pop
+#include "support/count_allocations.hpp"
 
 namespace {
 
@@ -237,9 +189,9 @@ class Looper : public vela::rt::ElementBase {
   explicit Looper(std::int32_t) {}
   void hop(std::int32_t left, std::vector<double> payload) {
     // Warm up the pools and the communication table, then count this PE's allocations.
-    if (left == 20'000) window->allocations = allocations;
+    if (left == 20'000) window->allocations = vela::testing::allocations();
     if (left == 0) {
-      window->allocations = allocations - window->allocations;
+      window->allocations = vela::testing::allocations() - window->allocations;
       window->done = true;
       return;
     }
