@@ -1,0 +1,243 @@
+// Ranks: MPI-style processes run as user-level threads (fibers) over the runtime's PEs, the AMPI
+// model. N ranks share P PEs; a rank that blocks (a receive, a wait, a collective) parks its
+// fiber and its PE runs other ranks. Ranks are elements of a runtime collection, so the time a
+// rank computes between blocking calls is its measured load, the messages between ranks are the
+// communication graph, and migrate() is the balancing point at which ranks move between PEs.
+//
+// Every function below except run() and add_vp_options() is called from inside a rank. Errors
+// (bad arguments, a message longer than the receive buffer, mismatched datatypes, a call
+// outside a rank) throw vela::vp::Error, whose message names the call.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+#include "vela/rt/reduction.hpp"
+#include "vela/rt/runtime.hpp"
+
+namespace vela::vp {
+
+class Error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+inline constexpr int any_source = -1;
+inline constexpr int any_tag = -1;
+// The largest tag a program may use (tags are 0..max_tag).
+inline constexpr int max_tag = (1 << 30) - 1;
+
+// Element types of messages and reductions: a message carries its type, and a receive with
+// another type of another size is an error (bytes matches anything).
+enum class Type : std::uint8_t {
+  bytes,  // raw bytes (MPI_BYTE, MPI_PACKED)
+  i8,
+  u8,
+  i16,
+  u16,
+  i32,
+  u32,
+  i64,
+  u64,
+  f32,
+  f64,
+  f128,          // float, double, long double
+  char8,         // char (MPI_CHAR)
+  pair_f64_i32,  // {double, int} for min/max with location (MPI_DOUBLE_INT)
+  pair_i32_i32,  // {int, int} (MPI_2INT)
+};
+// Bytes of one element of `type`.
+std::size_t size_of(Type type);
+const char* name_of(Type type);
+
+template <class T>
+constexpr Type type_of() {
+  using U = std::remove_cv_t<T>;
+  if constexpr (std::is_same_v<U, char>)
+    return Type::char8;
+  else if constexpr (std::is_same_v<U, signed char> || std::is_same_v<U, std::int8_t>)
+    return Type::i8;
+  else if constexpr (std::is_same_v<U, unsigned char> || std::is_same_v<U, std::uint8_t>)
+    return Type::u8;
+  else if constexpr (std::is_same_v<U, std::byte>)
+    return Type::bytes;
+  else if constexpr (std::is_integral_v<U> && std::is_signed_v<U> && sizeof(U) == 2)
+    return Type::i16;
+  else if constexpr (std::is_integral_v<U> && std::is_unsigned_v<U> && sizeof(U) == 2)
+    return Type::u16;
+  else if constexpr (std::is_integral_v<U> && std::is_signed_v<U> && sizeof(U) == 4)
+    return Type::i32;
+  else if constexpr (std::is_integral_v<U> && std::is_unsigned_v<U> && sizeof(U) == 4)
+    return Type::u32;
+  else if constexpr (std::is_integral_v<U> && std::is_signed_v<U> && sizeof(U) == 8)
+    return Type::i64;
+  else if constexpr (std::is_integral_v<U> && std::is_unsigned_v<U> && sizeof(U) == 8)
+    return Type::u64;
+  else if constexpr (std::is_same_v<U, float>)
+    return Type::f32;
+  else if constexpr (std::is_same_v<U, double>)
+    return Type::f64;
+  else if constexpr (std::is_same_v<U, long double>)
+    return Type::f128;
+  else {
+    static_assert(std::is_trivially_copyable_v<U>, "messages carry trivially copyable values");
+    return Type::bytes;
+  }
+}
+
+// What a completed receive (or a probe) found.
+struct Status {
+  int source = any_source;
+  int tag = any_tag;
+  std::size_t bytes = 0;  // the message's length
+  Type type = Type::bytes;
+  // Elements of `t` in the message; throws Error when the length is not a multiple.
+  std::size_t count(Type t) const;
+};
+
+enum class Op : std::uint8_t { sum, prod, min, max, land, lor, band, bor, maxloc, minloc };
+using rt::Order;  // deterministic (rank order: the same bits for any P and placement) or arrival
+
+namespace detail {
+struct RequestState;
+}
+
+// A non-blocking operation under way (isend, irecv). A null request (default, or after a
+// completed wait) completes at once with an empty status.
+class Request {
+ public:
+  Request() = default;
+  explicit Request(detail::RequestState* state) : state_(state) {}
+  bool null() const { return state_ == nullptr; }
+  detail::RequestState* state() const { return state_; }
+  void reset() { state_ = nullptr; }
+
+ private:
+  detail::RequestState* state_ = nullptr;
+};
+
+// How ranks are run.
+struct Options {
+  int ranks = 0;                         // --vp: ranks; 0 = one per PE
+  std::size_t stack_bytes = 256 * 1024;  // --vp-stack: each rank's stack (a guard page below)
+  bool tls_globals = false;   // --vp-tls-globals: per-rank thread_local (privatization b)
+  std::string map = "block";  // --vp-map: block | round-robin initial placement
+};
+
+// Adds --vp, --vp-stack, --vp-tls-globals and --vp-map to `app`.
+void add_vp_options(CLI::App& app, Options& options);
+
+// Runs `body` on options.ranks ranks over `runtime`'s PEs (inside the body, rank() tells which)
+// until every rank has returned. Returns the run's exit code. Throws Error when ranks are left
+// blocked with nothing in flight (a deadlock: a receive no one sends to, a migrate() that not
+// every rank reached), naming each blocked rank and the call it waits in; rethrows an exception
+// that escaped a rank.
+int run(rt::Runtime& runtime, const Options& options, const std::function<void()>& body);
+
+// Statistics of the last run() on this thread, for reports and benchmarks.
+struct RunInfo {
+  int ranks = 0;
+  std::uint64_t context_switches = 0;
+  std::uint64_t migrations = 0;         // rank moves
+  std::size_t stack_bytes_touched = 0;  // summed over ranks, pages written at least once
+};
+RunInfo last_run();
+
+// ---- inside a rank ----
+
+int rank();
+int size();
+// Seconds since an arbitrary origin, the same on every rank of the run.
+double wtime();
+// Whether the calling thread is running a rank.
+bool in_rank();
+
+void send(const void* buffer, std::size_t count, Type type, int dest, int tag);
+Status recv(void* buffer, std::size_t count, Type type, int source, int tag);
+Request isend(const void* buffer, std::size_t count, Type type, int dest, int tag);
+Request irecv(void* buffer, std::size_t count, Type type, int source, int tag);
+Status sendrecv(const void* send_buffer, std::size_t send_count, Type send_type, int dest,
+                int send_tag, void* recv_buffer, std::size_t recv_count, Type recv_type, int source,
+                int recv_tag);
+
+// Completes `request` (blocking) and nulls it.
+Status wait(Request& request);
+// Completes all; statuses (when not empty) must hold one per request.
+void waitall(std::span<Request> requests, std::span<Status> statuses = {});
+// Completes one and returns its position; -1 when every request is null.
+int waitany(std::span<Request> requests, Status* status = nullptr);
+// Completes `request` if it can without blocking (and nulls it).
+bool test(Request& request, Status* status = nullptr);
+
+Status probe(int source, int tag);
+std::optional<Status> iprobe(int source, int tag);
+
+void barrier();
+void bcast(void* buffer, std::size_t count, Type type, int root);
+// `in` and `out` hold `count` elements; the result lands in root's `out` (reduce) or everyone's
+// (allreduce). With Order::deterministic the values are combined in rank order along a tree
+// fixed by the rank count, so the bits do not depend on P, placement or balancing.
+void reduce(const void* in, void* out, std::size_t count, Type type, Op op, int root,
+            Order order = Order::deterministic);
+void allreduce(const void* in, void* out, std::size_t count, Type type, Op op,
+               Order order = Order::deterministic);
+// Each rank contributes `count` elements; root's `out` receives size() * count, in rank order.
+void gather(const void* in, std::size_t count, Type type, void* out, int root);
+void allgather(const void* in, std::size_t count, Type type, void* out);
+// Root's `in` holds size() * count elements; each rank receives its `count`.
+void scatter(const void* in, std::size_t count, Type type, void* out, int root);
+// `in` holds size() blocks of `count` elements, block d for rank d; `out` receives block r from
+// rank r.
+void alltoall(const void* in, std::size_t count, Type type, void* out);
+
+// The balancing point (AMPI's MPI_Migrate): collective over all ranks. The runtime's strategy
+// (--lb, or --lb-policy) runs on the ranks' measured loads and moved ranks resume on their new
+// PE. Without --lb it is a barrier.
+void migrate();
+// Lets the other ranks and messages of this PE run, then continues.
+void yield();
+// Ends the whole run with `code` (MPI_Abort).
+[[noreturn]] void abort(int code);
+
+// ---- typed conveniences ----
+
+template <class T>
+void send(std::span<const T> values, int dest, int tag) {
+  send(values.data(), values.size(), type_of<T>(), dest, tag);
+}
+template <class T>
+Status recv(std::span<T> values, int source, int tag) {
+  return recv(values.data(), values.size(), type_of<T>(), source, tag);
+}
+template <class T>
+Request isend(std::span<const T> values, int dest, int tag) {
+  return isend(values.data(), values.size(), type_of<T>(), dest, tag);
+}
+template <class T>
+Request irecv(std::span<T> values, int source, int tag) {
+  return irecv(values.data(), values.size(), type_of<T>(), source, tag);
+}
+template <class T>
+void bcast(std::span<T> values, int root) {
+  bcast(values.data(), values.size(), type_of<T>(), root);
+}
+template <class T>
+T allreduce(const T& value, Op op, Order order = Order::deterministic) {
+  T out{};
+  allreduce(&value, &out, 1, type_of<T>(), op, order);
+  return out;
+}
+template <class T>
+void allreduce(std::span<const T> in, std::span<T> out, Op op, Order order = Order::deterministic) {
+  if (in.size() != out.size()) throw Error("vela::vp::allreduce: in and out differ in size");
+  allreduce(in.data(), out.data(), in.size(), type_of<T>(), op, order);
+}
+
+}  // namespace vela::vp

@@ -1,0 +1,369 @@
+// Point-to-point messages between ranks: sends copy the data into a runtime message to the
+// destination rank's element (eager: a send completes at once); arrivals are put back in send
+// order per sender and channel, then matched against posted receives in MPI's order (the first
+// posted receive that matches; else kept, in arrival order, for a later receive or probe).
+#include <cstring>
+#include <string>
+
+#include "rank.hpp"
+
+namespace vela::vp::detail {
+
+namespace {
+
+std::uint64_t order_key(int peer, std::uint8_t channel) {
+  return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(peer)) << 1) | channel;
+}
+
+bool matches(const RequestState& r, const Envelope& e) {
+  return r.channel == e.channel && (r.source == any_source || r.source == e.source) &&
+         (r.tag == any_tag || r.tag == e.tag);
+}
+
+bool compatible(Type sent, Type received) {
+  return sent == received || sent == Type::bytes || received == Type::bytes ||
+         size_of(sent) == size_of(received);
+}
+
+// Completes receive `r` with `in`; an error (truncation, type) is raised by the wait.
+void fill(RequestState& r, Incoming& in) {
+  r.complete = true;
+  r.status.source = in.envelope.source;
+  r.status.tag = in.envelope.tag;
+  r.status.bytes = in.data.size();
+  r.status.type = in.envelope.type;
+  if (!compatible(in.envelope.type, r.type)) {
+    r.error = std::make_exception_ptr(
+        Error(std::string(r.call) + ": a message of " + name_of(in.envelope.type) + " from rank " +
+              std::to_string(in.envelope.source) + " (tag " + std::to_string(in.envelope.tag) +
+              ") received as " + name_of(r.type) + ": the datatypes' sizes differ"));
+    return;
+  }
+  if (in.data.size() > r.capacity) {
+    r.error = std::make_exception_ptr(Error(
+        std::string(r.call) + ": the message from rank " + std::to_string(in.envelope.source) +
+        " (tag " + std::to_string(in.envelope.tag) + ") has " + std::to_string(in.data.size()) +
+        " bytes, the receive buffer holds " + std::to_string(r.capacity) + " (truncated)"));
+    return;
+  }
+  if (!in.data.empty()) std::memcpy(r.buffer, in.data.data(), in.data.size());
+}
+
+// An in-order arrival: the first matching posted receive takes it.
+bool match_arrival(RankContext& rank, Incoming&& in) {
+  for (auto it = rank.posted.begin(); it != rank.posted.end(); ++it) {
+    if (matches(**it, in.envelope)) {
+      RequestState* r = *it;
+      rank.posted.erase(it);
+      fill(*r, in);
+      return true;
+    }
+  }
+  rank.unexpected.push_back(std::move(in));
+  return true;
+}
+
+}  // namespace
+
+void check_peer(const char* call, const char* what, int peer, int size, bool any_allowed) {
+  if (any_allowed && peer == any_source) return;
+  if (peer < 0 || peer >= size) {
+    throw Error(std::string(call) + ": " + what + " " + std::to_string(peer) + " is outside 0.." +
+                std::to_string(size - 1) + (any_allowed ? " (or any source)" : ""));
+  }
+}
+
+void check_tag(const char* call, int tag, bool any_allowed) {
+  if (any_allowed && tag == any_tag) return;
+  if (tag < 0 || tag > max_tag) {
+    throw Error(std::string(call) + ": tag " + std::to_string(tag) + " is outside 0.." +
+                std::to_string(max_tag) + (any_allowed ? " (or any tag)" : ""));
+  }
+}
+
+std::size_t check_buffer(const char* call, const void* buffer, std::size_t count, Type type) {
+  if (static_cast<std::uint8_t>(type) > static_cast<std::uint8_t>(Type::pair_i32_i32)) {
+    throw Error(std::string(call) + ": unknown datatype " + std::to_string(static_cast<int>(type)));
+  }
+  const std::size_t element = size_of(type);
+  if (count > (std::size_t{1} << 40) / element) {
+    throw Error(std::string(call) + ": count " + std::to_string(count) +
+                " is negative or too large (at most 2^40 bytes per message)");
+  }
+  if (count > 0 && buffer == nullptr) {
+    throw Error(std::string(call) + ": null buffer for " + std::to_string(count) + " elements");
+  }
+  return count * element;
+}
+
+bool accept(RankContext& rank, Envelope envelope, std::vector<std::byte> data) {
+  const std::uint64_t key = order_key(envelope.source, envelope.channel);
+  std::uint32_t& expected = rank.next_receive[key];
+  if (envelope.seq != expected) {
+    // A later message overtook an earlier one (a migration forwarded the earlier): hold it.
+    rank.early.emplace(std::make_pair(key, envelope.seq), Incoming{envelope, std::move(data)});
+    return false;
+  }
+  ++expected;
+  match_arrival(rank, Incoming{envelope, std::move(data)});
+  // Arrivals held for this one follow it.
+  for (auto it = rank.early.find({key, expected}); it != rank.early.end();
+       it = rank.early.find({key, expected})) {
+    Incoming in = std::move(it->second);
+    rank.early.erase(it);
+    ++expected;
+    match_arrival(rank, std::move(in));
+  }
+  return true;
+}
+
+void post_message(RankContext& rank, const void* buffer, std::size_t bytes, Type type, int dest,
+                  int tag, std::uint8_t channel, const char* call) {
+  static_cast<void>(call);
+  Envelope e;
+  e.source = rank.rank;
+  e.tag = tag;
+  e.seq = rank.next_send[order_key(dest, channel)]++;
+  e.channel = channel;
+  e.type = type;
+  std::vector<std::byte> data(bytes);
+  if (bytes > 0) std::memcpy(data.data(), buffer, bytes);
+  rt::detail::send_entry<&RankElement::deliver>(
+      rank.world->ranks.id(), static_cast<std::uint64_t>(dest), 0, e, std::move(data));
+}
+
+RequestState* post_receive(RankContext& rank, void* buffer, std::size_t count, Type type,
+                           int source, int tag, std::uint8_t channel, const char* call) {
+  RequestState* r = rank.new_request();
+  r->receive = true;
+  r->call = call;
+  r->buffer = buffer;
+  r->capacity = count * size_of(type);
+  r->type = type;
+  r->source = source;
+  r->tag = tag;
+  r->channel = channel;
+  for (auto it = rank.unexpected.begin(); it != rank.unexpected.end(); ++it) {
+    if (matches(*r, it->envelope)) {
+      Incoming in = std::move(*it);
+      rank.unexpected.erase(it);
+      fill(*r, in);
+      return r;
+    }
+  }
+  rank.posted.push_back(r);
+  return r;
+}
+
+Status complete(RankContext& rank, RequestState* request) {
+  while (!request->complete) {
+    rank.waiting_source = request->source;
+    rank.waiting_tag = request->tag;
+    suspend(rank, RankState::blocked, request->call);
+  }
+  const Status status = request->status;
+  std::exception_ptr error = request->error;
+  rank.release(request);
+  if (error) std::rethrow_exception(error);
+  return status;
+}
+
+}  // namespace vela::vp::detail
+
+namespace vela::vp {
+
+using namespace detail;
+
+std::size_t Status::count(Type t) const {
+  const std::size_t element = size_of(t);
+  if (bytes % element != 0) {
+    throw Error("Status::count: " + std::to_string(bytes) + " bytes are not a whole number of " +
+                name_of(t));
+  }
+  return bytes / element;
+}
+
+void send(const void* buffer, std::size_t count, Type type, int dest, int tag) {
+  constexpr const char* call = "send";
+  RankContext& rank = current(call);
+  const std::size_t bytes = check_buffer(call, buffer, count, type);
+  check_peer(call, "dest", dest, rank.world->size, false);
+  check_tag(call, tag, false);
+  post_message(rank, buffer, bytes, type, dest, tag, p2p_channel, call);
+}
+
+Request isend(const void* buffer, std::size_t count, Type type, int dest, int tag) {
+  constexpr const char* call = "isend";
+  RankContext& rank = current(call);
+  send(buffer, count, type, dest, tag);
+  // Sends are eager (the data is copied at once): the request is complete.
+  RequestState* r = rank.new_request();
+  r->call = call;
+  r->complete = true;
+  r->status.source = dest;
+  r->status.tag = tag;
+  r->status.bytes = count * size_of(type);
+  r->status.type = type;
+  return Request(r);
+}
+
+Request irecv(void* buffer, std::size_t count, Type type, int source, int tag) {
+  constexpr const char* call = "irecv";
+  RankContext& rank = current(call);
+  check_buffer(call, buffer, count, type);
+  check_peer(call, "source", source, rank.world->size, true);
+  check_tag(call, tag, true);
+  return Request(post_receive(rank, buffer, count, type, source, tag, p2p_channel, call));
+}
+
+Status recv(void* buffer, std::size_t count, Type type, int source, int tag) {
+  constexpr const char* call = "recv";
+  RankContext& rank = current(call);
+  check_buffer(call, buffer, count, type);
+  check_peer(call, "source", source, rank.world->size, true);
+  check_tag(call, tag, true);
+  return complete(rank, post_receive(rank, buffer, count, type, source, tag, p2p_channel, call));
+}
+
+Status sendrecv(const void* send_buffer, std::size_t send_count, Type send_type, int dest,
+                int send_tag, void* recv_buffer, std::size_t recv_count, Type recv_type, int source,
+                int recv_tag) {
+  constexpr const char* call = "sendrecv";
+  RankContext& rank = current(call);
+  check_buffer(call, recv_buffer, recv_count, recv_type);
+  check_peer(call, "source", source, rank.world->size, true);
+  check_tag(call, recv_tag, true);
+  const std::size_t bytes = check_buffer(call, send_buffer, send_count, send_type);
+  check_peer(call, "dest", dest, rank.world->size, false);
+  check_tag(call, send_tag, false);
+  RequestState* r =
+      post_receive(rank, recv_buffer, recv_count, recv_type, source, recv_tag, p2p_channel, call);
+  post_message(rank, send_buffer, bytes, send_type, dest, send_tag, p2p_channel, call);
+  return complete(rank, r);
+}
+
+namespace {
+
+RequestState* owned(RankContext& rank, const Request& request, const char* call) {
+  RequestState* r = request.state();
+  if (r == nullptr) return nullptr;
+  if (!r->in_use) throw Error(std::string(call) + ": the request was already completed or freed");
+  static_cast<void>(rank);
+  return r;
+}
+
+}  // namespace
+
+Status wait(Request& request) {
+  constexpr const char* call = "wait";
+  RankContext& rank = current(call);
+  RequestState* r = owned(rank, request, call);
+  request.reset();
+  if (r == nullptr) return Status{};
+  return complete(rank, r);
+}
+
+void waitall(std::span<Request> requests, std::span<Status> statuses) {
+  constexpr const char* call = "waitall";
+  RankContext& rank = current(call);
+  if (!statuses.empty() && statuses.size() != requests.size()) {
+    throw Error(std::string(call) + ": " + std::to_string(statuses.size()) + " statuses for " +
+                std::to_string(requests.size()) + " requests");
+  }
+  for (Request& q : requests) owned(rank, q, call);
+  // Wait for all, then free all: an error in one does not leave the others in flight.
+  for (;;) {
+    bool all = true;
+    for (Request& q : requests) {
+      if (q.state() != nullptr && !q.state()->complete) all = false;
+    }
+    if (all) break;
+    rank.waiting_source = any_source;
+    rank.waiting_tag = any_tag;
+    suspend(rank, RankState::blocked, call);
+  }
+  std::exception_ptr first;
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    RequestState* r = requests[i].state();
+    requests[i].reset();
+    Status s;
+    if (r != nullptr) {
+      s = r->status;
+      if (r->error && !first) first = r->error;
+      rank.release(r);
+    }
+    if (!statuses.empty()) statuses[i] = s;
+  }
+  if (first) std::rethrow_exception(first);
+}
+
+int waitany(std::span<Request> requests, Status* status) {
+  constexpr const char* call = "waitany";
+  RankContext& rank = current(call);
+  for (Request& q : requests) owned(rank, q, call);
+  for (;;) {
+    bool any_active = false;
+    for (std::size_t i = 0; i < requests.size(); ++i) {
+      RequestState* r = requests[i].state();
+      if (r == nullptr) continue;
+      any_active = true;
+      if (r->complete) {
+        requests[i].reset();
+        const Status s = complete(rank, r);
+        if (status != nullptr) *status = s;
+        return static_cast<int>(i);
+      }
+    }
+    if (!any_active) {
+      if (status != nullptr) *status = Status{};
+      return -1;
+    }
+    rank.waiting_source = any_source;
+    rank.waiting_tag = any_tag;
+    suspend(rank, RankState::blocked, call);
+  }
+}
+
+bool test(Request& request, Status* status) {
+  constexpr const char* call = "test";
+  RankContext& rank = current(call);
+  RequestState* r = owned(rank, request, call);
+  if (r == nullptr) {
+    if (status != nullptr) *status = Status{};
+    return true;
+  }
+  if (!r->complete) return false;
+  request.reset();
+  const Status s = complete(rank, r);
+  if (status != nullptr) *status = s;
+  return true;
+}
+
+std::optional<Status> iprobe(int source, int tag) {
+  constexpr const char* call = "iprobe";
+  RankContext& rank = current(call);
+  check_peer(call, "source", source, rank.world->size, true);
+  check_tag(call, tag, true);
+  RequestState probe;
+  probe.source = source;
+  probe.tag = tag;
+  for (const Incoming& in : rank.unexpected) {
+    if (matches(probe, in.envelope)) {
+      return Status{in.envelope.source, in.envelope.tag, in.data.size(), in.envelope.type};
+    }
+  }
+  return std::nullopt;
+}
+
+Status probe(int source, int tag) {
+  constexpr const char* call = "probe";
+  RankContext& rank = current(call);
+  for (;;) {
+    if (auto s = iprobe(source, tag)) return *s;
+    rank.waiting_source = source;
+    rank.waiting_tag = tag;
+    suspend(rank, RankState::blocked, call);
+  }
+}
+
+}  // namespace vela::vp

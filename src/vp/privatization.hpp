@@ -1,0 +1,44 @@
+// Privatized globals (SPEC VP-3): what each rank owns of the program's "global" state, and what
+// the PE does with it when it switches a rank in and out. Three methods:
+//   (a) vela::vp::privatized<T> variables: one block per rank, reached through the running
+//       rank (a pointer set at each switch: O(1) whatever their number);
+//   (b) thread_local variables of the program (Options::tls_globals): each rank has its own TLS
+//       block and the switch moves the thread pointer (FS base) to it; the runtime's own
+//       thread-locals keep their per-thread values;
+//   (c) registered plain globals (vela::vp::register_global): copied in at each switch-in and
+//       out at each switch-out, O(number of globals) — the baseline the seed compares with.
+#pragma once
+
+#include <memory>
+
+#include "vela/rt/index.hpp"
+#include "vela/vp/vp.hpp"
+
+namespace vela::vp::detail {
+
+class RankGlobals {
+ public:
+  // Made when rank `rank` starts, on its PE's thread: privatized<T> copies constructed from
+  // their initial values, the rank's TLS block when `tls`, the save area of registered globals.
+  RankGlobals(int rank, bool tls);
+  ~RankGlobals();
+  RankGlobals(const RankGlobals&) = delete;
+  RankGlobals& operator=(const RankGlobals&) = delete;
+
+  // On the PE's thread, just before the rank's fiber resumes (after migration possibly another
+  // thread than last time).
+  void switch_in();
+  // On the PE's thread, just after the rank's fiber suspended or finished.
+  void switch_out();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Checks, before ranks start, that the options' privatization can run: throws Error naming
+// the option (copying registered globals needs one PE: ranks on two PE threads would share the
+// globals; the TLS method needs x86-64 Linux).
+void check_privatization(const Options& options, rt::PeId pes);
+
+}  // namespace vela::vp::detail

@@ -1,0 +1,179 @@
+// A rank: a fiber on its own stack, the element of the runtime collection that carries it, its
+// message queues, and the world (one run of vp::run) it belongs to. Only src/vp sees this.
+#pragma once
+
+#include <atomic>
+#include <boost/context/fiber.hpp>
+#include <cstdint>
+#include <deque>
+#include <exception>
+#include <functional>
+#include <map>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+#include "privatization.hpp"
+#include "stacks.hpp"
+#include "vela/rt/runtime.hpp"
+#include "vela/vp/vp.hpp"
+
+namespace vela::vp::detail {
+
+// Who sent a message and how to match it. `seq` numbers the messages from one rank to another
+// in one channel, so that they are matched in send order even when a migration let a later one
+// overtake an earlier one in the runtime.
+struct Envelope {
+  std::int32_t source = 0;
+  std::int32_t tag = 0;
+  std::uint32_t seq = 0;
+  std::uint8_t channel = 0;  // 0: point-to-point, 1: collectives (they never match each other)
+  Type type = Type::bytes;
+  void pup(pup::Archive& ar) { ar | source | tag | seq | channel | type; }
+};
+
+inline constexpr std::uint8_t p2p_channel = 0;
+inline constexpr std::uint8_t collective_channel = 1;
+
+struct Incoming {
+  Envelope envelope;
+  std::vector<std::byte> data;
+};
+
+// A receive (or a completed send) under way.
+struct RequestState {
+  bool receive = false;
+  bool complete = false;
+  bool in_use = false;
+  const char* call = "";
+  void* buffer = nullptr;
+  std::size_t capacity = 0;  // bytes
+  Type type = Type::bytes;
+  int source = any_source;
+  int tag = any_tag;
+  std::uint8_t channel = p2p_channel;
+  Status status;
+  std::exception_ptr error;  // a truncation or a type mismatch, raised by the wait
+};
+
+struct World;
+class RankElement;
+
+enum class RankState : std::uint8_t {
+  created,  // its fiber has not started
+  running,
+  blocked,  // in a receive, wait or probe: resumed by any arrival
+  yielded,  // resumed by its own wake message
+  at_sync,  // in migrate(): resumed after balancing
+  finished,
+  aborted,  // called abort(): never resumed
+};
+
+struct RankContext {
+  int rank = 0;
+  World* world = nullptr;
+  RankElement* element = nullptr;  // the element carrying it now (changes when it migrates)
+  RankState state = RankState::created;
+  const char* waiting_in = "";  // the call it is blocked in, for deadlock reports
+  int waiting_source = any_source;
+  int waiting_tag = any_tag;
+
+  boost::context::fiber fiber;   // the rank's, while it is suspended
+  boost::context::fiber caller;  // inside the fiber: the PE's scheduler that resumed it
+  void* stack = nullptr;
+  bool cancelled = false;  // being unwound at the end of a failed run
+  std::exception_ptr error;
+  std::unique_ptr<RankGlobals> globals;
+
+  // Matching, in MPI's order: arrivals not yet received, receives not yet matched.
+  std::deque<Incoming> unexpected;
+  std::vector<RequestState*> posted;
+  std::deque<RequestState> requests;  // stable addresses; reused when free
+  std::vector<RequestState*> free_requests;
+
+  // Send order per (peer, channel): next number to send, next number to match, and arrivals
+  // that came early.
+  std::unordered_map<std::uint64_t, std::uint32_t> next_send;
+  std::unordered_map<std::uint64_t, std::uint32_t> next_receive;
+  std::map<std::pair<std::uint64_t, std::uint32_t>, Incoming> early;
+
+  std::uint32_t collectives = 0;  // collective calls made (tags their messages)
+  std::uint64_t switches = 0;
+  std::size_t stack_resident = 0;
+
+  // Sanitizer bookkeeping for the two stacks it switches between.
+  void* fake_stack = nullptr;
+  const void* scheduler_stack = nullptr;
+  std::size_t scheduler_stack_size = 0;
+  void* tsan_fiber = nullptr;
+  void* tsan_scheduler = nullptr;
+
+  RequestState* new_request();
+  void release(RequestState* request);
+};
+
+// One vp::run.
+struct World {
+  const Options* options = nullptr;
+  const std::function<void()>* body = nullptr;
+  int size = 0;
+  rt::Proxy<RankElement> ranks;
+  std::unique_ptr<StackRange> stacks;
+  std::vector<RankContext*> contexts;  // by rank (made when each rank starts)
+  std::atomic<int> finished{0};
+  std::atomic<std::uint64_t> migrations{0};
+  std::atomic<bool> aborted{false};
+  bool abort_code_set = false;  // under the runtime's error mutex
+  double origin = 0.0;          // wtime()'s zero
+};
+
+// The element of the ranks' collection: its entry methods run on the PE and resume the fiber.
+class RankElement : public rt::ElementBase {
+ public:
+  RankElement() = default;
+  explicit RankElement(std::uintptr_t world);
+  ~RankElement() override;
+
+  void start();
+  void deliver(Envelope envelope, std::vector<std::byte> data);
+  void wake();
+  void resume_from_sync() override;
+  void pup(pup::Archive& ar) override;
+
+  RankContext* context() const { return context_; }
+
+ private:
+  World* world_ = nullptr;
+  RankContext* context_ = nullptr;  // owned, unless handed over to the element it migrated to
+  mutable bool handed_over_ = false;
+};
+
+// The rank running on this thread, or nullptr (read through a call, never cached across a
+// switch: a rank may resume on another thread).
+RankContext* current();
+// Throws Error "<call>: called outside a rank" when no rank runs on this thread.
+RankContext& current(const char* call);
+
+// Switches from the PE into `rank`'s fiber until it blocks or finishes.
+void resume(RankContext& rank);
+// Inside the fiber: gives the PE back until something resumes it in state `state`.
+void suspend(RankContext& rank, RankState state, const char* call);
+
+// An arrival for `rank` (on its PE, outside its fiber): put in order, matched against posted
+// receives, and whether the rank should be resumed.
+bool accept(RankContext& rank, Envelope envelope, std::vector<std::byte> data);
+// Inside the fiber: sends `bytes` bytes to rank `dest`.
+void post_message(RankContext& rank, const void* buffer, std::size_t bytes, Type type, int dest,
+                  int tag, std::uint8_t channel, const char* call);
+// Inside the fiber: blocks until `request` completes; returns its status and frees it.
+Status complete(RankContext& rank, RequestState* request);
+// Posts a receive (matching what already arrived first).
+RequestState* post_receive(RankContext& rank, void* buffer, std::size_t count, Type type,
+                           int source, int tag, std::uint8_t channel, const char* call);
+
+// Checks arguments the MPI way; each throws Error naming `call`.
+void check_peer(const char* call, const char* what, int peer, int size, bool any_allowed);
+void check_tag(const char* call, int tag, bool any_allowed);
+std::size_t check_buffer(const char* call, const void* buffer, std::size_t count, Type type);
+
+}  // namespace vela::vp::detail

@@ -1,0 +1,179 @@
+// vp::run: the ranks' collection, its start, the end of the run (every rank returned, or a
+// deadlock reported and the blocked ranks unwound), and the calls about the rank itself.
+#include <chrono>
+#include <string>
+
+#include "rank.hpp"
+#include "state.hpp"
+
+namespace vela::vp {
+
+using namespace detail;
+
+namespace {
+
+thread_local RunInfo last;
+
+double seconds_now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+std::string describe(const RankContext& rank) {
+  std::string s = "rank " + std::to_string(rank.rank);
+  switch (rank.state) {
+    case RankState::created:
+      return s + " never started";
+    case RankState::at_sync:
+      return s + " waits in migrate()";
+    case RankState::yielded:
+      return s + " waits in yield()";
+    case RankState::blocked: {
+      s += " waits in " + std::string(rank.waiting_in) + "(source ";
+      s += rank.waiting_source == any_source ? "any" : std::to_string(rank.waiting_source);
+      s += ", tag ";
+      s += rank.waiting_tag == any_tag ? "any" : std::to_string(rank.waiting_tag);
+      return s + ")";
+    }
+    default:
+      return s;
+  }
+}
+
+// Unwinds every rank that did not return (their frames' destructors run), on this thread.
+void cancel(World& world) {
+  for (RankContext* rank : world.contexts) {
+    if (rank == nullptr || rank->state == RankState::finished ||
+        rank->state == RankState::created) {
+      continue;
+    }
+    rank->cancelled = true;
+    resume(*rank);
+  }
+}
+
+void record(const World& world) {
+  last = RunInfo{};
+  last.ranks = world.size;
+  last.migrations = world.migrations.load();
+  for (const RankContext* rank : world.contexts) {
+    if (rank == nullptr) continue;
+    last.context_switches += rank->switches;
+    last.stack_bytes_touched += rank->stack_resident;
+  }
+}
+
+}  // namespace
+
+void add_vp_options(CLI::App& app, Options& options) {
+  app.add_option("--vp", options.ranks, "Ranks (virtual processors) over the PEs; 0 = one per PE")
+      ->check(CLI::Range(0, 1 << 24));
+  app.add_option("--vp-stack", options.stack_bytes,
+                 "Bytes of each rank's stack (suffixes k, m: 256k)")
+      ->transform(CLI::AsSizeValue(false))
+      ->check(CLI::Range(std::size_t{16} * 1024, std::size_t{1} << 32));
+  app.add_flag("--vp-tls-globals", options.tls_globals,
+               "Give each rank its own copy of the program's thread_local variables");
+  app.add_option("--vp-map", options.map, "Initial placement of ranks: block | round-robin")
+      ->check(CLI::IsMember({"block", "round-robin"}));
+}
+
+RunInfo last_run() {
+  return last;
+}
+
+int run(rt::Runtime& runtime, const Options& options, const std::function<void()>& body) {
+  if (options.ranks < 0) {
+    throw Error("--vp " + std::to_string(options.ranks) + ": the rank count cannot be negative");
+  }
+  if (options.map != "block" && options.map != "round-robin") {
+    throw Error("--vp-map '" + options.map + "': expected block or round-robin");
+  }
+  if (!body) throw Error("vela::vp::run: no rank body given");
+  check_privatization(options, runtime.pes());
+  World world;
+  world.options = &options;
+  world.body = &body;
+  world.size = options.ranks > 0 ? options.ranks : runtime.pes();
+  world.stacks =
+      std::make_unique<StackRange>(static_cast<std::size_t>(world.size), options.stack_bytes);
+  world.contexts.assign(static_cast<std::size_t>(world.size), nullptr);
+  world.origin = seconds_now();
+  const rt::InitialMap map =
+      options.map == "block" ? rt::InitialMap::block : rt::InitialMap::round_robin;
+  int code = 0;
+  try {
+    code = runtime.run([&](rt::Context& context) {
+      world.ranks = context.create<RankElement>("ranks", rt::Shape::line(world.size), map,
+                                                reinterpret_cast<std::uintptr_t>(&world));
+      world.ranks.broadcast<&RankElement::start>();
+    });
+  } catch (...) {
+    cancel(world);
+    record(world);
+    throw;
+  }
+  const bool aborted = world.aborted.load();
+  std::string blocked;
+  int count = 0;
+  if (!aborted && world.finished.load() < world.size) {
+    for (const RankContext* rank : world.contexts) {
+      if (rank != nullptr && rank->state == RankState::finished) continue;
+      if (++count <= 8) {
+        blocked += (blocked.empty() ? "" : "; ") +
+                   (rank == nullptr ? std::string("a rank never started") : describe(*rank));
+      }
+    }
+  }
+  cancel(world);
+  record(world);
+  if (aborted || count == 0) return code;
+  if (count > 8) blocked += "; and " + std::to_string(count - 8) + " more";
+  throw Error("ranks: " + std::to_string(count) + " of " + std::to_string(world.size) +
+              " ranks can never go on (nothing is in flight that they wait for: a deadlock, "
+              "or a collective that not every rank called): " +
+              blocked);
+}
+
+int rank() {
+  return current("rank").rank;
+}
+
+int size() {
+  return current("size").world->size;
+}
+
+double wtime() {
+  return seconds_now() - current("wtime").world->origin;
+}
+
+bool in_rank() {
+  return current() != nullptr;
+}
+
+void migrate() {
+  RankContext& rank = current("migrate");
+  rank.element->at_sync();
+  suspend(rank, RankState::at_sync, "migrate");
+}
+
+void yield() {
+  RankContext& rank = current("yield");
+  rt::detail::send_entry<&RankElement::wake>(rank.world->ranks.id(),
+                                             static_cast<std::uint64_t>(rank.rank), 0);
+  suspend(rank, RankState::yielded, "yield");
+}
+
+void abort(int code) {
+  RankContext& rank = current("abort");
+  rank.world->aborted.store(true);
+  rt::detail::PeState* pe = rt::detail::this_pe();
+  {
+    std::lock_guard lock(pe->runtime->error_mutex);  // the first abort's code wins
+    if (!rank.world->abort_code_set) pe->runtime->exit_code = code;
+    rank.world->abort_code_set = true;
+  }
+  rt::detail::stop_all(*pe->runtime);
+  for (;;) suspend(rank, RankState::aborted, "abort");
+}
+
+}  // namespace vela::vp

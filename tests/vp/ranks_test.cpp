@@ -1,0 +1,535 @@
+// The rank model: ranks on fibers over PEs, point-to-point matching in MPI's order, collectives,
+// migration at migrate(), and the errors a program gets for misuse and deadlock.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <mutex>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "vela/rt/runtime.hpp"
+#include "vela/vp/vp.hpp"
+
+namespace {
+
+namespace vp = vela::vp;
+
+struct Layout {
+  Layout(int r, int p, std::string balancer = "", std::string placement = "block")
+      : ranks(r), pes(p), lb(std::move(balancer)), map(std::move(placement)) {}
+  int ranks;
+  int pes;
+  std::string lb;
+  std::string map;
+};
+
+int run(const Layout& s, const std::function<void()>& body) {
+  vela::rt::Options options;
+  options.pes = s.pes;
+  options.pin = false;
+  options.lb = s.lb;
+  vela::rt::Runtime runtime(options);
+  vp::Options v;
+  v.ranks = s.ranks;
+  v.map = s.map;
+  return vp::run(runtime, v, body);
+}
+
+std::string error_of(const Layout& s, const std::function<void()>& body) {
+  try {
+    run(s, body);
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Ranks, EveryRankRunsOnceWithItsOwnNumber) {
+  for (int pes : {1, 2, 3}) {
+    std::vector<std::atomic<int>> seen(13);
+    std::atomic<int> sizes{0};
+    EXPECT_EQ(run({13, pes},
+                  [&] {
+                    seen[static_cast<std::size_t>(vp::rank())]++;
+                    if (vp::size() == 13) sizes++;
+                  }),
+              0);
+    for (auto& s : seen) EXPECT_EQ(s.load(), 1);
+    EXPECT_EQ(sizes.load(), 13);
+    EXPECT_EQ(vp::last_run().ranks, 13);
+  }
+}
+
+TEST(Ranks, RanksDefaultToOnePerPe) {
+  std::atomic<int> count{0};
+  run({0, 3}, [&] { count += vp::size() == 3 ? 1 : 0; });
+  EXPECT_EQ(count.load(), 3);
+}
+
+TEST(Ranks, CallsOutsideARankAreErrors) {
+  EXPECT_FALSE(vp::in_rank());
+  EXPECT_THROW(vp::rank(), vp::Error);
+  try {
+    int x = 0;
+    vp::send(&x, 1, vp::Type::i32, 0, 0);
+    FAIL() << "send outside a rank did not throw";
+  } catch (const vp::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("send: called outside a rank"), std::string::npos);
+  }
+}
+
+TEST(Ranks, SendAndRecvMatchByTagInSendOrder) {
+  std::vector<int> order;
+  vp::Status first, second;
+  run({2, 2}, [&] {
+    if (vp::rank() == 0) {
+      const int a[2] = {10, 11};
+      const double b = 2.5;
+      vp::send(a, 2, vp::Type::i32, 1, 7);
+      vp::send(&b, 1, vp::Type::f64, 1, 9);
+    } else {
+      // The later tag first: matching picks the message by tag, not by arrival.
+      double b = 0;
+      second = vp::recv(&b, 1, vp::Type::f64, 0, 9);
+      int a[4] = {};
+      first = vp::recv(a, 4, vp::Type::i32, vp::any_source, vp::any_tag);
+      order = {a[0], a[1], static_cast<int>(b * 2)};
+    }
+  });
+  EXPECT_EQ(order, (std::vector<int>{10, 11, 5}));
+  EXPECT_EQ(first.source, 0);
+  EXPECT_EQ(first.tag, 7);
+  EXPECT_EQ(first.count(vp::Type::i32), 2u);
+  EXPECT_EQ(second.tag, 9);
+  EXPECT_EQ(second.bytes, 8u);
+  EXPECT_THROW(first.count(vp::Type::f128), vp::Error);  // 8 bytes are no whole long double
+}
+
+TEST(Ranks, AnySourceReceivesFromEveryone) {
+  std::vector<int> sources;
+  run({6, 2}, [&] {
+    if (vp::rank() == 0) {
+      for (int k = 1; k < vp::size(); ++k) {
+        int v = 0;
+        const vp::Status s = vp::recv(&v, 1, vp::Type::i32, vp::any_source, 3);
+        EXPECT_EQ(v, s.source * 100);
+        sources.push_back(s.source);
+      }
+    } else {
+      const int v = vp::rank() * 100;
+      vp::send(&v, 1, vp::Type::i32, 0, 3);
+    }
+  });
+  std::sort(sources.begin(), sources.end());
+  EXPECT_EQ(sources, (std::vector<int>{1, 2, 3, 4, 5}));
+}
+
+TEST(Ranks, NonBlockingCallsComplete) {
+  std::atomic<int> ok{0};
+  run({4, 2}, [&] {
+    const int me = vp::rank(), n = vp::size();
+    const int right = (me + 1) % n, left = (me + n - 1) % n;
+    int in[2] = {-1, -1};
+    const int out[2] = {me, me * 10};
+    std::vector<vp::Request> q;
+    q.push_back(vp::irecv(&in[0], 1, vp::Type::i32, left, 1));
+    q.push_back(vp::irecv(&in[1], 1, vp::Type::i32, right, 2));
+    q.push_back(vp::isend(&out[0], 1, vp::Type::i32, right, 1));
+    q.push_back(vp::isend(&out[1], 1, vp::Type::i32, left, 2));
+    std::vector<vp::Status> st(4);
+    vp::waitall(q, st);
+    bool good = in[0] == left && in[1] == right * 10 && st[0].source == left &&
+                st[1].source == right && q[0].null();
+    // waitany and test.
+    int v = -1;
+    vp::Request r[2] = {vp::irecv(&v, 1, vp::Type::i32, left, 5), vp::Request{}};
+    vp::Status s;
+    vp::Request never = vp::irecv(&v, 1, vp::Type::i32, left, 77);  // nobody sends tag 77
+    good = good && !vp::test(never, &s) && !never.null();
+    const int x = me + 1000;
+    vp::send(&x, 1, vp::Type::i32, right, 5);
+    const int which = vp::waitany(r, &s);
+    good = good && which == 0 && v == left + 1000 && s.tag == 5;
+    good = good && vp::waitany(r, &s) == -1;  // all null
+    vp::Request done = vp::isend(&x, 1, vp::Type::i32, right, 6);
+    good = good && vp::test(done, nullptr) && done.null();
+    int y = 0;
+    vp::Request pending = vp::irecv(&y, 1, vp::Type::i32, left, 6);
+    const vp::Status w = vp::wait(pending);
+    good = good && y == left + 1000 && w.source == left;
+    if (good) ok++;
+  });
+  EXPECT_EQ(ok.load(), 4);
+}
+
+TEST(Ranks, ProbeSeesAMessageBeforeItIsReceived) {
+  std::atomic<int> ok{0};
+  run({2, 1}, [&] {
+    if (vp::rank() == 1) {
+      const std::vector<double> v(5, 1.5);
+      vp::send(v.data(), v.size(), vp::Type::f64, 0, 4);
+      return;
+    }
+    EXPECT_FALSE(vp::iprobe(1, 99).has_value());
+    const vp::Status s = vp::probe(vp::any_source, vp::any_tag);
+    std::vector<double> v(s.count(vp::Type::f64));
+    vp::recv(v.data(), v.size(), vp::Type::f64, s.source, s.tag);
+    if (s.source == 1 && s.tag == 4 && v.size() == 5 && v[4] == 1.5) ok++;
+  });
+  EXPECT_EQ(ok.load(), 1);
+}
+
+TEST(Ranks, SendrecvExchangesRoundARing) {
+  std::vector<std::atomic<int>> got(7);
+  run({7, 3}, [&] {
+    const int me = vp::rank(), n = vp::size();
+    int in = -1;
+    vp::sendrecv(&me, 1, vp::Type::i32, (me + 1) % n, 0, &in, 1, vp::Type::i32, (me + n - 1) % n,
+                 0);
+    got[static_cast<std::size_t>(me)] = in;
+  });
+  for (int r = 0; r < 7; ++r) EXPECT_EQ(got[static_cast<std::size_t>(r)].load(), (r + 6) % 7);
+}
+
+// Ranks migrate at every migrate() (rotate moves every rank), while messages between one pair
+// with one tag keep their order: 400 sent across four balancing points arrive as sent.
+TEST(Ranks, OrderBetweenAPairHoldsAcrossMigrations) {
+  std::atomic<int> in_order{0};
+  const Layout s{6, 3, "rotate"};
+  vela::rt::Options options;
+  options.pes = s.pes;
+  options.pin = false;
+  options.lb = s.lb;
+  vela::rt::Runtime runtime(options);
+  vp::Options v;
+  v.ranks = s.ranks;
+  vp::run(runtime, v, [&] {
+    const int me = vp::rank(), n = vp::size();
+    int expected = 0;
+    bool good = true;
+    for (int round = 0; round < 4; ++round) {
+      for (int k = 0; k < 100; ++k) {
+        const int value = round * 100 + k;
+        vp::send(&value, 1, vp::Type::i32, (me + 1) % n, 0);
+      }
+      vp::migrate();
+      for (int k = 0; k < 100; ++k) {
+        int value = -1;
+        vp::recv(&value, 1, vp::Type::i32, (me + n - 1) % n, 0);
+        good = good && value == expected++;
+      }
+    }
+    if (good) in_order++;
+  });
+  EXPECT_EQ(in_order.load(), 6);
+  EXPECT_GT(runtime.stats().migrations, 0u);
+  EXPECT_GT(vp::last_run().migrations, 0u);
+}
+
+TEST(Ranks, MigrateWithoutABalancerIsABarrier) {
+  std::atomic<int> before{0};
+  std::atomic<int> wrong{0};
+  run({5, 2}, [&] {
+    before++;
+    vp::migrate();
+    if (before.load() != 5) wrong++;
+  });
+  EXPECT_EQ(wrong.load(), 0);
+}
+
+// Greedy sees ranks' measured compute: the four heavy ranks, all on PE 0 at first, are spread.
+TEST(Ranks, MigrateBalancesMeasuredLoad) {
+  vela::rt::Options options;
+  options.pes = 2;
+  options.pin = false;
+  options.lb = "greedy";
+  vela::rt::Runtime runtime(options);
+  vp::Options v;
+  v.ranks = 8;
+  std::atomic<double> sink{0};
+  vp::run(runtime, v, [&] {
+    double x = 0;
+    const int work = vp::rank() < 4 ? 400000 : 1000;
+    for (int i = 0; i < work; ++i) x += std::sqrt(static_cast<double>(i) + x * 1e-9);
+    sink = sink + x;
+    vp::migrate();
+  });
+  EXPECT_GT(runtime.stats().migrations, 0u);
+}
+
+TEST(Ranks, CollectivesGiveMpisAnswers) {
+  std::atomic<int> ok{0};
+  for (int pes : {1, 2}) {
+    ok = 0;
+    run({5, pes}, [&] {
+      const int me = vp::rank(), n = vp::size();
+      bool good = true;
+      vp::barrier();
+      int b[3] = {0, 0, 0};
+      if (me == 3) b[0] = 7, b[1] = 8, b[2] = 9;
+      vp::bcast(b, 3, vp::Type::i32, 3);
+      good = good && b[0] == 7 && b[2] == 9;
+      const long long v[2] = {me + 1, -me};
+      long long sum[2] = {0, 0};
+      vp::reduce(v, sum, 2, vp::Type::i64, vp::Op::sum, 2);
+      if (me == 2) good = good && sum[0] == 15 && sum[1] == -10;
+      good = good && vp::allreduce(me + 1, vp::Op::prod) == 120;
+      good = good && vp::allreduce(me * 3 % 5, vp::Op::max) == 4;
+      good = good && vp::allreduce(static_cast<double>(me) - 1.5, vp::Op::min) == -1.5;
+      struct {
+        double value;
+        int index;
+      } loc{static_cast<double>(me % 3), me}, best{};
+      vp::allreduce(&loc, &best, 1, vp::Type::pair_f64_i32, vp::Op::maxloc);
+      good = good && best.value == 2.0 && best.index == 2;  // ties go to the lower rank
+      std::vector<int> all(static_cast<std::size_t>(n), -1);
+      const int mine = me * me;
+      vp::gather(&mine, 1, vp::Type::i32, all.data(), 1);
+      if (me == 1) good = good && all == std::vector<int>{0, 1, 4, 9, 16};
+      std::vector<int> every(static_cast<std::size_t>(2 * n), -1);
+      const int two[2] = {me, -me};
+      vp::allgather(two, 2, vp::Type::i32, every.data());
+      for (int r = 0; r < n; ++r)
+        good = good && every[static_cast<std::size_t>(2 * r)] == r &&
+               every[static_cast<std::size_t>(2 * r + 1)] == -r;
+      std::vector<int> parts;
+      if (me == 4) {
+        for (int r = 0; r < n; ++r) parts.push_back(100 + r);
+      }
+      int part = -1;
+      vp::scatter(parts.data(), 1, vp::Type::i32, &part, 4);
+      good = good && part == 100 + me;
+      std::vector<int> out(static_cast<std::size_t>(n)), in(static_cast<std::size_t>(n));
+      for (int d = 0; d < n; ++d) out[static_cast<std::size_t>(d)] = me * 10 + d;
+      vp::alltoall(out.data(), 1, vp::Type::i32, in.data());
+      for (int s = 0; s < n; ++s) good = good && in[static_cast<std::size_t>(s)] == s * 10 + me;
+      if (good) ok++;
+    });
+    EXPECT_EQ(ok.load(), 5) << "pes " << pes;
+  }
+}
+
+// A floating-point sum whose value depends on the order of additions: the deterministic order
+// gives the same bits on any PE count and after migrations.
+TEST(Ranks, DeterministicReductionsGiveTheSameBitsEverywhere) {
+  auto total = [](int pes, const std::string& lb, std::string map) {
+    std::atomic<std::uint64_t> bits{0};
+    Layout s{11, pes, lb, map};
+    run(s, [&] {
+      const int me = vp::rank();
+      double x = std::pow(10.0, (me * 7) % 17 - 8) * (me % 2 == 0 ? 1 : -1) + 1.0 / (me + 3);
+      vp::migrate();
+      double sum[3] = {};
+      const double in[3] = {x, x * 1e-3, -x};
+      vp::allreduce(in, sum, 3, vp::Type::f64, vp::Op::sum);
+      if (me == 0)
+        bits = std::bit_cast<std::uint64_t>(sum[0]) ^ std::bit_cast<std::uint64_t>(sum[1]);
+    });
+    return bits.load();
+  };
+  const std::uint64_t reference = total(1, "", "block");
+  EXPECT_EQ(total(2, "", "block"), reference);
+  EXPECT_EQ(total(3, "rotate", "round-robin"), reference);
+  EXPECT_EQ(total(2, "greedy", "round-robin"), reference);
+}
+
+TEST(Ranks, ArrivalOrderReductionsAreCorrect) {
+  std::atomic<int> ok{0};
+  run({9, 2}, [&] {
+    long long v = vp::rank(), sum = 0;
+    vp::allreduce(&v, &sum, 1, vp::Type::i64, vp::Op::sum, vp::Order::arrival);
+    if (sum == 36) ok++;
+  });
+  EXPECT_EQ(ok.load(), 9);
+}
+
+TEST(Ranks, YieldLetsTheOtherRanksOfThePeRun) {
+  std::vector<int> trace;
+  std::mutex m;
+  run({3, 1}, [&] {
+    for (int i = 0; i < 3; ++i) {
+      {
+        std::lock_guard lock(m);
+        trace.push_back(vp::rank());
+      }
+      vp::yield();
+    }
+  });
+  EXPECT_EQ(trace, (std::vector<int>{0, 1, 2, 0, 1, 2, 0, 1, 2}));
+}
+
+TEST(Ranks, TenThousandRanksStartAndFinish) {
+  std::atomic<int> done{0};
+  long long total = 0;
+  run({10000, 2}, [&] {
+    const long long v = 1;
+    long long sum = 0;
+    vp::allreduce(&v, &sum, 1, vp::Type::i64, vp::Op::sum, vp::Order::arrival);
+    if (vp::rank() == 0) total = sum;
+    done++;
+  });
+  EXPECT_EQ(done.load(), 10000);
+  EXPECT_EQ(total, 10000);
+  const vp::RunInfo info = vp::last_run();
+  EXPECT_EQ(info.ranks, 10000);
+  // Each rank touched a few pages of its stack, not the whole 256 KiB.
+  EXPECT_LT(info.stack_bytes_touched / 10000, 64u * 1024u);
+}
+
+TEST(Ranks, ADeadlockIsReportedNotAHang) {
+  const std::string e = error_of({3, 2}, [] {
+    if (vp::rank() == 1) {
+      int v = 0;
+      vp::recv(&v, 1, vp::Type::i32, 2, 5);
+    }
+  });
+  EXPECT_NE(e.find("1 of 3 ranks can never go on"), std::string::npos) << e;
+  EXPECT_NE(e.find("rank 1 waits in recv(source 2, tag 5)"), std::string::npos) << e;
+}
+
+TEST(Ranks, ARankThatNeverMigratesIsReported) {
+  const std::string e = error_of({4, 2, "greedy"}, [] {
+    if (vp::rank() != 2) vp::migrate();
+  });
+  EXPECT_NE(e.find("3 of 4 ranks can never go on"), std::string::npos) << e;
+  EXPECT_NE(e.find("rank 0 waits in migrate()"), std::string::npos) << e;
+  EXPECT_NE(e.find("a collective that not every rank called"), std::string::npos) << e;
+}
+
+TEST(Ranks, BadArgumentsNameTheCall) {
+  auto in_rank_error = [](const std::function<void()>& f) {
+    std::string what;
+    std::mutex m;
+    const std::string outer = error_of({2, 1}, [&] {
+      if (vp::rank() != 0) return;
+      try {
+        f();
+      } catch (const vp::Error& e) {
+        std::lock_guard lock(m);
+        what = e.what();
+      }
+    });
+    return what.empty() ? outer : what;
+  };
+  int x[4] = {};
+  EXPECT_NE(in_rank_error([&] {
+              vp::send(x, 1, vp::Type::i32, 2, 0);
+            }).find("send: dest 2 is outside 0..1"),
+            std::string::npos);
+  EXPECT_NE(in_rank_error([&] {
+              vp::send(x, static_cast<std::size_t>(-1), vp::Type::i32, 1, 0);
+            }).find("send: count"),
+            std::string::npos);
+  EXPECT_NE(in_rank_error([&] {
+              vp::recv(x, 1, vp::Type::i32, -5, 0);
+            }).find("recv: source -5 is outside 0..1 (or any source)"),
+            std::string::npos);
+  EXPECT_NE(in_rank_error([&] { vp::send(x, 1, vp::Type::i32, 1, -3); }).find("send: tag -3"),
+            std::string::npos);
+  EXPECT_NE(
+      in_rank_error([&] { vp::send(nullptr, 2, vp::Type::i32, 1, 0); }).find("send: null buffer"),
+      std::string::npos);
+  EXPECT_NE(
+      in_rank_error([&] { vp::bcast(x, 1, vp::Type::i32, 9); }).find("bcast: root 9 is outside"),
+      std::string::npos);
+  EXPECT_NE(in_rank_error([&] {
+              vp::allreduce(x, x + 1, 1, vp::Type::f64, vp::Op::band);
+            }).find("allreduce: bitwise and of double"),
+            std::string::npos);
+}
+
+TEST(Ranks, TruncationAndMismatchedTypesAreErrors) {
+  std::string truncated, mismatched;
+  run({2, 2}, [&] {
+    if (vp::rank() == 0) {
+      const double d[2] = {1, 2};
+      vp::send(d, 2, vp::Type::f64, 1, 0);
+      vp::send(d, 1, vp::Type::f64, 1, 1);
+      return;
+    }
+    double one = 0;
+    try {
+      vp::recv(&one, 1, vp::Type::f64, 0, 0);
+    } catch (const vp::Error& e) {
+      truncated = e.what();
+    }
+    int i[4] = {};
+    try {
+      vp::recv(i, 4, vp::Type::i32, 0, 1);
+    } catch (const vp::Error& e) {
+      mismatched = e.what();
+    }
+  });
+  EXPECT_NE(truncated.find("recv: the message from rank 0 (tag 0) has 16 bytes, the receive "
+                           "buffer holds 8"),
+            std::string::npos)
+      << truncated;
+  EXPECT_NE(mismatched.find("recv: a message of double from rank 0 (tag 1) received as int32"),
+            std::string::npos)
+      << mismatched;
+}
+
+TEST(Ranks, AnExceptionInARankEndsTheRun) {
+  const std::string e = error_of({4, 2}, [] {
+    if (vp::rank() == 3) throw std::runtime_error("rank three failed");
+    int v = 0;
+    vp::recv(&v, 1, vp::Type::i32, 3, 0);  // never sent: the others block until the run ends
+  });
+  EXPECT_EQ(e, "rank three failed");
+}
+
+TEST(Ranks, AbortEndsTheRunWithItsCode) {
+  std::atomic<int> after{0};
+  EXPECT_EQ(run({4, 2},
+                [&] {
+                  if (vp::rank() == 1) vp::abort(7);
+                  int v = 0;
+                  vp::recv(&v, 1, vp::Type::i32, 1, 0);
+                  after++;
+                }),
+            7);
+  EXPECT_EQ(after.load(), 0);
+}
+
+TEST(Ranks, BadOptionsAreRejected) {
+  vela::rt::Options options;
+  options.pes = 1;
+  options.pin = false;
+  vela::rt::Runtime runtime(options);
+  vp::Options v;
+  v.ranks = -2;
+  EXPECT_THROW(vp::run(runtime, v, [] {}), vp::Error);
+  v.ranks = 2;
+  v.map = "diagonal";
+  EXPECT_THROW(vp::run(runtime, v, [] {}), vp::Error);
+  v.map = "block";
+  v.stack_bytes = 100;
+  try {
+    vp::run(runtime, v, [] {});
+    FAIL();
+  } catch (const vp::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("--vp-stack 100"), std::string::npos);
+  }
+}
+
+TEST(Ranks, CommandLineOptions) {
+  CLI::App app;
+  vp::Options v;
+  vp::add_vp_options(app, v);
+  const char* argv[] = {"prog", "--vp", "12", "--vp-stack", "64k", "--vp-map", "round-robin"};
+  app.parse(7, const_cast<char**>(argv));
+  EXPECT_EQ(v.ranks, 12);
+  EXPECT_EQ(v.stack_bytes, 64u * 1024u);
+  EXPECT_EQ(v.map, "round-robin");
+  CLI::App bad;
+  vp::Options w;
+  vp::add_vp_options(bad, w);
+  const char* wrong[] = {"prog", "--vp-map", "diagonal"};
+  EXPECT_THROW(bad.parse(3, const_cast<char**>(wrong)), CLI::ValidationError);
+}
+
+}  // namespace
