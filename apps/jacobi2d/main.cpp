@@ -11,7 +11,10 @@
 #include <cstdint>
 #include <vector>
 
+#include "ranks.h"
+#include "vela/mpi/run.hpp"
 #include "vela/rt/runtime.hpp"
+#include "vela/vp/vp.hpp"
 
 namespace {
 
@@ -203,12 +206,47 @@ class Block : public vela::rt::ElementBase {
   std::array<std::int32_t, 2> arrived_{};
 };
 
+// The MPI version: the same problem as a plain MPI program on `ranks` ranks.
+int run_ranks(const Problem& p, const vela::rt::Options& options, int ranks) {
+  std::vector<std::string> args = {"jacobi2d",
+                                   "--mesh",
+                                   std::to_string(p.mesh),
+                                   "--steps",
+                                   std::to_string(p.steps),
+                                   "--heavy",
+                                   std::to_string(p.heavy),
+                                   "--sync-every",
+                                   std::to_string(p.sync_every)};
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  try {
+    vela::rt::Runtime runtime(options);
+    vela::vp::Options vp;
+    vp.ranks = ranks;
+    const int code =
+        vela::mpi::run(runtime, vp, &jacobi2d_ranks, static_cast<int>(args.size()), argv.data());
+    const auto& s = runtime.stats();
+    fmt::print("pes: {}  ranks: {}  lb steps: {}  migrations: {}  forwarded: {}\n", runtime.pes(),
+               ranks, s.lb_steps, s.migrations, s.forwarded);
+    return code;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "jacobi2d: error: {}\n", e.what());
+    return 1;
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"jacobi2d: 5-point stencil on an N x N mesh in M x M migratable blocks"};
   Problem p;
   vela::rt::Options options;
+  int ranks = 0;
+  app.add_option("--ranks", ranks,
+                 "Run the MPI version (ranks.c) on this many ranks, one block each, instead of "
+                 "--objects migratable blocks")
+      ->check(CLI::Range(1, 1 << 20));
   app.add_option("--mesh", p.mesh, "Mesh side N (cells)")->check(CLI::Range(2, 1 << 20));
   app.add_option("--objects", p.objects, "Blocks per side M")->check(CLI::Range(1, 4096));
   app.add_option("--steps", p.steps, "Iterations")->check(CLI::Range(1, 1 << 30));
@@ -223,6 +261,7 @@ int main(int argc, char** argv) {
                p.objects, p.mesh);
     return 1;
   }
+  if (ranks > 0) return run_ranks(p, options, ranks);
   try {
     vela::rt::Runtime runtime(options);
     std::chrono::steady_clock::time_point begin, end;

@@ -33,8 +33,7 @@ void put(const Collective& c, const void* data, std::size_t bytes, Type type, in
 }
 
 Status get(const Collective& c, void* data, std::size_t count, Type type, int from) {
-  return complete(c.rank,
-                  post_receive(c.rank, data, count, type, from, c.tag, collective_channel, c.call));
+  return receive_now(c.rank, data, count, type, from, c.tag, collective_channel, c.call);
 }
 
 // Binomial broadcast from `root` of `bytes` at `data`.

@@ -96,9 +96,9 @@ std::size_t check_buffer(const char* call, const void* buffer, std::size_t count
   return count * element;
 }
 
-bool accept(RankContext& rank, Envelope envelope, std::vector<std::byte> data) {
+bool accept(RankContext& rank, Envelope envelope, Payload data) {
   const std::uint64_t key = order_key(envelope.source, envelope.channel);
-  std::uint32_t& expected = rank.next_receive[key];
+  std::uint32_t& expected = rank.next_receive.counter(key);
   if (envelope.seq != expected) {
     // A later message overtook an earlier one (a migration forwarded the earlier): hold it.
     rank.early.emplace(std::make_pair(key, envelope.seq), Incoming{envelope, std::move(data)});
@@ -123,18 +123,18 @@ void post_message(RankContext& rank, const void* buffer, std::size_t bytes, Type
   Envelope e;
   e.source = rank.rank;
   e.tag = tag;
-  e.seq = rank.next_send[order_key(dest, channel)]++;
+  e.seq = rank.next_send.counter(order_key(dest, channel))++;
   e.channel = channel;
   e.type = type;
-  std::vector<std::byte> data(bytes);
-  if (bytes > 0) std::memcpy(data.data(), buffer, bytes);
   rt::detail::send_entry<&RankElement::deliver>(
-      rank.world->ranks.id(), static_cast<std::uint64_t>(dest), 0, e, std::move(data));
+      rank.world->ranks.id(), static_cast<std::uint64_t>(dest), 0, e, Payload(buffer, bytes));
 }
 
-RequestState* post_receive(RankContext& rank, void* buffer, std::size_t count, Type type,
-                           int source, int tag, std::uint8_t channel, const char* call) {
-  RequestState* r = rank.new_request();
+namespace {
+
+// Fills `r` as a receive and matches it with what already arrived, else posts it.
+void start_receive(RankContext& rank, RequestState* r, void* buffer, std::size_t count, Type type,
+                   int source, int tag, std::uint8_t channel, const char* call) {
   r->receive = true;
   r->call = call;
   r->buffer = buffer;
@@ -148,11 +148,39 @@ RequestState* post_receive(RankContext& rank, void* buffer, std::size_t count, T
       Incoming in = std::move(*it);
       rank.unexpected.erase(it);
       fill(*r, in);
-      return r;
+      return;
     }
   }
   rank.posted.push_back(r);
+}
+
+}  // namespace
+
+RequestState* post_receive(RankContext& rank, void* buffer, std::size_t count, Type type,
+                           int source, int tag, std::uint8_t channel, const char* call) {
+  RequestState* r = rank.new_request();
+  start_receive(rank, r, buffer, count, type, source, tag, channel, call);
   return r;
+}
+
+Status receive_now(RankContext& rank, void* buffer, std::size_t count, Type type, int source,
+                   int tag, std::uint8_t channel, const char* call) {
+  RequestState r;  // on the rank's stack: a blocking receive needs no request from the pool
+  start_receive(rank, &r, buffer, count, type, source, tag, channel, call);
+  struct Unpost {  // a rank unwound while it waits leaves no pointer to its stack behind
+    RankContext& rank;
+    RequestState& r;
+    ~Unpost() {
+      if (!r.complete) std::erase(rank.posted, &r);
+    }
+  } unpost{rank, r};
+  while (!r.complete) {
+    rank.waiting_source = source;
+    rank.waiting_tag = tag;
+    suspend(rank, RankState::blocked, call);
+  }
+  if (r.error) std::rethrow_exception(r.error);
+  return r.status;
 }
 
 Status complete(RankContext& rank, RequestState* request) {
@@ -222,7 +250,7 @@ Status recv(void* buffer, std::size_t count, Type type, int source, int tag) {
   check_buffer(call, buffer, count, type);
   check_peer(call, "source", source, rank.world->size, true);
   check_tag(call, tag, true);
-  return complete(rank, post_receive(rank, buffer, count, type, source, tag, p2p_channel, call));
+  return receive_now(rank, buffer, count, type, source, tag, p2p_channel, call);
 }
 
 Status sendrecv(const void* send_buffer, std::size_t send_count, Type send_type, int dest,

@@ -202,7 +202,7 @@ void RankElement::start() {
   resume(rank);
 }
 
-void RankElement::deliver(Envelope envelope, std::vector<std::byte> data) {
+void RankElement::deliver(Envelope envelope, Payload data) {
   RankContext& rank = *context_;
   if (accept(rank, envelope, std::move(data)) && rank.state == RankState::blocked) resume(rank);
 }

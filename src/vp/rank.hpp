@@ -13,6 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "payload.hpp"
 #include "privatization.hpp"
 #include "stacks.hpp"
 #include "vela/rt/runtime.hpp"
@@ -37,7 +38,7 @@ inline constexpr std::uint8_t collective_channel = 1;
 
 struct Incoming {
   Envelope envelope;
-  std::vector<std::byte> data;
+  Payload data;
 };
 
 // A receive (or a completed send) under way.
@@ -58,6 +59,23 @@ struct RequestState {
 
 struct World;
 class RankElement;
+
+// A counter per (peer, channel), made on first use; the last one used is found without a hash
+// lookup (a rank mostly talks to the same peer several times in a row).
+class SequenceNumbers {
+ public:
+  std::uint32_t& counter(std::uint64_t key) {
+    if (last_ != nullptr && last_key_ == key) return *last_;
+    last_key_ = key;
+    last_ = &counters_[key];  // node-based: the address stays valid
+    return *last_;
+  }
+
+ private:
+  std::unordered_map<std::uint64_t, std::uint32_t> counters_;
+  std::uint64_t last_key_ = 0;
+  std::uint32_t* last_ = nullptr;
+};
 
 enum class RankState : std::uint8_t {
   created,  // its fiber has not started
@@ -93,8 +111,8 @@ struct RankContext {
 
   // Send order per (peer, channel): next number to send, next number to match, and arrivals
   // that came early.
-  std::unordered_map<std::uint64_t, std::uint32_t> next_send;
-  std::unordered_map<std::uint64_t, std::uint32_t> next_receive;
+  SequenceNumbers next_send;
+  SequenceNumbers next_receive;
   std::map<std::pair<std::uint64_t, std::uint32_t>, Incoming> early;
 
   std::uint32_t collectives = 0;  // collective calls made (tags their messages)
@@ -135,7 +153,7 @@ class RankElement : public rt::ElementBase {
   ~RankElement() override;
 
   void start();
-  void deliver(Envelope envelope, std::vector<std::byte> data);
+  void deliver(Envelope envelope, Payload data);
   void wake();
   void resume_from_sync() override;
   void pup(pup::Archive& ar) override;
@@ -161,10 +179,13 @@ void suspend(RankContext& rank, RankState state, const char* call);
 
 // An arrival for `rank` (on its PE, outside its fiber): put in order, matched against posted
 // receives, and whether the rank should be resumed.
-bool accept(RankContext& rank, Envelope envelope, std::vector<std::byte> data);
+bool accept(RankContext& rank, Envelope envelope, Payload data);
 // Inside the fiber: sends `bytes` bytes to rank `dest`.
 void post_message(RankContext& rank, const void* buffer, std::size_t bytes, Type type, int dest,
                   int tag, std::uint8_t channel, const char* call);
+// Inside the fiber: a blocking receive.
+Status receive_now(RankContext& rank, void* buffer, std::size_t count, Type type, int source,
+                   int tag, std::uint8_t channel, const char* call);
 // Inside the fiber: blocks until `request` completes; returns its status and frees it.
 Status complete(RankContext& rank, RequestState* request);
 // Posts a receive (matching what already arrived first).

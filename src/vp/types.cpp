@@ -21,34 +21,12 @@ struct IntInt {
 
 }  // namespace
 
-std::size_t size_of(Type type) {
-  switch (type) {
-    case Type::bytes:
-      return 1;
-    case Type::i8:
-    case Type::u8:
-    case Type::char8:
-      return 1;
-    case Type::i16:
-    case Type::u16:
-      return 2;
-    case Type::i32:
-    case Type::u32:
-    case Type::f32:
-      return 4;
-    case Type::i64:
-    case Type::u64:
-    case Type::f64:
-      return 8;
-    case Type::f128:
-      return sizeof(long double);
-    case Type::pair_f64_i32:
-      return sizeof(DoubleInt);
-    case Type::pair_i32_i32:
-      return sizeof(IntInt);
-  }
-  throw Error("unknown datatype " + std::to_string(static_cast<int>(type)));
+void detail::unknown_type(int type) {
+  throw Error("unknown datatype " + std::to_string(type));
 }
+
+static_assert(sizeof(DoubleInt) == 16 && sizeof(IntInt) == 8,
+              "the {value, index} types' sizes in vp.hpp's table");
 
 const char* name_of(Type type) {
   switch (type) {

@@ -48,6 +48,27 @@ TEST(Jacobi2d, ChecksumIsTheSameForAnyPesBlocksAndBalancer) {
   }
 }
 
+// The MPI version (ranks.c on vela/mpi.h): ranks that migrate at MPI_Migrate give the object
+// version's checksum for any rank count (1 to 9 blocks of unequal sizes), PE count and balancer.
+TEST(Jacobi2d, RanksGiveTheObjectVersionsChecksum) {
+  const std::string problem = "--mesh 96 --steps 30 --heavy 4 --sync-every 3";
+  const std::string reference = checksum(problem + " --objects 1 --pes 1");
+  ASSERT_FALSE(reference.empty());
+  for (const int pes : {1, 2, 3}) {
+    for (const int ranks : {1, 4, 6, 9}) {
+      for (const std::string lb : {"", "greedy", "rotate", "hilbert"}) {
+        const std::string args = problem + " --ranks " + std::to_string(ranks) + " --pes " +
+                                 std::to_string(pes) + (lb.empty() ? "" : " --lb " + lb);
+        EXPECT_EQ(checksum(args), reference) << args;
+      }
+    }
+  }
+  const Result moved =
+      run_program(JACOBI2D_BINARY, problem + " --ranks 8 --pes 2 --lb rotate --no-pin");
+  EXPECT_EQ(moved.status, 0) << moved.out;
+  EXPECT_EQ(moved.out.find("migrations: 0 "), std::string::npos) << moved.out;
+}
+
 // Sixteen PEs on a machine with fewer cores: idle PEs must yield rather than spin, and the
 // answer must not change; likewise with PEs that park at once or only spin.
 TEST(Jacobi2d, ChecksumIsTheSameWithMorePesThanCoresAndInEveryIdleMode) {

@@ -53,8 +53,20 @@ enum class Type : std::uint8_t {
   pair_f64_i32,  // {double, int} for min/max with location (MPI_DOUBLE_INT)
   pair_i32_i32,  // {int, int} (MPI_2INT)
 };
-// Bytes of one element of `type`.
-std::size_t size_of(Type type);
+namespace detail {
+[[noreturn]] void unknown_type(int type);  // throws Error
+// Element bytes by Type, in the enumeration's order.
+inline constexpr std::uint8_t type_sizes[] = {1, 1,  1, 2, 2, 4, 4, 8, 8, 4, 8, sizeof(long double),
+                                              1, 16, 8};
+}  // namespace detail
+
+// Bytes of one element of `type`; throws Error for a value outside the enumeration.
+inline std::size_t size_of(Type type) {
+  const auto t = static_cast<std::uint8_t>(type);
+  if (t >= sizeof(detail::type_sizes)) [[unlikely]]
+    detail::unknown_type(t);
+  return detail::type_sizes[t];
+}
 const char* name_of(Type type);
 
 template <class T>
