@@ -69,6 +69,24 @@ TEST(Jacobi2d, RanksGiveTheObjectVersionsChecksum) {
   EXPECT_EQ(moved.out.find("migrations: 0 "), std::string::npos) << moved.out;
 }
 
+// The same MPI source built against Open MPI and run by mpirun prints the same checksum (on a
+// machine where mpirun cannot start processes, the test says so and skips).
+TEST(Jacobi2d, OpenMpiRunOfTheSameSourceGivesTheSameChecksum) {
+  const std::string problem = "--mesh 96 --steps 30 --heavy 4 --sync-every 3";
+  const std::string env =
+      "env OMPI_MCA_plm=isolated OMPI_MCA_btl=self,vader OMPI_MCA_rmaps_base_oversubscribe=1 "
+      "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ";
+  const Result probe = run_program(env + MPIEXEC, "-np 1 true");
+  if (probe.status != 0) GTEST_SKIP() << "mpirun cannot start processes here:\n" << probe.out;
+  const std::string reference = checksum(problem + " --objects 1 --pes 1");
+  for (const int np : {1, 4, 6}) {
+    const Result r = run_program(
+        env + MPIEXEC, "-np " + std::to_string(np) + " " + JACOBI2D_OPENMPI_BINARY + " " + problem);
+    EXPECT_EQ(r.status, 0) << r.out;
+    EXPECT_NE(r.out.find("checksum: " + reference), std::string::npos) << np << "\n" << r.out;
+  }
+}
+
 // Sixteen PEs on a machine with fewer cores: idle PEs must yield rather than spin, and the
 // answer must not change; likewise with PEs that park at once or only spin.
 TEST(Jacobi2d, ChecksumIsTheSameWithMorePesThanCoresAndInEveryIdleMode) {
