@@ -1,0 +1,809 @@
+// Every call of vela/mpi.h, in process: each test runs a small MPI "program" (a function with
+// main's signature) on ranks through vela::mpi::run and checks what the calls returned.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstring>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "vela/mpi/run.hpp"
+#define VELA_MPI_NO_MAIN  // the test keeps gtest's main
+#include "vela/mpi.h"
+
+namespace {
+
+using ::testing::HasSubstr;
+
+struct Outcome {
+  int code = -1;      // what vela::mpi::run returned
+  std::string error;  // the message of the vp::Error it threw, if any
+};
+
+Outcome run_mpi(int ranks, vela::mpi::Main main, const std::vector<std::string>& args = {},
+                const std::string& lb = "") {
+  vela::rt::Options options;
+  options.pes = 2;
+  options.pin = false;
+  options.lb = lb;
+  vela::vp::Options rank_options;
+  rank_options.ranks = ranks;
+  std::vector<std::string> words{"mpi_calls_test"};
+  words.insert(words.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (std::string& w : words) argv.push_back(w.data());
+  argv.push_back(nullptr);
+  vela::rt::Runtime runtime(options);
+  Outcome outcome;
+  try {
+    outcome.code =
+        vela::mpi::run(runtime, rank_options, main, static_cast<int>(words.size()), argv.data());
+  } catch (const vela::vp::Error& e) {
+    outcome.error = e.what();
+  }
+  return outcome;
+}
+
+int rank_of_world() {
+  int rank = -1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  return rank;
+}
+
+int size_of_world() {
+  int size = -1;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  return size;
+}
+
+std::atomic<int> ranks_done{0};
+
+// ---- setup and environment ----
+
+TEST(MpiCalls, InitRankSizeAndFinalize) {
+  ranks_done = 0;
+  const Outcome o = run_mpi(4, [](int argc, char** argv) {
+    int flag = -1;
+    EXPECT_EQ(MPI_Initialized(&flag), MPI_SUCCESS);
+    EXPECT_EQ(flag, 0);
+    EXPECT_EQ(MPI_Init(&argc, &argv), MPI_SUCCESS);
+    MPI_Initialized(&flag);
+    EXPECT_EQ(flag, 1);
+    const int rank = rank_of_world();
+    EXPECT_GE(rank, 0);
+    EXPECT_LT(rank, 4);
+    EXPECT_EQ(size_of_world(), 4);
+    MPI_Finalized(&flag);
+    EXPECT_EQ(flag, 0);
+    EXPECT_EQ(MPI_Finalize(), MPI_SUCCESS);
+    MPI_Finalized(&flag);
+    EXPECT_EQ(flag, 1);
+    ++ranks_done;
+    return 0;
+  });
+  EXPECT_EQ(o.error, "");
+  EXPECT_EQ(o.code, 0);
+  EXPECT_EQ(ranks_done, 4);
+}
+
+TEST(MpiCalls, InitThreadAndEnvironment) {
+  ranks_done = 0;
+  const Outcome o = run_mpi(2, [](int argc, char** argv) {
+    int provided = -1;
+    EXPECT_EQ(MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided), MPI_SUCCESS);
+    EXPECT_EQ(provided, MPI_THREAD_FUNNELED);
+    int queried = -1;
+    MPI_Query_thread(&queried);
+    EXPECT_EQ(queried, MPI_THREAD_FUNNELED);
+    int version = 0;
+    int subversion = -1;
+    MPI_Get_version(&version, &subversion);
+    EXPECT_EQ(version, MPI_VERSION);
+    EXPECT_EQ(subversion, MPI_SUBVERSION);
+    const double t0 = MPI_Wtime();
+    const double t1 = MPI_Wtime();
+    EXPECT_GE(t0, 0.0);
+    EXPECT_GE(t1, t0);
+    EXPECT_GT(MPI_Wtick(), 0.0);
+    char name[MPI_MAX_PROCESSOR_NAME];
+    int length = -1;
+    MPI_Get_processor_name(name, &length);
+    EXPECT_GT(length, 0);
+    EXPECT_EQ(static_cast<int>(std::strlen(name)), length);
+    int size = 0;
+    MPI_Type_size(MPI_INT, &size);
+    EXPECT_EQ(size, 4);
+    MPI_Type_size(MPI_DOUBLE_INT, &size);
+    EXPECT_EQ(size, 16);
+    MPI_Type_size(MPI_LONG_DOUBLE, &size);
+    EXPECT_EQ(size, static_cast<int>(sizeof(long double)));
+    char text[MPI_MAX_ERROR_STRING];
+    MPI_Error_string(MPI_ERR_RANK, text, &length);
+    EXPECT_THAT(std::string(text), HasSubstr("rank"));
+    EXPECT_EQ(MPI_Pcontrol(1), MPI_SUCCESS);
+    MPI_Finalize();
+    ++ranks_done;
+    return 0;
+  });
+  EXPECT_EQ(o.error, "");
+  EXPECT_EQ(ranks_done, 2);
+}
+
+TEST(MpiCalls, EachRankHasItsOwnArgv) {
+  ranks_done = 0;
+  const Outcome o = run_mpi(3,
+                            [](int argc, char** argv) {
+                              MPI_Init(&argc, &argv);
+                              EXPECT_EQ(argc, 3);
+                              EXPECT_STREQ(argv[0], "mpi_calls_test");
+                              EXPECT_STREQ(argv[1], "-n");
+                              EXPECT_STREQ(argv[2], "5");
+                              EXPECT_EQ(argv[3], nullptr);
+                              // A rank that changes its arguments changes only its own.
+                              argv[1][1] = static_cast<char>('a' + rank_of_world());
+                              MPI_Barrier(MPI_COMM_WORLD);
+                              EXPECT_EQ(argv[1][1], static_cast<char>('a' + rank_of_world()));
+                              MPI_Finalize();
+                              ++ranks_done;
+                              return 0;
+                            },
+                            {"-n", "5"});
+  EXPECT_EQ(o.error, "");
+  EXPECT_EQ(ranks_done, 3);
+}
+
+// ---- point to point ----
+
+TEST(MpiCalls, SendRecvWithTagsStatusAndCount) {
+  ranks_done = 0;
+  const Outcome o = run_mpi(2, [](int argc, char** argv) {
+    MPI_Init(&argc, &argv);
+    if (rank_of_world() == 0) {
+      const int a[3] = {1, 2, 3};
+      const double b[2] = {0.5, 1.5};
+      MPI_Send(a, 3, MPI_INT, 1, 5, MPI_COMM_WORLD);
+      MPI_Send(b, 2, MPI_DOUBLE, 1, 7, MPI_COMM_WORLD);
+      MPI_Send(nullptr, 0, MPI_BYTE, 1, 9, MPI_COMM_WORLD);
+    } else {
+      // By tag: the second message first.
+      double b[4] = {};
+      MPI_Status status;
+      MPI_Recv(b, 4, MPI_DOUBLE, 0, 7, MPI_COMM_WORLD, &status);
+      EXPECT_EQ(b[0], 0.5);
+      EXPECT_EQ(b[1], 1.5);
+      EXPECT_EQ(status.MPI_SOURCE, 0);
+      EXPECT_EQ(status.MPI_TAG, 7);
+      EXPECT_EQ(status.MPI_ERROR, MPI_SUCCESS);
+      int count = -1;
+      MPI_Get_count(&status, MPI_DOUBLE, &count);
+      EXPECT_EQ(count, 2);
+      MPI_Get_count(&status, MPI_INT, &count);
+      EXPECT_EQ(count, 4);
+      MPI_Get_count(&status, MPI_DOUBLE_INT, &count);
+      EXPECT_EQ(count, 1);  // counted in bytes: 16 bytes are one {double, int}
+      int a[8] = {};
+      MPI_Recv(a, 8, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &status);
+      EXPECT_EQ(a[2], 3);
+      EXPECT_EQ(status.MPI_SOURCE, 0);
+      EXPECT_EQ(status.MPI_TAG, 5);
+      MPI_Get_count(&status, MPI_INT, &count);
+      EXPECT_EQ(count, 3);
+      MPI_Get_count(&status, MPI_DOUBLE, &count);
+      EXPECT_EQ(count, MPI_UNDEFINED);  // 12 bytes are no whole number of doubles
+      MPI_Recv(nullptr, 0, MPI_BYTE, 0, 9, MPI_COMM_WORLD, &status);
+      MPI_Get_count(&status, MPI_BYTE, &count);
+      EXPECT_EQ(count, 0);
+    }
+    MPI_Finalize();
+    ++ranks_done;
+    return 0;
+  });
+  EXPECT_EQ(o.error, "");
+  EXPECT_EQ(ranks_done, 2);
+}
+
+TEST(MpiCalls, AnySourceAndAnyTag) {
+  ranks_done = 0;
+  const Outcome o = run_mpi(5, [](int argc, char** argv) {
+    MPI_Init(&argc, &argv);
+    const int rank = rank_of_world();
+    if (rank != 0) {
+      const int value = rank * 10;
+      MPI_Send(&value, 1, MPI_INT, 0, 100 + rank, MPI_COMM_WORLD);
+    } else {
+      std::set<int> sources;
+      for (int i = 1; i < 5; ++i) {
+        int value = 0;
+        MPI_Status status;
+        MPI_Recv(&value, 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &status);
+        EXPECT_EQ(value, status.MPI_SOURCE * 10);
+        EXPECT_EQ(status.MPI_TAG, 100 + status.MPI_SOURCE);
+        sources.insert(status.MPI_SOURCE);
+      }
+      EXPECT_EQ(sources, (std::set<int>{1, 2, 3, 4}));
+    }
+    MPI_Finalize();
+    ++ranks_done;
+    return 0;
+  });
+  EXPECT_EQ(o.error, "");
+  EXPECT_EQ(ranks_done, 5);
+}
+
+TEST(MpiCalls, ProcNullCompletesAtOnce) {
+  ranks_done = 0;
+  const Outcome o = run_mpi(2, [](int argc, char** argv) {
+    MPI_Init(&argc, &argv);
+    int x = 1;
+    MPI_Status status;
+    MPI_Send(&x, 1, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD);
+    MPI_Recv(&x, 1, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD, &status);
+    EXPECT_EQ(status.MPI_SOURCE, MPI_PROC_NULL);
+    EXPECT_EQ(status.MPI_TAG, MPI_ANY_TAG);
+    int count = -1;
+    MPI_Get_count(&status, MPI_INT, &count);
+    EXPECT_EQ(count, 0);
+    MPI_Request requests[2];
+    MPI_Irecv(&x, 1, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD, &requests[0]);
+    MPI_Isend(&x, 1, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD, &requests[1]);
+    MPI_Status statuses[2];
+    MPI_Waitall(2, requests, statuses);
+    EXPECT_EQ(statuses[0].MPI_SOURCE, MPI_PROC_NULL);
+    EXPECT_EQ(requests[0], MPI_REQUEST_NULL);
+    EXPECT_EQ(requests[1], MPI_REQUEST_NULL);
+    EXPECT_EQ(x, 1);
+    MPI_Finalize();
+    ++ranks_done;
+    return 0;
+  });
+  EXPECT_EQ(o.error, "");
+  EXPECT_EQ(ranks_done, 2);
+}
+
+TEST(MpiCalls, NonBlockingWaitWaitallWaitanyTest) {
+  ranks_done = 0;
+  const Outcome o = run_mpi(4, [](int argc, char** argv) {
+    MPI_Init(&argc, &argv);
+    const int rank = rank_of_world();
+    const int size = size_of_world();
+    const int right = (rank + 1) % size;
+    const int left = (rank + size - 1) % size;
+
+    // Waitall: a shift to both sides.
+    int from_left = -1;
+    int from_right = -1;
+    MPI_Request requests[4];
+    MPI_Irecv(&from_left, 1, MPI_INT, left, 1, MPI_COMM_WORLD, &requests[0]);
+    MPI_Irecv(&from_right, 1, MPI_INT, right, 2, MPI_COMM_WORLD, &requests[1]);
+    MPI_Isend(&rank, 1, MPI_INT, right, 1, MPI_COMM_WORLD, &requests[2]);
+    MPI_Isend(&rank, 1, MPI_INT, left, 2, MPI_COMM_WORLD, &requests[3]);
+    MPI_Status statuses[4];
+    MPI_Waitall(4, requests, statuses);
+    EXPECT_EQ(from_left, left);
+    EXPECT_EQ(from_right, right);
+    EXPECT_EQ(statuses[0].MPI_SOURCE, left);
+    EXPECT_EQ(statuses[1].MPI_TAG, 2);
+    for (MPI_Request r : requests) EXPECT_EQ(r, MPI_REQUEST_NULL);
+
+    // Waitany: both arrive, in some order, then none is left.
+    MPI_Irecv(&from_left, 1, MPI_INT, left, 3, MPI_COMM_WORLD, &requests[0]);
+    MPI_Irecv(&from_right, 1, MPI_INT, right, 4, MPI_COMM_WORLD, &requests[1]);
+    MPI_Send(&rank, 1, MPI_INT, right, 3, MPI_COMM_WORLD);
+    MPI_Send(&rank, 1, MPI_INT, left, 4, MPI_COMM_WORLD);
+    std::set<int> indices;
+    for (int k = 0; k < 2; ++k) {
+      int index = -1;
+      MPI_Status status;
+      MPI_Waitany(2, requests, &index, &status);
+      EXPECT_TRUE(index == 0 || index == 1) << index;
+      if (index != 0 && index != 1) break;
+      EXPECT_EQ(status.MPI_SOURCE, index == 0 ? left : right);
+      EXPECT_EQ(requests[index], MPI_REQUEST_NULL);
+      indices.insert(index);
+    }
+    EXPECT_EQ(indices, (std::set<int>{0, 1}));
+    int index = 0;
+    MPI_Waitany(2, requests, &index, MPI_STATUS_IGNORE);
+    EXPECT_EQ(index, MPI_UNDEFINED);
+
+    // Test: polls until the message is there; Wait: a null request completes at once.
+    int value = -1;
+    MPI_Request request;
+    MPI_Irecv(&value, 1, MPI_INT, left, 5, MPI_COMM_WORLD, &request);
+    MPI_Barrier(MPI_COMM_WORLD);  // nobody has sent tag 5 yet
+    int flag = -1;
+    MPI_Test(&request, &flag, MPI_STATUS_IGNORE);
+    EXPECT_EQ(flag, 0);
+    EXPECT_NE(request, MPI_REQUEST_NULL);
+    MPI_Barrier(MPI_COMM_WORLD);
+    const int message = 1000 + rank;
+    MPI_Send(&message, 1, MPI_INT, right, 5, MPI_COMM_WORLD);
+    MPI_Status status;
+    while (flag == 0) {
+      MPI_Yield();
+      MPI_Test(&request, &flag, &status);
+    }
+    EXPECT_EQ(value, 1000 + left);
+    EXPECT_EQ(status.MPI_SOURCE, left);
+    EXPECT_EQ(request, MPI_REQUEST_NULL);
+    MPI_Wait(&request, &status);
+    EXPECT_EQ(status.MPI_SOURCE, MPI_ANY_SOURCE);
+    MPI_Test(&request, &flag, MPI_STATUS_IGNORE);
+    EXPECT_EQ(flag, 1);
+
+    // Wait on a real request.
+    MPI_Irecv(&value, 1, MPI_INT, right, 6, MPI_COMM_WORLD, &request);
+    MPI_Send(&message, 1, MPI_INT, left, 6, MPI_COMM_WORLD);
+    MPI_Wait(&request, &status);
+    EXPECT_EQ(value, 1000 + right);
+    EXPECT_EQ(status.MPI_TAG, 6);
+    MPI_Finalize();
+    ++ranks_done;
+    return 0;
+  });
+  EXPECT_EQ(o.error, "");
+  EXPECT_EQ(ranks_done, 4);
+}
+
+TEST(MpiCalls, SendrecvAndSendrecvReplace) {
+  ranks_done = 0;
+  const Outcome o = run_mpi(3, [](int argc, char** argv) {
+    MPI_Init(&argc, &argv);
+    const int rank = rank_of_world();
+    const int right = (rank + 1) % 3;
+    const int left = (rank + 2) % 3;
+    double out[2] = {rank + 0.25, rank + 0.5};
+    double in[2] = {};
+    MPI_Status status;
+    MPI_Sendrecv(out, 2, MPI_DOUBLE, right, 8, in, 2, MPI_DOUBLE, left, 8, MPI_COMM_WORLD, &status);
+    EXPECT_EQ(in[0], left + 0.25);
+    EXPECT_EQ(in[1], left + 0.5);
+    EXPECT_EQ(status.MPI_SOURCE, left);
+    long buffer[3] = {rank, rank * 2L, rank * 3L};
+    MPI_Sendrecv_replace(buffer, 3, MPI_LONG, left, 9, right, 9, MPI_COMM_WORLD, &status);
+    EXPECT_EQ(buffer[2], right * 3L);
+    EXPECT_EQ(status.MPI_TAG, 9);
+    // The rod's ends: one side is MPI_PROC_NULL.
+    int edge = -1;
+    const int mine = rank;
+    MPI_Sendrecv(&mine, 1, MPI_INT, rank < 2 ? rank + 1 : MPI_PROC_NULL, 10, &edge, 1, MPI_INT,
+                 rank > 0 ? rank - 1 : MPI_PROC_NULL, 10, MPI_COMM_WORLD, &status);
+    EXPECT_EQ(edge, rank > 0 ? rank - 1 : -1);
+    EXPECT_EQ(status.MPI_SOURCE, rank > 0 ? rank - 1 : MPI_PROC_NULL);
+    MPI_Finalize();
+    ++ranks_done;
+    return 0;
+  });
+  EXPECT_EQ(o.error, "");
+  EXPECT_EQ(ranks_done, 3);
+}
+
+TEST(MpiCalls, ProbeAndIprobe) {
+  ranks_done = 0;
+  const Outcome o = run_mpi(2, [](int argc, char** argv) {
+    MPI_Init(&argc, &argv);
+    if (rank_of_world() == 1) {
+      const short values[5] = {1, 2, 3, 4, 5};
+      MPI_Send(values, 5, MPI_SHORT, 0, 3, MPI_COMM_WORLD);
+      MPI_Send(values, 2, MPI_SHORT, 0, 4, MPI_COMM_WORLD);
+    } else {
+      int flag = -1;
+      MPI_Status status;
+      MPI_Iprobe(1, 99, MPI_COMM_WORLD, &flag, &status);
+      EXPECT_EQ(flag, 0);  // never sent
+      MPI_Probe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &status);
+      EXPECT_EQ(status.MPI_SOURCE, 1);
+      EXPECT_EQ(status.MPI_TAG, 3);
+      int count = 0;
+      MPI_Get_count(&status, MPI_SHORT, &count);
+      EXPECT_EQ(count, 5);
+      std::vector<short> values(5);
+      MPI_Recv(values.data(), count, MPI_SHORT, status.MPI_SOURCE, status.MPI_TAG, MPI_COMM_WORLD,
+               MPI_STATUS_IGNORE);
+      EXPECT_EQ(values[4], 5);
+      flag = 0;
+      while (flag == 0) {
+        MPI_Iprobe(1, 4, MPI_COMM_WORLD, &flag, &status);
+        if (flag == 0) MPI_Yield();
+      }
+      MPI_Get_count(&status, MPI_SHORT, &count);
+      EXPECT_EQ(count, 2);
+      MPI_Recv(values.data(), 2, MPI_SHORT, 1, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
+    MPI_Finalize();
+    ++ranks_done;
+    return 0;
+  });
+  EXPECT_EQ(o.error, "");
+  EXPECT_EQ(ranks_done, 2);
+}
+
+// ---- collectives ----
+
+TEST(MpiCalls, BarrierBcastReduceAllreduce) {
+  ranks_done = 0;
+  const Outcome o = run_mpi(5, [](int argc, char** argv) {
+    MPI_Init(&argc, &argv);
+    const int rank = rank_of_world();
+    MPI_Barrier(MPI_COMM_WORLD);
+
+    int values[3] = {rank, rank, rank};
+    if (rank == 2) {
+      values[0] = 70;
+      values[1] = 71;
+      values[2] = 72;
+    }
+    MPI_Bcast(values, 3, MPI_INT, 2, MPI_COMM_WORLD);
+    EXPECT_EQ(values[2], 72);
+
+    const int mine[2] = {rank + 1, -rank};
+    int sums[2] = {0, 0};
+    MPI_Reduce(mine, sums, 2, MPI_INT, MPI_SUM, 1, MPI_COMM_WORLD);
+    if (rank == 1) {
+      EXPECT_EQ(sums[0], 15);
+      EXPECT_EQ(sums[1], -10);
+    }
+    double product = 0.0;
+    const double factor = rank + 1.0;
+    MPI_Reduce(&factor, &product, 1, MPI_DOUBLE, MPI_PROD, 0, MPI_COMM_WORLD);
+    if (rank == 0) {
+      EXPECT_EQ(product, 120.0);
+    }
+    // In place at the root; other ranks' recvbuf does not matter.
+    long in_place = rank * 2L;
+    MPI_Reduce(rank == 3 ? MPI_IN_PLACE : &in_place, rank == 3 ? &in_place : nullptr, 1, MPI_LONG,
+               MPI_MAX, 3, MPI_COMM_WORLD);
+    if (rank == 3) {
+      EXPECT_EQ(in_place, 8L);
+    }
+
+    float smallest = 0;
+    const float f = 10.0f - static_cast<float>(rank);
+    MPI_Allreduce(&f, &smallest, 1, MPI_FLOAT, MPI_MIN, MPI_COMM_WORLD);
+    EXPECT_EQ(smallest, 6.0f);
+    int logic[2] = {rank > 0, rank == 4};
+    MPI_Allreduce(MPI_IN_PLACE, logic, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+    EXPECT_EQ(logic[0], 0);
+    MPI_Allreduce(MPI_IN_PLACE, logic + 1, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
+    EXPECT_EQ(logic[1], 1);
+    const unsigned bits = 1u << rank;
+    unsigned all_bits = 0;
+    MPI_Allreduce(&bits, &all_bits, 1, MPI_UNSIGNED, MPI_BOR, MPI_COMM_WORLD);
+    EXPECT_EQ(all_bits, 0x1fu);
+    const unsigned char mask = static_cast<unsigned char>(0xff ^ (1 << rank));
+    unsigned char common = 0;
+    MPI_Allreduce(&mask, &common, 1, MPI_BYTE, MPI_BAND, MPI_COMM_WORLD);
+    EXPECT_EQ(common, 0xe0);
+    struct {
+      double value;
+      int index;
+    } located = {rank == 3 ? 9.5 : static_cast<double>(rank), rank}, best = {};
+    MPI_Allreduce(&located, &best, 1, MPI_DOUBLE_INT, MPI_MAXLOC, MPI_COMM_WORLD);
+    EXPECT_EQ(best.value, 9.5);
+    EXPECT_EQ(best.index, 3);
+    struct {
+      int value;
+      int index;
+    } pair = {rank == 0 ? 7 : 3, rank}, least = {};
+    MPI_Allreduce(&pair, &least, 1, MPI_2INT, MPI_MINLOC, MPI_COMM_WORLD);
+    EXPECT_EQ(least.value, 3);
+    EXPECT_EQ(least.index, 1);  // ties go to the lower rank
+    MPI_Finalize();
+    ++ranks_done;
+    return 0;
+  });
+  EXPECT_EQ(o.error, "");
+  EXPECT_EQ(ranks_done, 5);
+}
+
+TEST(MpiCalls, GatherAllgatherScatterAlltoall) {
+  ranks_done = 0;
+  const Outcome o = run_mpi(4, [](int argc, char** argv) {
+    MPI_Init(&argc, &argv);
+    const int rank = rank_of_world();
+    const int pair[2] = {rank, rank * rank};
+
+    int gathered[8] = {};
+    MPI_Gather(pair, 2, MPI_INT, gathered, 2, MPI_INT, 3, MPI_COMM_WORLD);
+    if (rank == 3) {
+      for (int r = 0; r < 4; ++r) EXPECT_EQ(gathered[2 * r + 1], r * r);
+    }
+    // Another receive datatype of the same bytes, and in place at the root.
+    unsigned char raw[32] = {};
+    MPI_Gather(pair, 2, MPI_INT, raw, 8, MPI_BYTE, 0, MPI_COMM_WORLD);
+    if (rank == 0) {
+      int third[2];
+      std::memcpy(third, raw + 16, sizeof third);
+      EXPECT_EQ(third[1], 4);
+    }
+    int at_root[8] = {};
+    if (rank == 1) {
+      at_root[2] = 1;
+      at_root[3] = 1;
+    }
+    MPI_Gather(rank == 1 ? MPI_IN_PLACE : pair, 2, MPI_INT, at_root, 2, MPI_INT, 1, MPI_COMM_WORLD);
+    if (rank == 1) {
+      EXPECT_EQ(std::vector<int>(at_root, at_root + 8), (std::vector<int>{0, 0, 1, 1, 2, 4, 3, 9}));
+    }
+
+    double everyone[4] = {};
+    const double mine = rank * 1.5;
+    MPI_Allgather(&mine, 1, MPI_DOUBLE, everyone, 1, MPI_DOUBLE, MPI_COMM_WORLD);
+    EXPECT_EQ(everyone[3], 4.5);
+    double in_place[4] = {};
+    in_place[rank] = rank + 0.5;
+    MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, in_place, 1, MPI_DOUBLE, MPI_COMM_WORLD);
+    EXPECT_EQ(in_place[2], 2.5);
+
+    const long long blocks[8] = {0, 1, 10, 11, 20, 21, 30, 31};
+    long long part[2] = {};
+    MPI_Scatter(rank == 2 ? blocks : nullptr, 2, MPI_LONG_LONG, part, 2, MPI_LONG_LONG, 2,
+                MPI_COMM_WORLD);
+    EXPECT_EQ(part[1], rank * 10 + 1);
+    long long kept[8] = {0, 1, 10, 11, 20, 21, 30, 31};
+    long long received[2] = {-1, -1};
+    MPI_Scatter(kept, 2, MPI_LONG_LONG, rank == 0 ? MPI_IN_PLACE : received, 2, MPI_LONG_LONG, 0,
+                MPI_COMM_WORLD);
+    if (rank != 0) {
+      EXPECT_EQ(received[0], rank * 10);
+    }
+
+    int send[4];
+    int receive[4] = {};
+    for (int d = 0; d < 4; ++d) send[d] = rank * 100 + d;
+    MPI_Alltoall(send, 1, MPI_INT, receive, 1, MPI_INT, MPI_COMM_WORLD);
+    for (int s = 0; s < 4; ++s) EXPECT_EQ(receive[s], s * 100 + rank);
+    MPI_Alltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, send, 1, MPI_INT, MPI_COMM_WORLD);
+    for (int s = 0; s < 4; ++s) EXPECT_EQ(send[s], s * 100 + rank);
+    MPI_Finalize();
+    ++ranks_done;
+    return 0;
+  });
+  EXPECT_EQ(o.error, "");
+  EXPECT_EQ(ranks_done, 4);
+}
+
+// ---- balancing, abort, exit status ----
+
+TEST(MpiCalls, MigrateWithGreedyBalancing) {
+  ranks_done = 0;
+  const Outcome o = run_mpi(
+      6,
+      [](int argc, char** argv) {
+        MPI_Init(&argc, &argv);
+        const int rank = rank_of_world();
+        double sum = 0.0;
+        for (int step = 0; step < 4; ++step) {
+          // Ranks 0..2 (PE 0 at first) work much more than the others.
+          const double start = MPI_Wtime();
+          while (MPI_Wtime() - start < (rank < 3 ? 2e-3 : 1e-4)) {
+          }
+          MPI_Migrate();
+          double total = 0.0;
+          const double one = 1.0;
+          MPI_Allreduce(&one, &total, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+          sum += total;
+        }
+        EXPECT_EQ(rank_of_world(), rank);  // a rank keeps its number wherever it runs
+        EXPECT_EQ(sum, 24.0);
+        MPI_Finalize();
+        ++ranks_done;
+        return 0;
+      },
+      {}, "greedy");
+  EXPECT_EQ(o.error, "");
+  EXPECT_EQ(o.code, 0);
+  EXPECT_EQ(ranks_done, 6);
+  // Three heavy ranks on PE 0 and three light ones on PE 1: greedy moves a heavy one.
+  EXPECT_GT(vela::vp::last_run().migrations, 0u);
+}
+
+TEST(MpiCalls, AbortEndsTheRunWithItsCode) {
+  const Outcome o = run_mpi(4, [](int argc, char** argv) {
+    MPI_Init(&argc, &argv);
+    if (rank_of_world() == 1) MPI_Abort(MPI_COMM_WORLD, 7);
+    MPI_Barrier(MPI_COMM_WORLD);  // never completes: rank 1 does not come
+    ADD_FAILURE() << "the barrier completed";
+    return 0;
+  });
+  EXPECT_EQ(o.error, "");
+  EXPECT_EQ(o.code, 7);
+}
+
+TEST(MpiCalls, ExitStatusIsTheFirstNonZeroReturnInRankOrder) {
+  const Outcome o = run_mpi(4, [](int argc, char** argv) {
+    MPI_Init(&argc, &argv);
+    const int rank = rank_of_world();
+    MPI_Finalize();
+    return rank == 1 ? 5 : rank == 3 ? 3 : 0;
+  });
+  EXPECT_EQ(o.error, "");
+  EXPECT_EQ(o.code, 5);
+}
+
+// ---- errors: fatal, and named after the call ----
+
+std::string error_of(vela::mpi::Main main, int ranks = 4) {
+  const Outcome o = run_mpi(ranks, main);
+  EXPECT_EQ(o.code, -1) << "the run did not fail";
+  return o.error;
+}
+
+TEST(MpiCallErrors, NegativeCount) {
+  EXPECT_THAT(error_of([](int argc, char** argv) {
+                MPI_Init(&argc, &argv);
+                const int x = 0;
+                if (rank_of_world() == 0) MPI_Send(&x, -1, MPI_INT, 1, 0, MPI_COMM_WORLD);
+                MPI_Barrier(MPI_COMM_WORLD);
+                return 0;
+              }),
+              HasSubstr("MPI_Send: count -1 is negative"));
+}
+
+TEST(MpiCallErrors, RankOutOfRange) {
+  EXPECT_THAT(error_of([](int argc, char** argv) {
+                MPI_Init(&argc, &argv);
+                const int x = 0;
+                MPI_Send(&x, 1, MPI_INT, 7, 0, MPI_COMM_WORLD);
+                return 0;
+              }),
+              HasSubstr("MPI_Send: dest 7 is outside 0..3"));
+  EXPECT_THAT(error_of([](int argc, char** argv) {
+                MPI_Init(&argc, &argv);
+                int x = 0;
+                MPI_Recv(&x, 1, MPI_INT, -5, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                return 0;
+              }),
+              HasSubstr("MPI_Recv: source -5 is outside 0..3 (or MPI_ANY_SOURCE, MPI_PROC_NULL)"));
+  EXPECT_THAT(error_of([](int argc, char** argv) {
+                MPI_Init(&argc, &argv);
+                int x = 0;
+                MPI_Bcast(&x, 1, MPI_INT, 4, MPI_COMM_WORLD);
+                return 0;
+              }),
+              HasSubstr("MPI_Bcast: root 4 is outside 0..3"));
+}
+
+TEST(MpiCallErrors, BadTag) {
+  EXPECT_THAT(error_of([](int argc, char** argv) {
+                MPI_Init(&argc, &argv);
+                const int x = 0;
+                MPI_Send(&x, 1, MPI_INT, 0, -3, MPI_COMM_WORLD);
+                return 0;
+              }),
+              HasSubstr("MPI_Send: tag -3 is outside 0..1073741823"));
+}
+
+TEST(MpiCallErrors, BadDatatypeAndOp) {
+  EXPECT_THAT(error_of([](int argc, char** argv) {
+                MPI_Init(&argc, &argv);
+                int x = 0;
+                MPI_Recv(&x, 1, MPI_DATATYPE_NULL, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                return 0;
+              }),
+              HasSubstr("MPI_Recv: datatype MPI_DATATYPE_NULL is not one of vela/mpi.h's"));
+  EXPECT_THAT(error_of([](int argc, char** argv) {
+                MPI_Init(&argc, &argv);
+                const int x = 0;
+                // An operator handle where a datatype belongs (C would let it through).
+                MPI_Send(&x, 1, reinterpret_cast<MPI_Datatype>(MPI_SUM), 0, 0, MPI_COMM_WORLD);
+                return 0;
+              }),
+              HasSubstr("MPI_Send: datatype 0x5e82 is not one of vela/mpi.h's datatypes"));
+  EXPECT_THAT(error_of([](int argc, char** argv) {
+                MPI_Init(&argc, &argv);
+                int x = 0;
+                int y = 0;
+                MPI_Allreduce(&x, &y, 1, MPI_INT, MPI_OP_NULL, MPI_COMM_WORLD);
+                return 0;
+              }),
+              HasSubstr("MPI_Allreduce: op MPI_OP_NULL is not one of vela/mpi.h's operators"));
+  EXPECT_THAT(error_of([](int argc, char** argv) {
+                MPI_Init(&argc, &argv);
+                int x = 0;
+                int y = 0;
+                MPI_Allreduce(&x, &y, 1, MPI_INT, MPI_MAXLOC, MPI_COMM_WORLD);
+                return 0;
+              }),
+              HasSubstr("MPI_Allreduce: MPI_MAXLOC of MPI_INT"));
+}
+
+TEST(MpiCallErrors, NullBufferAndWrongCommunicator) {
+  EXPECT_THAT(error_of([](int argc, char** argv) {
+                MPI_Init(&argc, &argv);
+                MPI_Send(nullptr, 4, MPI_INT, 0, 0, MPI_COMM_WORLD);
+                return 0;
+              }),
+              HasSubstr("MPI_Send: buf is NULL for 4 elements of MPI_INT"));
+  EXPECT_THAT(error_of([](int argc, char** argv) {
+                MPI_Init(&argc, &argv);
+                MPI_Barrier(MPI_COMM_NULL);
+                return 0;
+              }),
+              HasSubstr("MPI_Barrier: communicator MPI_COMM_NULL is not MPI_COMM_WORLD"));
+}
+
+TEST(MpiCallErrors, InPlaceWhereItDoesNotBelong) {
+  EXPECT_THAT(error_of([](int argc, char** argv) {
+                MPI_Init(&argc, &argv);
+                MPI_Send(MPI_IN_PLACE, 1, MPI_INT, 0, 0, MPI_COMM_WORLD);
+                return 0;
+              }),
+              HasSubstr("MPI_Send: buf cannot be MPI_IN_PLACE here"));
+  EXPECT_THAT(error_of([](int argc, char** argv) {
+                MPI_Init(&argc, &argv);
+                int x = 1;
+                MPI_Reduce(MPI_IN_PLACE, &x, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+                return 0;
+              }),
+              HasSubstr("MPI_Reduce: MPI_IN_PLACE is the send buffer of the root only"));
+}
+
+TEST(MpiCallErrors, TruncationIsNamedAfterTheCallThatFindsIt) {
+  EXPECT_THAT(error_of(
+                  [](int argc, char** argv) {
+                    MPI_Init(&argc, &argv);
+                    int four[4] = {1, 2, 3, 4};
+                    if (rank_of_world() == 0) MPI_Send(four, 4, MPI_INT, 1, 0, MPI_COMM_WORLD);
+                    if (rank_of_world() == 1) {
+                      MPI_Recv(four, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                    }
+                    return 0;
+                  },
+                  2),
+              HasSubstr("MPI_Recv: the message from rank 0 (tag 0) has 16 bytes"));
+  EXPECT_THAT(error_of(
+                  [](int argc, char** argv) {
+                    MPI_Init(&argc, &argv);
+                    int four[4] = {1, 2, 3, 4};
+                    if (rank_of_world() == 0) MPI_Send(four, 4, MPI_INT, 1, 0, MPI_COMM_WORLD);
+                    if (rank_of_world() == 1) {
+                      MPI_Request r;
+                      MPI_Irecv(four, 2, MPI_INT, 0, 0, MPI_COMM_WORLD, &r);
+                      MPI_Wait(&r, MPI_STATUS_IGNORE);
+                    }
+                    return 0;
+                  },
+                  2),
+              HasSubstr("MPI_Wait: the message from rank 0 (tag 0) has 16 bytes"));
+}
+
+TEST(MpiCallErrors, MismatchedGatherCounts) {
+  EXPECT_THAT(error_of([](int argc, char** argv) {
+                MPI_Init(&argc, &argv);
+                int x[2] = {};
+                int all[8] = {};
+                MPI_Gather(x, 2, MPI_INT, all, 1, MPI_INT, 0, MPI_COMM_WORLD);
+                return 0;
+              }),
+              HasSubstr("MPI_Gather: recvcount 1 of MPI_INT (4 bytes) does not match sendcount 2 "
+                        "of MPI_INT (8 bytes)"));
+}
+
+TEST(MpiCallErrors, CallsBeforeInitAndOutsideARank) {
+  EXPECT_THAT(error_of([](int, char**) {
+                MPI_Barrier(MPI_COMM_WORLD);
+                return 0;
+              }),
+              HasSubstr("MPI_Barrier: called before MPI_Init"));
+  EXPECT_THAT(error_of([](int argc, char** argv) {
+                MPI_Init(&argc, &argv);
+                MPI_Finalize();
+                MPI_Barrier(MPI_COMM_WORLD);
+                return 0;
+              }),
+              HasSubstr("MPI_Barrier: called after MPI_Finalize"));
+  try {
+    MPI_Barrier(MPI_COMM_WORLD);
+    ADD_FAILURE() << "MPI_Barrier outside a rank did not throw";
+  } catch (const vela::vp::Error& e) {
+    EXPECT_THAT(std::string(e.what()), HasSubstr("MPI_Barrier: called outside a rank"));
+  }
+  int flag = -1;
+  MPI_Initialized(&flag);
+  EXPECT_EQ(flag, 0);
+}
+
+}  // namespace

@@ -1,0 +1,182 @@
+// Plain MPI programs (tests/vp/programs) built twice from the same source, against Vela's MPI
+// subset and against Open MPI, run and compared; and what the process of an MPI program on
+// Vela does with its arguments, exit status and errors.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "support/program.hpp"
+
+namespace {
+
+using ::testing::HasSubstr;
+using vela::testing::ProgramResult;
+using vela::testing::run_program;
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+std::vector<std::string> lines_starting(const std::string& text, const std::string& prefix) {
+  std::vector<std::string> found;
+  for (const std::string& line : lines_of(text)) {
+    if (line.rfind(prefix, 0) == 0) found.push_back(line);
+  }
+  return found;
+}
+
+// The number after `prefix` on the first line that starts with it; NaN when there is none.
+double number_after(const std::string& text, const std::string& prefix) {
+  const std::vector<std::string> found = lines_starting(text, prefix);
+  if (found.empty()) return std::nan("");
+  return std::strtod(found[0].c_str() + prefix.size(), nullptr);
+}
+
+// Open MPI's mpirun on one host, offline, in a container, possibly as root. In a sanitizer
+// build, LeakSanitizer would report Open MPI's own allocations left at exit as leaks.
+std::string mpirun(int processes, const std::string& program, const std::string& args = "") {
+  return "env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_plm=isolated "
+         "OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none "
+         "ASAN_OPTIONS=detect_leaks=0 " +
+         std::string(VELA_MPIEXEC) + " --oversubscribe -np " + std::to_string(processes) + " " +
+         program + " " + args;
+}
+
+// Runs `program` under Open MPI, or says why mpirun cannot run here (then the test skips).
+ProgramResult run_openmpi(int processes, const std::string& program, const std::string& args,
+                          std::string& cannot) {
+  const ProgramResult probe = run_program(mpirun(1, RING_OPENMPI, "1"), "");
+  if (probe.status != 0 || probe.out.find("final token") == std::string::npos) {
+    cannot = "mpirun cannot run a one-process job here (status " + std::to_string(probe.status) +
+             "): " + probe.out;
+    return {};
+  }
+  return run_program(mpirun(processes, program, args), "");
+}
+
+std::vector<std::string> sorted(std::vector<std::string> v) {
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
+TEST(MpiPrograms, CpiMatchesOpenMpi) {
+  const ProgramResult vela4 = run_program(CPI_VELA, "--vp 4 --pes 2 200000");
+  ASSERT_EQ(vela4.status, 0) << vela4.out;
+  const ProgramResult vela7 = run_program(CPI_VELA, "--vp 7 --pes 2 200000");
+  ASSERT_EQ(vela7.status, 0) << vela7.out;
+  EXPECT_EQ(lines_starting(vela7.out, "Process ").size(), 7u) << vela7.out;
+
+  std::string cannot;
+  const ProgramResult open = run_openmpi(4, CPI_OPENMPI, "200000", cannot);
+  if (!cannot.empty()) GTEST_SKIP() << cannot;
+  ASSERT_EQ(open.status, 0) << open.out;
+
+  // Ranks print their line in any order; rank, size and host agree.
+  EXPECT_EQ(sorted(lines_starting(vela4.out, "Process ")),
+            sorted(lines_starting(open.out, "Process ")));
+  EXPECT_EQ(lines_starting(vela4.out, "intervals: "), lines_starting(open.out, "intervals: "));
+  // The partial sums are the same but MPI_Reduce may add them in another order (Open MPI's tree
+  // is not Vela's rank-order tree), and 7 ranks split the sum differently: the results agree to
+  // rounding (~1e-15), not to the last bit.
+  const double pi_vela4 = number_after(vela4.out, "pi is approximately ");
+  const double pi_vela7 = number_after(vela7.out, "pi is approximately ");
+  const double pi_open = number_after(open.out, "pi is approximately ");
+  EXPECT_NEAR(pi_vela4, pi_open, 1e-12) << vela4.out << open.out;
+  EXPECT_NEAR(pi_vela7, pi_open, 1e-12) << vela7.out << open.out;
+  EXPECT_NEAR(pi_open, 3.14159265358979, 1e-10);
+}
+
+TEST(MpiPrograms, RingMatchesOpenMpi) {
+  const ProgramResult vela = run_program(RING_VELA, "--vp 4 --pes 2 5");
+  ASSERT_EQ(vela.status, 0) << vela.out;
+  const ProgramResult vela7 = run_program(RING_VELA, "--vp 7 --pes 2 5");
+  ASSERT_EQ(vela7.status, 0) << vela7.out;
+  EXPECT_THAT(vela7.out, HasSubstr("ring of 7 ranks: final token 15105"));
+
+  std::string cannot;
+  const ProgramResult open = run_openmpi(4, RING_OPENMPI, "5", cannot);
+  if (!cannot.empty()) GTEST_SKIP() << cannot;
+  ASSERT_EQ(open.status, 0) << open.out;
+  // Only rank 0 prints, integers: the outputs are the same to the byte.
+  EXPECT_EQ(vela.out, open.out);
+  EXPECT_THAT(vela.out, HasSubstr("ring of 4 ranks: final token 15030"));
+}
+
+TEST(MpiPrograms, HaloExchangeMatchesOpenMpi) {
+  const ProgramResult vela = run_program(HALO_VELA, "--vp 4 --pes 2");
+  ASSERT_EQ(vela.status, 0) << vela.out;
+  const ProgramResult vela7 = run_program(HALO_VELA, "--vp 7 --pes 2");
+  ASSERT_EQ(vela7.status, 0) << vela7.out;
+
+  std::string cannot;
+  const ProgramResult open = run_openmpi(4, HALO_OPENMPI, "", cannot);
+  if (!cannot.empty()) GTEST_SKIP() << cannot;
+  ASSERT_EQ(open.status, 0) << open.out;
+  // MPI_MAX is exact whatever the order: the residual lines are equal to the byte.
+  EXPECT_EQ(lines_starting(vela.out, "step "), lines_starting(open.out, "step "));
+  EXPECT_EQ(lines_starting(vela.out, "step ").size(), 4u);
+  // The heat is a sum (MPI_Reduce): equal to rounding.
+  EXPECT_NEAR(number_after(vela.out, "heat in the rod: "),
+              number_after(open.out, "heat in the rod: "), 1e-12);
+  // 7 ranks make a longer rod (64 cells each): a different problem, which must still run.
+  EXPECT_EQ(lines_starting(vela7.out, "step ").size(), 4u);
+}
+
+// ---- the process of an MPI program on Vela ----
+
+TEST(MpiProcess, RuntimeOptionsAreTakenOutTheRestGoesToTheProgram) {
+  const ProgramResult r =
+      run_program(STATUS_PROGRAM, "args -n 5 --vp 3 --pes=2 file.txt -h -- --vp 9 --");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("ranks 3, argc 9: [args] [-n] [5] [file.txt] [-h] [--vp] [9] [--]"));
+}
+
+TEST(MpiProcess, RanksDefaultToOnePerPe) {
+  const ProgramResult r = run_program(STATUS_PROGRAM, "--pes 2 args");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("ranks 2, argc 2: [args]"));
+}
+
+TEST(MpiProcess, ExitStatusIsAFailingRanksReturnValue) {
+  const ProgramResult r = run_program(STATUS_PROGRAM, "--vp 4 --pes 2 return 3");
+  EXPECT_EQ(r.status, 3) << r.out;
+}
+
+TEST(MpiProcess, AbortExitsWithItsCode) {
+  const ProgramResult r = run_program(STATUS_PROGRAM, "--vp 4 --pes 2 abort 42");
+  EXPECT_EQ(r.status, 42) << r.out;
+}
+
+TEST(MpiProcess, AnErrorInACallIsPrintedAndExitsWithOne) {
+  const ProgramResult r = run_program(STATUS_PROGRAM, "--vp 4 --pes 2 bad-dest 7");
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("status_program: error: MPI_Send: dest 7 is outside 0..3"));
+}
+
+TEST(MpiProcess, ADeadlockIsReportedAndExitsWithOne) {
+  const ProgramResult r = run_program(STATUS_PROGRAM, "--vp 3 --pes 2 deadlock");
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("status_program: error: "));
+  EXPECT_THAT(r.out, HasSubstr("rank 0 waits in recv"));
+}
+
+TEST(MpiProcess, BadRuntimeOptionsAreRejected) {
+  const ProgramResult r = run_program(STATUS_PROGRAM, "--vp -2 args");
+  EXPECT_NE(r.status, 0) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("--vp"));
+  const ProgramResult help = run_program(STATUS_PROGRAM, "--vela-help");
+  EXPECT_EQ(help.status, 0) << help.out;
+  EXPECT_THAT(help.out, HasSubstr("--pes"));
+  EXPECT_THAT(help.out, HasSubstr("--vp-stack"));
+}
+
+}  // namespace

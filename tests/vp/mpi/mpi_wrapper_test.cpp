@@ -1,0 +1,159 @@
+// The compiler wrappers vela-mpicc and vela-mpicxx: C and C++ MPI programs with either
+// signature of main compile, link and run as ranks; calls outside the subset do not compile.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <string>
+
+#include "support/program.hpp"
+
+namespace {
+
+using ::testing::HasSubstr;
+using vela::testing::ProgramResult;
+using vela::testing::run_program;
+
+class MpiWrapper : public vela::testing::ScratchDirTest {
+ protected:
+  std::string write(const std::string& name, const std::string& text) {
+    const std::string file = path(name);
+    std::ofstream(file) << text;
+    return file;
+  }
+};
+
+// Every rank adds its number; rank 0 prints what the program says and the sum.
+const char* const c_body = R"(
+  int rank, size, sum = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+)";
+
+TEST_F(MpiWrapper, CProgramWithVoidMain) {
+  const std::string source = write("void.c", std::string(R"(#include <mpi.h>
+#include <stdio.h>
+int main(void) {
+  MPI_Init(NULL, NULL);)") + c_body + R"(
+  if (rank == 0) printf("C, main(void): %d ranks, sum %d\n", size, sum);
+  MPI_Finalize();
+  return 0;
+}
+)");
+  const ProgramResult build = run_program(
+      VELA_MPICC, "-std=c99 -Wall -Wextra -Wpedantic -Werror " + source + " -o " + path("void"));
+  ASSERT_EQ(build.status, 0) << build.out;
+  const ProgramResult r = run_program(path("void"), "--vp 3 --pes 2");
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(r.out, "C, main(void): 3 ranks, sum 3\n");
+}
+
+TEST_F(MpiWrapper, CProgramWithArgumentsFromTwoFiles) {
+  // One file compiled apart (-c), the other compiled and linked in the same command.
+  const std::string helper =
+      write("helper.c", "int twice(int x);\nint twice(int x) { return 2 * x; }\n");
+  const std::string source = write("args.c", std::string(R"(#include <mpi.h>
+#include <stdio.h>
+int twice(int x);
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);)") + c_body + R"(
+  if (rank == 0) printf("C, main(argc, argv): %d ranks, sum %d, %s\n", size, twice(sum), argv[1]);
+  MPI_Finalize();
+  return 0;
+}
+)");
+  const ProgramResult object =
+      run_program(VELA_MPICC, "-c -O2 " + helper + " -o " + path("helper.o"));
+  ASSERT_EQ(object.status, 0) << object.out;
+  const ProgramResult build = run_program(
+      VELA_MPICC, "-O2 -Wall -Werror " + source + " " + path("helper.o") + " -o " + path("args"));
+  ASSERT_EQ(build.status, 0) << build.out;
+  const ProgramResult r = run_program(path("args"), "--vp 4 --pes 2 hello");
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(r.out, "C, main(argc, argv): 4 ranks, sum 12, hello\n");
+}
+
+TEST_F(MpiWrapper, CxxProgramWithVoidMain) {
+  const std::string source = write("void.cpp", std::string(R"(#include <mpi.h>
+#include <iostream>
+#include <vector>
+int main() {
+  MPI_Init(nullptr, nullptr);)") + c_body + R"(
+  std::vector<int> all(static_cast<std::size_t>(size));
+  MPI_Allgather(&rank, 1, MPI_INT, all.data(), 1, MPI_INT, MPI_COMM_WORLD);
+  if (rank == 0) std::cout << "C++, main(): " << size << " ranks, sum " << sum << ", last " << all.back() << "\n";
+  MPI_Finalize();
+  return 0;
+}
+)");
+  const ProgramResult build = run_program(
+      VELA_MPICXX, "-std=c++20 -Wall -Wextra -Wpedantic -Werror " + source + " -o " + path("void"));
+  ASSERT_EQ(build.status, 0) << build.out;
+  const ProgramResult r = run_program(path("void"), "--vp 5 --pes 2");
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(r.out, "C++, main(): 5 ranks, sum 10, last 4\n");
+}
+
+TEST_F(MpiWrapper, CxxProgramWithArguments) {
+  const std::string source = write("args.cpp", std::string(R"(#include <mpi.h>
+#include <cstdio>
+#include <string>
+int main(int argc, char* argv[]) {
+  MPI_Init(&argc, &argv);)") + c_body + R"(
+  const std::string word = argc > 1 ? argv[1] : "none";
+  if (rank == 0) std::printf("C++, main(argc, argv): %d ranks, sum %d, %s\n", size, sum, word.c_str());
+  MPI_Finalize();
+  return 0;
+}
+)");
+  const ProgramResult build =
+      run_program(VELA_MPICXX, "-O2 -Wall -Wextra -Werror " + source + " -o " + path("args"));
+  ASSERT_EQ(build.status, 0) << build.out;
+  const ProgramResult r = run_program(path("args"), "--vp 2 --pes 2 world");
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(r.out, "C++, main(argc, argv): 2 ranks, sum 1, world\n");
+}
+
+TEST_F(MpiWrapper, UnsupportedCallsDoNotCompile) {
+  const std::string split = R"(#include <mpi.h>
+int main(int argc, char** argv) {
+  MPI_Comm half;
+  MPI_Init(&argc, &argv);
+  MPI_Comm_split(MPI_COMM_WORLD, 0, 0, &half);
+  MPI_Finalize();
+  return 0;
+}
+)";
+  for (const auto& [compiler, file] :
+       {std::pair{VELA_MPICC, "split.c"}, std::pair{VELA_MPICXX, "split.cpp"}}) {
+    const std::string source = write(file, split);
+    const ProgramResult r = run_program(compiler, "-c " + source + " -o " + path("split.o"));
+    EXPECT_NE(r.status, 0) << file << " compiled";
+    EXPECT_THAT(r.out, HasSubstr("MPI_Comm_split is not supported by Vela's MPI subset")) << file;
+  }
+  // A call the header does not know at all: C's implicit declaration is an error too.
+  const std::string fence = R"(#include <mpi.h>
+int main(void) {
+  MPI_Init(0, 0);
+  MPI_Win_fence(0, 0);
+  return 0;
+}
+)";
+  for (const auto& [compiler, file] :
+       {std::pair{VELA_MPICC, "fence.c"}, std::pair{VELA_MPICXX, "fence.cpp"}}) {
+    const std::string source = write(file, fence);
+    const ProgramResult r = run_program(compiler, "-c " + source + " -o " + path("fence.o"));
+    EXPECT_NE(r.status, 0) << file << " compiled";
+    EXPECT_THAT(r.out, HasSubstr("MPI_Win_fence")) << file;
+  }
+}
+
+TEST_F(MpiWrapper, ShowmePrintsTheCommands) {
+  const ProgramResult r = run_program(VELA_MPICC, "--showme x.c -o x");
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("libvela_mpi_main.a"));
+  EXPECT_THAT(r.out, HasSubstr("-Werror=implicit-function-declaration"));
+}
+
+}  // namespace
