@@ -193,14 +193,16 @@ std::optional<Status> iprobe(int source, int tag);
 
 void barrier();
 void bcast(void* buffer, std::size_t count, Type type, int root);
-// `in` and `out` hold `count` elements; the result lands in root's `out` (reduce) or everyone's
+// `in` and `out` hold `count` elements (they may be the same buffer); the result lands in
+// root's `out` (reduce: other ranks' `out` is not touched and may be null) or everyone's
 // (allreduce). With Order::deterministic the values are combined in rank order along a tree
 // fixed by the rank count, so the bits do not depend on P, placement or balancing.
 void reduce(const void* in, void* out, std::size_t count, Type type, Op op, int root,
             Order order = Order::deterministic);
 void allreduce(const void* in, void* out, std::size_t count, Type type, Op op,
                Order order = Order::deterministic);
-// Each rank contributes `count` elements; root's `out` receives size() * count, in rank order.
+// Each rank contributes `count` elements; root's `out` receives size() * count, in rank order
+// (other ranks' `out` is not touched; likewise scatter reads `in` on the root only).
 void gather(const void* in, std::size_t count, Type type, void* out, int root);
 void allgather(const void* in, std::size_t count, Type type, void* out);
 // Root's `in` holds size() * count elements; each rank receives its `count`.
