@@ -85,8 +85,10 @@ std::size_t check_buffer(const char* call, const void* buffer, std::size_t count
   if (static_cast<std::uint8_t>(type) > static_cast<std::uint8_t>(Type::pair_i32_i32)) {
     throw Error(std::string(call) + ": unknown datatype " + std::to_string(static_cast<int>(type)));
   }
+  // No division on this path: elements are at most 16 bytes, so below 2^40 the product cannot
+  // overflow.
   const std::size_t element = size_of(type);
-  if (count > (std::size_t{1} << 40) / element) {
+  if (count >= (std::size_t{1} << 40) || count * element > (std::size_t{1} << 40)) {
     throw Error(std::string(call) + ": count " + std::to_string(count) +
                 " is negative or too large (at most 2^40 bytes per message)");
   }

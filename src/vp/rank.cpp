@@ -6,6 +6,7 @@
 #include <boost/context/stack_context.hpp>
 
 #include "state.hpp"
+#include "thread_locals.hpp"
 
 #if defined(VELA_SANITIZE_FIBERS)
 #if defined(__SANITIZE_ADDRESS__)
@@ -99,6 +100,10 @@ ctx::fiber rank_main(RankContext& rank, ctx::fiber&& caller) {
 
 RankContext* current() {
   return running;
+}
+
+void carry_rank_thread_locals() {
+  carry_thread_local(&running, sizeof running);
 }
 
 RankContext& current(const char* call) {

@@ -169,6 +169,8 @@ class RankElement : public rt::ElementBase {
 // The rank running on this thread, or nullptr (read through a call, never cached across a
 // switch: a rank may resume on another thread).
 RankContext* current();
+// Under the TLS method the running rank must stay the PE thread's, not the rank's copy.
+void carry_rank_thread_locals();
 // Throws Error "<call>: called outside a rank" when no rank runs on this thread.
 RankContext& current(const char* call);
 

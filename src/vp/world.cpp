@@ -90,6 +90,7 @@ int run(rt::Runtime& runtime, const Options& options, const std::function<void()
   }
   if (!body) throw Error("vela::vp::run: no rank body given");
   check_privatization(options, runtime.pes());
+  if (options.tls_globals) carry_rank_thread_locals();
   World world;
   world.options = &options;
   world.body = &body;
