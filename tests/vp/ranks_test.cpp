@@ -27,7 +27,8 @@ struct Layout {
   std::string map;
 };
 
-int run(const Layout& s, const std::function<void()>& body) {
+// Runs `body` on the layout's ranks; `stats` (when given) receives the runtime's statistics.
+int run(const Layout& s, const std::function<void()>& body, vela::rt::RunStats* stats = nullptr) {
   vela::rt::Options options;
   options.pes = s.pes;
   options.pin = false;
@@ -36,7 +37,9 @@ int run(const Layout& s, const std::function<void()>& body) {
   vp::Options v;
   v.ranks = s.ranks;
   v.map = s.map;
-  return vp::run(runtime, v, body);
+  const int code = vp::run(runtime, v, body);
+  if (stats != nullptr) *stats = runtime.stats();
+  return code;
 }
 
 std::string error_of(const Layout& s, const std::function<void()>& body) {
@@ -199,34 +202,30 @@ TEST(Ranks, SendrecvExchangesRoundARing) {
 // with one tag keep their order: 400 sent across four balancing points arrive as sent.
 TEST(Ranks, OrderBetweenAPairHoldsAcrossMigrations) {
   std::atomic<int> in_order{0};
-  const Layout s{6, 3, "rotate"};
-  vela::rt::Options options;
-  options.pes = s.pes;
-  options.pin = false;
-  options.lb = s.lb;
-  vela::rt::Runtime runtime(options);
-  vp::Options v;
-  v.ranks = s.ranks;
-  vp::run(runtime, v, [&] {
-    const int me = vp::rank(), n = vp::size();
-    int expected = 0;
-    bool good = true;
-    for (int round = 0; round < 4; ++round) {
-      for (int k = 0; k < 100; ++k) {
-        const int value = round * 100 + k;
-        vp::send(&value, 1, vp::Type::i32, (me + 1) % n, 0);
-      }
-      vp::migrate();
-      for (int k = 0; k < 100; ++k) {
-        int value = -1;
-        vp::recv(&value, 1, vp::Type::i32, (me + n - 1) % n, 0);
-        good = good && value == expected++;
-      }
-    }
-    if (good) in_order++;
-  });
+  vela::rt::RunStats stats;
+  run(
+      {6, 3, "rotate"},
+      [&] {
+        const int me = vp::rank(), n = vp::size();
+        int expected = 0;
+        bool good = true;
+        for (int round = 0; round < 4; ++round) {
+          for (int k = 0; k < 100; ++k) {
+            const int value = round * 100 + k;
+            vp::send(&value, 1, vp::Type::i32, (me + 1) % n, 0);
+          }
+          vp::migrate();
+          for (int k = 0; k < 100; ++k) {
+            int value = -1;
+            vp::recv(&value, 1, vp::Type::i32, (me + n - 1) % n, 0);
+            good = good && value == expected++;
+          }
+        }
+        if (good) in_order++;
+      },
+      &stats);
   EXPECT_EQ(in_order.load(), 6);
-  EXPECT_GT(runtime.stats().migrations, 0u);
+  EXPECT_GT(stats.migrations, 0u);
   EXPECT_GT(vp::last_run().migrations, 0u);
 }
 
@@ -243,22 +242,19 @@ TEST(Ranks, MigrateWithoutABalancerIsABarrier) {
 
 // Greedy sees ranks' measured compute: the four heavy ranks, all on PE 0 at first, are spread.
 TEST(Ranks, MigrateBalancesMeasuredLoad) {
-  vela::rt::Options options;
-  options.pes = 2;
-  options.pin = false;
-  options.lb = "greedy";
-  vela::rt::Runtime runtime(options);
-  vp::Options v;
-  v.ranks = 8;
   std::atomic<double> sink{0};
-  vp::run(runtime, v, [&] {
-    double x = 0;
-    const int work = vp::rank() < 4 ? 400000 : 1000;
-    for (int i = 0; i < work; ++i) x += std::sqrt(static_cast<double>(i) + x * 1e-9);
-    sink = sink + x;
-    vp::migrate();
-  });
-  EXPECT_GT(runtime.stats().migrations, 0u);
+  vela::rt::RunStats stats;
+  run(
+      {8, 2, "greedy"},
+      [&] {
+        double x = 0;
+        const int work = vp::rank() < 4 ? 400000 : 1000;
+        for (int i = 0; i < work; ++i) x += std::sqrt(static_cast<double>(i) + x * 1e-9);
+        sink = sink + x;
+        vp::migrate();
+      },
+      &stats);
+  EXPECT_GT(stats.migrations, 0u);
 }
 
 TEST(Ranks, CollectivesGiveMpisAnswers) {
