@@ -29,7 +29,7 @@ Collective begin(const char* call) {
 }
 
 void put(const Collective& c, const void* data, std::size_t bytes, Type type, int to) {
-  post_message(c.rank, data, bytes, type, to, c.tag, collective_channel, c.call);
+  post_message(c.rank, data, bytes, type, to, c.tag, collective_channel);
 }
 
 Status get(const Collective& c, void* data, std::size_t count, Type type, int from) {

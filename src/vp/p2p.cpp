@@ -120,8 +120,7 @@ bool accept(RankContext& rank, Envelope envelope, Payload data) {
 }
 
 void post_message(RankContext& rank, const void* buffer, std::size_t bytes, Type type, int dest,
-                  int tag, std::uint8_t channel, const char* call) {
-  static_cast<void>(call);
+                  int tag, std::uint8_t channel) {
   Envelope e;
   e.source = rank.rank;
   e.tag = tag;
@@ -213,26 +212,46 @@ std::size_t Status::count(Type t) const {
   return bytes / element;
 }
 
-void send(const void* buffer, std::size_t count, Type type, int dest, int tag) {
-  constexpr const char* call = "send";
-  RankContext& rank = current(call);
+namespace {
+
+// The checks of one send's arguments, named after `call`; returns the message's bytes.
+std::size_t check_send(const char* call, const RankContext& rank, const void* buffer,
+                       std::size_t count, Type type, int dest, int tag) {
   const std::size_t bytes = check_buffer(call, buffer, count, type);
   check_peer(call, "dest", dest, rank.world->size, false);
   check_tag(call, tag, false);
-  post_message(rank, buffer, bytes, type, dest, tag, p2p_channel, call);
+  return bytes;
+}
+
+// The checks of one receive's arguments, named after `call`.
+void check_receive(const char* call, const RankContext& rank, const void* buffer, std::size_t count,
+                   Type type, int source, int tag) {
+  check_buffer(call, buffer, count, type);
+  check_peer(call, "source", source, rank.world->size, true);
+  check_tag(call, tag, true);
+}
+
+}  // namespace
+
+void send(const void* buffer, std::size_t count, Type type, int dest, int tag) {
+  constexpr const char* call = "send";
+  RankContext& rank = current(call);
+  const std::size_t bytes = check_send(call, rank, buffer, count, type, dest, tag);
+  post_message(rank, buffer, bytes, type, dest, tag, p2p_channel);
 }
 
 Request isend(const void* buffer, std::size_t count, Type type, int dest, int tag) {
   constexpr const char* call = "isend";
   RankContext& rank = current(call);
-  send(buffer, count, type, dest, tag);
+  const std::size_t bytes = check_send(call, rank, buffer, count, type, dest, tag);
+  post_message(rank, buffer, bytes, type, dest, tag, p2p_channel);
   // Sends are eager (the data is copied at once): the request is complete.
   RequestState* r = rank.new_request();
   r->call = call;
   r->complete = true;
   r->status.source = dest;
   r->status.tag = tag;
-  r->status.bytes = count * size_of(type);
+  r->status.bytes = bytes;
   r->status.type = type;
   return Request(r);
 }
@@ -240,18 +259,14 @@ Request isend(const void* buffer, std::size_t count, Type type, int dest, int ta
 Request irecv(void* buffer, std::size_t count, Type type, int source, int tag) {
   constexpr const char* call = "irecv";
   RankContext& rank = current(call);
-  check_buffer(call, buffer, count, type);
-  check_peer(call, "source", source, rank.world->size, true);
-  check_tag(call, tag, true);
+  check_receive(call, rank, buffer, count, type, source, tag);
   return Request(post_receive(rank, buffer, count, type, source, tag, p2p_channel, call));
 }
 
 Status recv(void* buffer, std::size_t count, Type type, int source, int tag) {
   constexpr const char* call = "recv";
   RankContext& rank = current(call);
-  check_buffer(call, buffer, count, type);
-  check_peer(call, "source", source, rank.world->size, true);
-  check_tag(call, tag, true);
+  check_receive(call, rank, buffer, count, type, source, tag);
   return receive_now(rank, buffer, count, type, source, tag, p2p_channel, call);
 }
 
@@ -260,25 +275,21 @@ Status sendrecv(const void* send_buffer, std::size_t send_count, Type send_type,
                 int recv_tag) {
   constexpr const char* call = "sendrecv";
   RankContext& rank = current(call);
-  check_buffer(call, recv_buffer, recv_count, recv_type);
-  check_peer(call, "source", source, rank.world->size, true);
-  check_tag(call, recv_tag, true);
-  const std::size_t bytes = check_buffer(call, send_buffer, send_count, send_type);
-  check_peer(call, "dest", dest, rank.world->size, false);
-  check_tag(call, send_tag, false);
+  check_receive(call, rank, recv_buffer, recv_count, recv_type, source, recv_tag);
+  const std::size_t bytes =
+      check_send(call, rank, send_buffer, send_count, send_type, dest, send_tag);
   RequestState* r =
       post_receive(rank, recv_buffer, recv_count, recv_type, source, recv_tag, p2p_channel, call);
-  post_message(rank, send_buffer, bytes, send_type, dest, send_tag, p2p_channel, call);
+  post_message(rank, send_buffer, bytes, send_type, dest, send_tag, p2p_channel);
   return complete(rank, r);
 }
 
 namespace {
 
-RequestState* owned(RankContext& rank, const Request& request, const char* call) {
+RequestState* owned(const Request& request, const char* call) {
   RequestState* r = request.state();
   if (r == nullptr) return nullptr;
   if (!r->in_use) throw Error(std::string(call) + ": the request was already completed or freed");
-  static_cast<void>(rank);
   return r;
 }
 
@@ -287,7 +298,7 @@ RequestState* owned(RankContext& rank, const Request& request, const char* call)
 Status wait(Request& request) {
   constexpr const char* call = "wait";
   RankContext& rank = current(call);
-  RequestState* r = owned(rank, request, call);
+  RequestState* r = owned(request, call);
   request.reset();
   if (r == nullptr) return Status{};
   return complete(rank, r);
@@ -300,7 +311,7 @@ void waitall(std::span<Request> requests, std::span<Status> statuses) {
     throw Error(std::string(call) + ": " + std::to_string(statuses.size()) + " statuses for " +
                 std::to_string(requests.size()) + " requests");
   }
-  for (Request& q : requests) owned(rank, q, call);
+  for (Request& q : requests) owned(q, call);
   // Wait for all, then free all: an error in one does not leave the others in flight.
   for (;;) {
     bool all = true;
@@ -330,7 +341,7 @@ void waitall(std::span<Request> requests, std::span<Status> statuses) {
 int waitany(std::span<Request> requests, Status* status) {
   constexpr const char* call = "waitany";
   RankContext& rank = current(call);
-  for (Request& q : requests) owned(rank, q, call);
+  for (Request& q : requests) owned(q, call);
   for (;;) {
     bool any_active = false;
     for (std::size_t i = 0; i < requests.size(); ++i) {
@@ -357,7 +368,7 @@ int waitany(std::span<Request> requests, Status* status) {
 bool test(Request& request, Status* status) {
   constexpr const char* call = "test";
   RankContext& rank = current(call);
-  RequestState* r = owned(rank, request, call);
+  RequestState* r = owned(request, call);
   if (r == nullptr) {
     if (status != nullptr) *status = Status{};
     return true;

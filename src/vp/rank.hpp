@@ -184,7 +184,7 @@ void suspend(RankContext& rank, RankState state, const char* call);
 bool accept(RankContext& rank, Envelope envelope, Payload data);
 // Inside the fiber: sends `bytes` bytes to rank `dest`.
 void post_message(RankContext& rank, const void* buffer, std::size_t bytes, Type type, int dest,
-                  int tag, std::uint8_t channel, const char* call);
+                  int tag, std::uint8_t channel);
 // Inside the fiber: a blocking receive.
 Status receive_now(RankContext& rank, void* buffer, std::size_t count, Type type, int source,
                    int tag, std::uint8_t channel, const char* call);

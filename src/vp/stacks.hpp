@@ -32,7 +32,6 @@ class StackRange {
   // Whether the range sits at the fixed address every process of one build asks for (then a
   // rank's stack can live at the same address in another process).
   bool at_fixed_address() const { return fixed_; }
-  const void* base() const { return base_; }
 
  private:
   std::byte* slot_base(std::size_t slot) const;
