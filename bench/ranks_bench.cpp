@@ -158,10 +158,23 @@ void print_many() {
 
 }  // namespace
 
-int main() {
+// `ranks_bench [switches|latency|many]...` runs the named tables only (all by default), so
+// that a profiler sees one of them.
+int main(int argc, char** argv) {
+  const std::vector<std::string> picked(argv + 1, argv + argc);
+  auto wanted = [&](const char* table) {
+    return picked.empty() || std::find(picked.begin(), picked.end(), table) != picked.end();
+  };
+  for (const std::string& p : picked) {
+    if (p != "switches" && p != "latency" && p != "many") {
+      fmt::print(stderr, "ranks_bench: unknown table '{}' (expected switches, latency or many)\n",
+                 p);
+      return 1;
+    }
+  }
   fmt::print("# ranks_bench: ranks as fibers against their floors (best of 5)\n");
-  print_switches();
-  print_latency();
-  print_many();
+  if (wanted("switches")) print_switches();
+  if (wanted("latency")) print_latency();
+  if (wanted("many")) print_many();
   return 0;
 }

@@ -92,6 +92,42 @@ void send_entry_message(const Outgoing& out, CollectionId collection, std::uint6
   }
 }
 
+ElementBase* local_send(CollectionId collection, std::uint64_t linear, std::size_t bytes) {
+  PeState* pe = this_pe();
+  if (pe == nullptr) return nullptr;
+  const CollectionTable& table = pe->table(collection);
+  ElementBase* to = linear < table.slots.size() ? table.slots[linear].element : nullptr;
+  if (to == nullptr) return nullptr;
+  ElementBase* from = pe->current;
+  if (pe->runtime->options.instrument && from != nullptr &&
+      ElementAccess::collection(*from) == collection) {
+    ElementAccess::comm(*from).count(linear, bytes);
+  }
+  return to;
+}
+
+void continue_as(ElementBase& to, const char* name) {
+  PeState* pe = this_pe();
+  if (pe == nullptr || pe->current == nullptr) {
+    throw std::logic_error("continue_as: only an entry method, on a PE, can hand over");
+  }
+  const RuntimeState& state = *pe->runtime;
+  ElementBase& from = *pe->current;
+  pe->current = &to;
+  if (!state.options.instrument && state.timeline == nullptr) return;
+  const Ticks now = tick_clock::now();
+  ElementAccess::wall_ticks(from) += now - pe->mark;
+  if (state.options.measure_cpu && state.options.instrument) {
+    const double cpu = thread_cpu_seconds();
+    ElementAccess::cpu_seconds(from) += cpu - pe->cpu_mark;
+    pe->cpu_mark = cpu;
+  }
+  if (state.timeline != nullptr) [[unlikely]]
+    trace_entry(*pe, from, pe->entry_name, pe->mark, now);
+  pe->mark = now;
+  pe->entry_name = name;
+}
+
 void send_packed_entry(CollectionId collection, std::uint64_t linear, HandlerId handler,
                        int priority, std::vector<std::byte> payload) {
   Message* m = new_message();

@@ -107,6 +107,8 @@ struct PeState {
   // Measurement, in clock ticks: `mark` is the last entry boundary (the end of one entry is
   // the start of the next); idle and the period since the last balancing step.
   Ticks mark = 0;
+  double cpu_mark = 0.0;             // thread CPU seconds at the start of the running entry
+  const char* entry_name = nullptr;  // the running entry's trace name (when tracing)
   Ticks idle_ticks = 0;
   Ticks period_start = 0;
 
@@ -242,18 +244,8 @@ void fill_from_construction(ElementBase& element);
 
 // Entry-method measurement: one clock read per boundary. An entry starts at the PE's mark (the
 // end of what ran before) and its end becomes the next mark.
-struct EntryStart {
-  Ticks wall = 0;
-  double cpu = 0.0;
-};
 double thread_cpu_seconds();
 void trace_entry(PeState& pe, ElementBase& element, const char* name, Ticks from, Ticks to);
-
-inline EntryStart begin_entry(PeState& pe, ElementBase& element, bool measured, bool cpu) {
-  pe.current = &element;
-  if (!measured) return {};
-  return {pe.mark, cpu ? thread_cpu_seconds() : 0.0};
-}
 
 // Runs `work` as element `element`'s entry method: measured and traced. A template, so the
 // call costs no std::function (and no allocation). `name()` gives the entry's name for the trace
@@ -279,16 +271,23 @@ void run_entry(PeState& pe, ElementBase& element, Name&& name, Work&& work) {
   const RuntimeState& state = *pe.runtime;
   const bool measured = state.options.instrument || state.timeline != nullptr;
   const bool cpu = state.options.measure_cpu && state.options.instrument;
-  const EntryStart start = begin_entry(pe, element, measured, cpu);
+  pe.current = &element;
+  if (cpu) pe.cpu_mark = thread_cpu_seconds();
+  if (state.timeline != nullptr) [[unlikely]]
+    pe.entry_name = name();
   work();
+  // continue_as() may have handed the rest of the entry to another element: the last segment
+  // (from pe.mark) is charged to whoever runs now.
+  ElementBase& last = *pe.current;
   pe.current = nullptr;
   if (!measured) return;
   const Ticks to = tick_clock::now();
-  ElementAccess::wall_ticks(element) += to - start.wall;
+  const Ticks from = pe.mark;
+  ElementAccess::wall_ticks(last) += to - from;
   pe.mark = to;
-  if (cpu) ElementAccess::cpu_seconds(element) += thread_cpu_seconds() - start.cpu;
+  if (cpu) ElementAccess::cpu_seconds(last) += thread_cpu_seconds() - pe.cpu_mark;
   if (state.timeline != nullptr) [[unlikely]]
-    trace_entry(pe, element, name(), start.wall, to);
+    trace_entry(pe, last, pe.entry_name, from, to);
 }
 
 }  // namespace vela::rt::detail

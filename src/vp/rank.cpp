@@ -176,9 +176,40 @@ void resume(RankContext& rank) {
   }
 }
 
+void run_on_pe(RankContext& rank) {
+  resume(rank);
+  World& world = *rank.world;
+  if (world.here.empty()) return;
+  std::deque<RankContext*>& ready = world.here[static_cast<std::size_t>(rank.element->pe())].ready;
+  for (int handoffs = 0; !ready.empty(); ++handoffs) {
+    RankContext* next = ready.front();
+    ready.pop_front();
+    if (next->state != RankState::ready) continue;
+    if (handoffs == max_handoffs) {
+      // Enough in a row: the rest go through the scheduler like any message.
+      rt::detail::send_entry<&RankElement::wake>(world.ranks.id(),
+                                                 static_cast<std::uint64_t>(next->rank), 0);
+      --handoffs;
+      continue;
+    }
+    rt::detail::continue_as(*next->element, "deliver");
+    resume(*next);
+  }
+}
+
+CallLabel::CallLabel(const char* call) : rank_(current()) {
+  if (rank_ == nullptr) return;
+  outer_ = rank_->label;
+  if (outer_ == nullptr) rank_->label = call;
+}
+
+CallLabel::~CallLabel() {
+  if (rank_ != nullptr && outer_ == nullptr) rank_->label = nullptr;
+}
+
 void suspend(RankContext& rank, RankState state, const char* call) {
   rank.state = state;
-  rank.waiting_in = call;
+  rank.waiting_in = rank.label != nullptr ? rank.label : call;
   leaving_rank(rank, &rank.fake_stack, false);
   rank.caller = std::move(rank.caller).resume();
   arrived_in_rank(rank, rank.fake_stack);
@@ -204,22 +235,22 @@ RankElement::~RankElement() {
 void RankElement::start() {
   RankContext& rank = *context_;
   rank.globals = std::make_unique<RankGlobals>(rank.rank, world_->options->tls_globals);
-  resume(rank);
+  run_on_pe(rank);
 }
 
 void RankElement::deliver(Envelope envelope, Payload data) {
   RankContext& rank = *context_;
-  if (accept(rank, envelope, std::move(data)) && rank.state == RankState::blocked) resume(rank);
+  if (accept(rank, envelope, std::move(data)) && rank.state == RankState::blocked) run_on_pe(rank);
 }
 
 void RankElement::wake() {
   RankContext& rank = *context_;
-  if (rank.state == RankState::yielded) resume(rank);
+  if (rank.state == RankState::yielded || rank.state == RankState::ready) run_on_pe(rank);
 }
 
 void RankElement::resume_from_sync() {
   RankContext& rank = *context_;
-  if (rank.state == RankState::at_sync) resume(rank);
+  if (rank.state == RankState::at_sync) run_on_pe(rank);
 }
 
 // Within one process a rank moves by handing its context (fiber, stack slot, queues) to the

@@ -81,6 +81,7 @@ enum class RankState : std::uint8_t {
   created,  // its fiber has not started
   running,
   blocked,  // in a receive, wait or probe: resumed by any arrival
+  ready,    // was blocked, a same-PE send handed it a message: resumed by that PE next
   yielded,  // resumed by its own wake message
   at_sync,  // in migrate(): resumed after balancing
   finished,
@@ -93,8 +94,10 @@ struct RankContext {
   RankElement* element = nullptr;  // the element carrying it now (changes when it migrates)
   RankState state = RankState::created;
   const char* waiting_in = "";  // the call it is blocked in, for deadlock reports
+  const char* label = nullptr;  // the outer API's call under way (CallLabel), named instead
   int waiting_source = any_source;
   int waiting_tag = any_tag;
+  bool waiting_collective = false;  // for a collective's message (its source and tag are internal)
 
   boost::context::fiber fiber;   // the rank's, while it is suspended
   boost::context::fiber caller;  // inside the fiber: the PE's scheduler that resumed it
@@ -143,7 +146,18 @@ struct World {
   std::atomic<bool> aborted{false};
   bool abort_code_set = false;  // under the runtime's error mutex
   double origin = 0.0;          // wtime()'s zero
+  // Per PE, touched by that PE's thread only: ranks a same-PE send made ready, resumed by the
+  // PE straight after the entry that sent, without a scheduler pass; messages handed over so.
+  struct alignas(64) PeLocal {
+    std::deque<RankContext*> ready;
+    std::uint64_t handoffs = 0;
+  };
+  std::vector<PeLocal> here;
 };
+
+// Same-PE hand-offs in a row before the PE goes back to its scheduler (the rest get a wake
+// message), so that two ranks exchanging messages cannot starve the PE's other work.
+inline constexpr int max_handoffs = 64;
 
 // The element of the ranks' collection: its entry methods run on the PE and resume the fiber.
 class RankElement : public rt::ElementBase {
@@ -154,6 +168,7 @@ class RankElement : public rt::ElementBase {
 
   void start();
   void deliver(Envelope envelope, Payload data);
+  // Resumes a yielded rank, or a ready one the PE handed over to the scheduler.
   void wake();
   void resume_from_sync() override;
   void pup(pup::Archive& ar) override;
@@ -176,6 +191,9 @@ RankContext& current(const char* call);
 
 // Switches from the PE into `rank`'s fiber until it blocks or finishes.
 void resume(RankContext& rank);
+// resume(), then the ranks that became ready on this PE meanwhile, each measured as its own
+// element's load (rt::detail::continue_as).
+void run_on_pe(RankContext& rank);
 // Inside the fiber: gives the PE back until something resumes it in state `state`.
 void suspend(RankContext& rank, RankState state, const char* call);
 
@@ -194,9 +212,35 @@ Status complete(RankContext& rank, RequestState* request);
 RequestState* post_receive(RankContext& rank, void* buffer, std::size_t count, Type type,
                            int source, int tag, std::uint8_t channel, const char* call);
 
-// Checks arguments the MPI way; each throws Error naming `call`.
-void check_peer(const char* call, const char* what, int peer, int size, bool any_allowed);
-void check_tag(const char* call, int tag, bool any_allowed);
-std::size_t check_buffer(const char* call, const void* buffer, std::size_t count, Type type);
+// Checks arguments the MPI way; each throws Error naming `call`. Inline, the errors out of line.
+[[noreturn]] void bad_peer(const char* call, const char* what, int peer, int size,
+                           bool any_allowed);
+[[noreturn]] void bad_tag(const char* call, int tag, bool any_allowed);
+[[noreturn]] void bad_buffer(const char* call, const void* buffer, std::size_t count, Type type);
+
+inline void check_peer(const char* call, const char* what, int peer, int size, bool any_allowed) {
+  if (any_allowed && peer == any_source) return;
+  if (peer < 0 || peer >= size) [[unlikely]]
+    bad_peer(call, what, peer, size, any_allowed);
+}
+
+inline void check_tag(const char* call, int tag, bool any_allowed) {
+  if (any_allowed && tag == any_tag) return;
+  if (tag < 0 || tag > max_tag) [[unlikely]]
+    bad_tag(call, tag, any_allowed);
+}
+
+// Returns the buffer's bytes. No division on this path: elements are at most 16 bytes, so below
+// 2^40 the product cannot overflow.
+inline std::size_t check_buffer(const char* call, const void* buffer, std::size_t count,
+                                Type type) {
+  if (static_cast<std::uint8_t>(type) > static_cast<std::uint8_t>(Type::pair_i32_i32) ||
+      count >= (std::size_t{1} << 40)) [[unlikely]]
+    bad_buffer(call, buffer, count, type);
+  const std::size_t bytes = count * size_of(type);
+  if (bytes > (std::size_t{1} << 40) || (count > 0 && buffer == nullptr)) [[unlikely]]
+    bad_buffer(call, buffer, count, type);
+  return bytes;
+}
 
 }  // namespace vela::vp::detail

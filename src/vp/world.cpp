@@ -28,7 +28,9 @@ std::string describe(const RankContext& rank) {
     case RankState::yielded:
       return s + " waits in yield()";
     case RankState::blocked: {
-      s += " waits in " + std::string(rank.waiting_in) + "(source ";
+      s += " waits in " + std::string(rank.waiting_in);
+      if (rank.waiting_collective) return s + "() (a collective)";
+      s += "(source ";
       s += rank.waiting_source == any_source ? "any" : std::to_string(rank.waiting_source);
       s += ", tag ";
       s += rank.waiting_tag == any_tag ? "any" : std::to_string(rank.waiting_tag);
@@ -55,6 +57,7 @@ void record(const World& world) {
   last = RunInfo{};
   last.ranks = world.size;
   last.migrations = world.migrations.load();
+  for (const World::PeLocal& pe : world.here) last.handoffs += pe.handoffs;
   for (const RankContext* rank : world.contexts) {
     if (rank == nullptr) continue;
     last.context_switches += rank->switches;
@@ -98,6 +101,7 @@ int run(rt::Runtime& runtime, const Options& options, const std::function<void()
   world.stacks =
       std::make_unique<StackRange>(static_cast<std::size_t>(world.size), options.stack_bytes);
   world.contexts.assign(static_cast<std::size_t>(world.size), nullptr);
+  world.here = std::vector<World::PeLocal>(static_cast<std::size_t>(runtime.pes()));
   world.origin = seconds_now();
   const rt::InitialMap map =
       options.map == "block" ? rt::InitialMap::block : rt::InitialMap::round_robin;

@@ -6,11 +6,16 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
+#include <map>
 #include <mutex>
 #include <numeric>
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
+#include "vela/lb/io.hpp"
 #include "vela/rt/runtime.hpp"
 #include "vela/vp/vp.hpp"
 
@@ -257,6 +262,122 @@ TEST(Ranks, MigrateBalancesMeasuredLoad) {
   EXPECT_GT(stats.migrations, 0u);
 }
 
+// Spins for about `seconds` of wall time.
+void spin(double seconds) {
+  const double until = vp::wtime() + seconds;
+  while (vp::wtime() < until) {
+  }
+}
+
+// Rank 0 sends to ranks 1 and 2 while they wait in recv; rank 1 then computes 40 ms, rank 2
+// 4 ms, rank 0 nothing, and all migrate once. Returns the balancer's instance of that step.
+vela::lb::Instance handed_over_loads(int pes, vp::RunInfo& info) {
+  vela::rt::Options options;
+  options.pes = pes;
+  options.pin = false;
+  options.lb = "dummy";
+  options.lb_dump = ::testing::TempDir() + "vela_handoff_" + std::to_string(::getpid()) + "_" +
+                    std::to_string(pes);
+  {
+    vela::rt::Runtime runtime(options);
+    vp::Options v;
+    v.ranks = 3;
+    v.map = "round-robin";
+    vp::run(runtime, v, [] {
+      int value = 0;
+      if (vp::rank() == 0) {
+        // Both others are in recv once they said so.
+        vp::recv(&value, 1, vp::Type::i32, 1, 1);
+        vp::recv(&value, 1, vp::Type::i32, 2, 1);
+        for (int i = 0; i < 3; ++i) {
+          const std::vector<std::int32_t> data(16, i);
+          vp::send(data.data(), data.size(), vp::Type::i32, 1, 0);
+          vp::send(data.data(), data.size(), vp::Type::i32, 2, 0);
+        }
+      } else {
+        vp::send(&value, 1, vp::Type::i32, 0, 1);
+        std::vector<std::int32_t> data(16);
+        for (int i = 0; i < 3; ++i) {
+          vp::recv(data.data(), data.size(), vp::Type::i32, 0, 0);
+          EXPECT_EQ(data[0], i);
+        }
+        spin(vp::rank() == 1 ? 0.040 : 0.004);
+      }
+      vp::migrate();
+    });
+    info = vp::last_run();
+  }
+  auto instance = vela::lb::read_instance(options.lb_dump + "/ranks-step1.json");
+  std::filesystem::remove_all(options.lb_dump);
+  return instance;
+}
+
+TEST(Ranks, SamePeHandOffsChargeEachRankItsOwnLoad) {
+  vp::RunInfo info;
+  const vela::lb::Instance one = handed_over_loads(1, info);
+  // On one PE, rank 0's messages reached the waiting ranks without the scheduler...
+  EXPECT_GE(info.handoffs, 6u);
+  ASSERT_EQ(one.objects.size(), 3u);
+  const double l0 = one.objects[0].load, l1 = one.objects[1].load, l2 = one.objects[2].load;
+  // ...and yet each rank's compute is its own load, not the sender's.
+  EXPECT_GT(l1, 0.030) << l0 << " " << l1 << " " << l2;
+  EXPECT_GT(l2, 0.003) << l0 << " " << l1 << " " << l2;
+  EXPECT_LT(l2, 0.5 * l1) << l0 << " " << l1 << " " << l2;
+  EXPECT_LT(l0, 0.5 * l2) << l0 << " " << l1 << " " << l2;
+}
+
+TEST(Ranks, HandOffsCountTheSameCommunicationAsMessages) {
+  vp::RunInfo info;
+  const vela::lb::Instance one = handed_over_loads(1, info);
+  const vela::lb::Instance three = handed_over_loads(3, info);
+  EXPECT_EQ(info.handoffs, 0u);  // one rank per PE: every message went through the runtime
+  auto edges = [](const vela::lb::Instance& instance) {
+    std::map<std::pair<std::uint32_t, std::uint32_t>, std::pair<std::uint64_t, std::uint64_t>> m;
+    for (const auto& e : instance.edges) m[{e.from, e.to}] = {e.messages, e.bytes};
+    return m;
+  };
+  const auto e1 = edges(one);
+  EXPECT_EQ(e1, edges(three));
+  ASSERT_EQ(e1.count({0, 1}), 1u);
+  EXPECT_EQ(e1.at({0, 1}).first, 3u);
+  EXPECT_GT(e1.at({0, 1}).second, 3u * 16u * 4u);  // the payload and its envelope
+}
+
+TEST(Ranks, ManyHandOffsInARowLeaveTheSchedulerItsTurn) {
+  // Two ranks on one PE exchange 10^4 messages back and forth while a third yields: the third
+  // must make progress between the pair's hand-offs (it is starved otherwise), and every
+  // message arrives in order.
+  std::atomic<int> yields{0};
+  std::atomic<bool> pair_done{false};
+  std::atomic<int> yields_during_pair{0};
+  run({3, 1}, [&] {
+    const int me = vp::rank();
+    if (me == 2) {
+      while (!pair_done) {
+        vp::yield();
+        ++yields;
+      }
+      return;
+    }
+    for (int i = 0; i < 10000; ++i) {
+      int v = i;
+      if (me == 0) {
+        vp::send(&v, 1, vp::Type::i32, 1, 0);
+        vp::recv(&v, 1, vp::Type::i32, 1, 0);
+      } else {
+        vp::recv(&v, 1, vp::Type::i32, 0, 0);
+        EXPECT_EQ(v, i);
+        vp::send(&v, 1, vp::Type::i32, 0, 0);
+      }
+    }
+    if (me == 1) {
+      yields_during_pair = yields.load();
+      pair_done = true;
+    }
+  });
+  EXPECT_GT(yields_during_pair.load(), 10);
+}
+
 TEST(Ranks, CollectivesGiveMpisAnswers) {
   std::atomic<int> ok{0};
   for (int pes : {1, 2}) {
@@ -392,6 +513,16 @@ TEST(Ranks, ADeadlockIsReportedNotAHang) {
   });
   EXPECT_NE(e.find("1 of 3 ranks can never go on"), std::string::npos) << e;
   EXPECT_NE(e.find("rank 1 waits in recv(source 2, tag 5)"), std::string::npos) << e;
+}
+
+TEST(Ranks, ACollectiveNotEveryRankCalledIsReportedAsOne) {
+  const std::string e = error_of({3, 2}, [] {
+    if (vp::rank() != 0) vp::barrier();
+  });
+  EXPECT_NE(e.find("2 of 3 ranks can never go on"), std::string::npos) << e;
+  // The tree's internal source and tag are not shown.
+  EXPECT_NE(e.find("waits in barrier() (a collective)"), std::string::npos) << e;
+  EXPECT_EQ(e.find("barrier(source"), std::string::npos) << e;
 }
 
 TEST(Ranks, ARankThatNeverMigratesIsReported) {

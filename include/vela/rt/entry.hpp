@@ -146,5 +146,15 @@ void send_entry_tuple(CollectionId collection, std::uint64_t linear, int priorit
   send_entry_message(out, collection, linear, handler_id<Method>, priority);
 }
 
+// Same-PE hand-off, for layers (the ranks) that deliver to an element directly instead of
+// through a message. On a PE only.
+// When element `linear` of `collection` lives on the calling PE: counts `bytes` sent to it from
+// the running element in the communication graph (as a message to it would be counted) and
+// returns it. Else nullptr, and nothing is counted.
+ElementBase* local_send(CollectionId collection, std::uint64_t linear, std::size_t bytes);
+// Inside an entry method: what remains of it runs as element `to`'s entry `name` (measured as
+// `to`'s load, traced under `to`); the part before is charged to the element that ran it.
+void continue_as(ElementBase& to, const char* name);
+
 }  // namespace detail
 }  // namespace vela::rt

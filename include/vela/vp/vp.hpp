@@ -119,7 +119,23 @@ using rt::Order;  // deterministic (rank order: the same bits for any P and plac
 
 namespace detail {
 struct RequestState;
-}
+struct RankContext;
+
+// For layers built on ranks (vela/mpi.h): while alive, a wait of the calling rank is reported
+// in deadlock errors under `call`, the outer API's name (MPI_Recv rather than recv). The
+// outermost label wins; no-op outside a rank.
+class CallLabel {
+ public:
+  explicit CallLabel(const char* call);
+  ~CallLabel();
+  CallLabel(const CallLabel&) = delete;
+  CallLabel& operator=(const CallLabel&) = delete;
+
+ private:
+  RankContext* rank_;
+  const char* outer_ = nullptr;
+};
+}  // namespace detail
 
 // A non-blocking operation under way (isend, irecv). A null request (default, or after a
 // completed wait) completes at once with an empty status.
@@ -157,7 +173,8 @@ int run(rt::Runtime& runtime, const Options& options, const std::function<void()
 struct RunInfo {
   int ranks = 0;
   std::uint64_t context_switches = 0;
-  std::uint64_t migrations = 0;         // rank moves
+  std::uint64_t migrations = 0;  // rank moves
+  std::uint64_t handoffs = 0;    // messages to a rank on the sender's PE, matched without a message
   std::size_t stack_bytes_touched = 0;  // summed over ranks, pages written at least once
 };
 RunInfo last_run();

@@ -131,6 +131,7 @@ std::string handle_text(const void* handle) {
 // cancelled rank (not a std::exception) passes through.
 template <class Body>
 int guarded(const char* call, Body&& body) {
+  const vp::detail::CallLabel label(call);  // a deadlock report names the MPI call
   try {
     body();
   } catch (const std::exception&) {
