@@ -29,8 +29,8 @@ std::unique_ptr<ElementBase> construct(PeState& pe, const CollectionInfo& info,
   constructing = &c;
   std::unique_ptr<ElementBase> element;
   try {
-    element = with_arguments ? info.factory.make_with_arguments(info.arguments)
-                             : info.factory.make_default();
+    const ElementFactory& make = factory(info.factory);
+    element = with_arguments ? make.make_with_arguments(info.arguments) : make.make_default();
   } catch (...) {
     constructing = nullptr;
     throw;

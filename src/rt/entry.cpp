@@ -1,4 +1,5 @@
 #include "vela/rt/entry.hpp"
+#include "vela/rt/runtime.hpp"
 
 #include <mutex>
 #include <stdexcept>
@@ -56,6 +57,22 @@ std::string method_name_from(std::string_view pretty) {
     name.erase(at, anonymous.size());
   }
   return name;
+}
+
+std::vector<ElementFactory>& factories() {
+  static std::vector<ElementFactory> all;
+  return all;
+}
+
+FactoryId register_factory(ElementFactory factory) {
+  std::lock_guard lock(table_mutex());
+  factories().push_back(factory);
+  return static_cast<FactoryId>(factories().size() - 1);
+}
+
+const ElementFactory& factory(FactoryId id) {
+  if (id >= factories().size()) throw std::logic_error("no element factory " + std::to_string(id));
+  return factories()[id];
 }
 
 }  // namespace vela::rt::detail

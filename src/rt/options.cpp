@@ -13,6 +13,10 @@ void add_runtime_options(CLI::App& app, Options& options) {
   app.add_option("--pes", options.pes, "Processing elements (worker threads); 0: one per core")
       ->check(CLI::Range(0, 4096))
       ->group(group);
+  app.add_option("--pes-per-process", options.pes_per_process,
+                 "Under mpirun: PE threads per process (default 1); the run has processes x T PEs")
+      ->check(CLI::Range(1, 4096))
+      ->group(group);
   app.add_flag("!--no-pin", options.pin, "Do not bind PE threads to cores")->group(group);
   app.add_option("--lb", options.lb, "Strategy to run at sync points (see 'vela-lb strategies')")
       ->check(CLI::Validator(
@@ -81,6 +85,10 @@ void validate(const Options& options) {
   if (options.pes < 0 || options.pes > 4096) {
     throw std::invalid_argument("--pes " + std::to_string(options.pes) +
                                 ": expected 0 (one per core) to 4096");
+  }
+  if (options.pes_per_process < 0 || options.pes_per_process > 4096) {
+    throw std::invalid_argument("--pes-per-process " + std::to_string(options.pes_per_process) +
+                                ": expected 1 to 4096 PE threads per process");
   }
   if (options.lb_period < 1) {
     throw std::invalid_argument("--lb-period " + std::to_string(options.lb_period) +

@@ -36,7 +36,7 @@ RuntimeState& running_state(const char* what) {
 }  // namespace
 
 CollectionId create_collection(RuntimeState& state, const std::string& name, const Shape& shape,
-                               std::vector<PeId> placement, ElementFactory factory,
+                               std::vector<PeId> placement, FactoryId factory,
                                std::vector<std::byte> arguments) {
   if (shape.dims < 1 || shape.dims > 3 || shape.nx < 1 || shape.ny < 1 || shape.nz < 1) {
     throw std::invalid_argument("collection " + name +
@@ -57,7 +57,7 @@ CollectionId create_collection(RuntimeState& state, const std::string& name, con
   info->name = name;
   info->shape = shape;
   info->home = std::move(placement);
-  info->factory = std::move(factory);
+  info->factory = factory;
   info->arguments = std::move(arguments);
   if (!state.options.lb.empty()) {
     info->lb.strategy = lb::make_strategy(state.options.lb, state.lb_params);
@@ -65,6 +65,8 @@ CollectionId create_collection(RuntimeState& state, const std::string& name, con
       info->lb.policy = lb::make_policy(state.options.lb_policy, policy_params(state.options));
     }
   }
+  // The other processes learn it before any message about it leaves this one.
+  if (state.transport) state.transport->publish_collection(*info);
   state.collections[count] = std::move(info);
   state.collection_count.store(count + 1, std::memory_order_release);
   for (PeId p = 0; p < state.pes; ++p) post_system(state, p, Kind::create, id, 0, {});
@@ -131,25 +133,38 @@ void Context::exit(int code) {
 Runtime::Runtime(Options options) : state_(std::make_unique<detail::RuntimeState>()) {
   validate(options);
   if (options.pin) state_->pinning = std::make_unique<Pinning>();
-  if (options.pes == 0)
-    options.pes = state_->pinning ? state_->pinning->cores() : available_cores();
+  const detail::ProcessLayout layout = detail::process_layout(
+      options, state_->pinning ? state_->pinning->cores() : available_cores());
+  options.pes = layout.pes;
   for (const std::string& setting : options.lb_params) lb::parse_param(setting, state_->lb_params);
   if (!options.lb.empty()) lb::make_strategy(options.lb, state_->lb_params);  // checks params
   state_->options = std::move(options);
-  state_->pes = state_->options.pes;
-  state_->oversubscribed = state_->pes > available_cores();
-  for (PeId p = 0; p < state_->pes; ++p) {
+  state_->layout = layout;
+  state_->pes = layout.pes;
+  // Processes of one run share a machine's cores unless mpirun spread them: count them all.
+  state_->oversubscribed = layout.processes > 1 ? layout.local_pes * layout.processes + layout.processes > available_cores()
+                                                : state_->pes > available_cores();
+  for (PeId p = 0; p < layout.local_pes; ++p) {
     auto pe = std::make_unique<detail::PeState>();
-    pe->id = p;
+    pe->id = layout.first_pe + p;
     pe->runtime = state_.get();
     state_->pe.push_back(std::move(pe));
   }
+  if (layout.processes > 1) state_->transport = std::make_unique<detail::Transport>(*state_);
 }
 
 Runtime::~Runtime() = default;
 
 PeId Runtime::pes() const {
   return state_->pes;
+}
+
+int Runtime::process() const {
+  return state_->layout.process;
+}
+
+int Runtime::processes() const {
+  return state_->layout.processes;
 }
 
 const RunStats& Runtime::stats() const {
@@ -163,7 +178,8 @@ int Runtime::run(const std::function<void(Context&)>& main) {
   }
   state.start = detail::Clock::now();
   if (!state.options.trace.empty()) {
-    state.timeline = std::make_unique<trace::Timeline>(state.pes, state.start);
+    state.timeline =
+        std::make_unique<trace::Timeline>(state.pes, state.start, state.layout.process);
   }
   struct Main {
     detail::RuntimeState* state;
@@ -178,7 +194,12 @@ int Runtime::run(const std::function<void(Context&)>& main) {
                                       },
                                       &call};
   m->ops = &detail::call_args;
-  detail::post(state, 0, m);
+  if (state.layout.first_pe == 0) {
+    detail::post(state, 0, m);
+  } else {
+    detail::free_message(m);  // main runs in process 0 only
+  }
+  if (state.transport) state.transport->start();
   detail::start_pes(state);
   detail::join_pes(state);
 
@@ -188,6 +209,7 @@ int Runtime::run(const std::function<void(Context&)>& main) {
     state.stats.migrations += pe->stats.migrations;
     state.stats.migrated_bytes += pe->stats.migrated_bytes;
   }
+  if (state.transport) state.transport->finish();  // sums the statistics over the processes
   if (state.timeline) state.timeline->write(state.options.trace);
   if (state.error) std::rethrow_exception(state.error);
   return state.exit_code;

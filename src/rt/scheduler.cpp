@@ -111,13 +111,7 @@ void run_message(PeState& pe, Message* message) {
   }
 }
 
-// Sums of every PE's counts, and whether every PE was idle when read.
-struct Wave {
-  bool all_passive = true;
-  std::uint64_t sent = 0;
-  std::uint64_t received = 0;
-  std::uint64_t parked = 0;
-};
+}  // namespace
 
 Wave read_wave(const RuntimeState& state) {
   Wave w;
@@ -134,6 +128,8 @@ Wave read_wave(const RuntimeState& state) {
   }
   return w;
 }
+
+namespace {
 
 // Two waves with every PE idle, equal totals that did not change between them: counts only
 // grow, so no PE sent or took anything between its two reads; those intervals share an
@@ -198,7 +194,8 @@ void idle(PeState& pe, bool periodic) {
   const Ticks from = tick_clock::now();
   pe.parked_count.store(pe.parked.size(), std::memory_order_relaxed);
   pe.passive.store(true, std::memory_order_seq_cst);
-  if (quiescent(state)) {
+  // Across processes quiescence is the transport's round over every process.
+  if (state.transport == nullptr && quiescent(state)) {
     const Wave w = read_wave(state);
     if (w.all_passive && w.parked > 0) {
       state.fail(std::make_exception_ptr(std::logic_error(
@@ -266,7 +263,23 @@ PeState::~PeState() {
 
 void post(RuntimeState& state, PeId to, Message* message) {
   PeState* self = current_pe;
-  PeState& target = *state.pe[static_cast<std::size_t>(to)];
+  const auto local = static_cast<std::size_t>(to - state.layout.first_pe);
+  if (local >= state.pe.size()) [[unlikely]] {
+    // A PE of another process (counted as sent here, as taken by the PE that gets it).
+    if (to < 0 || to >= state.pes || state.transport == nullptr) {
+      free_message(message);
+      throw std::logic_error("post: no PE " + std::to_string(to) + " (the run has " +
+                             std::to_string(state.pes) + ")");
+    }
+    if (self != nullptr) {
+      self->sent.store(self->sent.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    } else {
+      state.external_sent.fetch_add(1, std::memory_order_seq_cst);
+    }
+    state.transport->send(to, message);
+    return;
+  }
+  PeState& target = *state.pe[local];
   if (self == &target) {
     enqueue_local(target, message);
     return;
@@ -284,17 +297,37 @@ void post_system(RuntimeState& state, PeId to, Kind kind, CollectionId collectio
   post(state, to, new_system_message(kind, collection, element, std::move(payload)));
 }
 
-void stop_all(RuntimeState& state) {
+void stop_locally(RuntimeState& state) {
   state.stopping.store(true, std::memory_order_seq_cst);
   for (auto& pe : state.pe) pe->inbox.wake();
 }
 
+void stop_all(RuntimeState& state) {
+  const bool first = !state.stopping.exchange(true, std::memory_order_seq_cst);
+  if (first && state.transport) state.transport->stop_others(state.exit_code);
+  stop_locally(state);
+}
+
 void RuntimeState::fail(std::exception_ptr e) {
+  bool first = false;
   {
     std::lock_guard lock(error_mutex);
-    if (!error) error = std::move(e);
+    if (!error) {
+      error = e;
+      first = true;
+    }
   }
-  stop_all(*this);
+  if (first && transport) {
+    std::string what = "unknown error";
+    try {
+      std::rethrow_exception(e);
+    } catch (const std::exception& x) {
+      what = x.what();
+    } catch (...) {
+    }
+    transport->fail_others(what);
+  }
+  stop_locally(*this);
 }
 
 double thread_cpu_seconds() {

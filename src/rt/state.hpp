@@ -20,6 +20,7 @@
 #include "inbox.hpp"
 #include "message.hpp"
 #include "pinning.hpp"
+#include "transport.hpp"
 #include "vela/lb/policy.hpp"
 #include "vela/lb/strategy.hpp"
 #include "vela/rt/runtime.hpp"
@@ -167,7 +168,7 @@ struct CollectionInfo {
   std::string name;
   Shape shape;
   std::vector<PeId> home;  // initial PE, which tracks where the element is
-  ElementFactory factory;
+  FactoryId factory = 0;
   std::vector<std::byte> arguments;
   // Root (PE 0) only:
   LbRound lb;
@@ -176,8 +177,10 @@ struct CollectionInfo {
 
 struct RuntimeState {
   Options options;
-  PeId pes = 1;
-  std::vector<std::unique_ptr<PeState>> pe;
+  PeId pes = 1;  // of the whole run
+  ProcessLayout layout;
+  std::vector<std::unique_ptr<PeState>> pe;  // this process's, by PE id - layout.first_pe
+  std::unique_ptr<Transport> transport;      // several processes; null: one
   Clock::time_point start;
   bool oversubscribed = false;  // more PEs than cores: idle PEs yield instead of pausing
 
@@ -221,8 +224,19 @@ void post_system(RuntimeState& state, PeId to, Kind kind, CollectionId collectio
 // Sends an entry message whose arguments are already packed (a reduction's result).
 void send_packed_entry(CollectionId collection, std::uint64_t linear, HandlerId handler,
                        int priority, std::vector<std::byte> payload);
-// Ends the run on every PE.
+// Ends the run on every PE (of every process).
 void stop_all(RuntimeState& state);
+// Ends the run on this process's PEs.
+void stop_locally(RuntimeState& state);
+
+// Sums of this process's PE counts, and whether every one was idle when read (quiescence).
+struct Wave {
+  bool all_passive = true;
+  std::uint64_t sent = 0;
+  std::uint64_t received = 0;
+  std::uint64_t parked = 0;
+};
+Wave read_wave(const RuntimeState& state);
 
 // Handlers by message kind (delivery.cpp, lb_manager.cpp, reduction.cpp).
 void deliver_entry(PeState& pe, Message* message);  // takes the message

@@ -18,7 +18,10 @@ enum class IdleMode {
 };
 
 struct Options {
-  int pes = 0;                         // 0: one per available core
+  int pes = 0;  // 0: one per available core (one process); under mpirun: processes × per-process
+  // Under mpirun (several processes): PE threads per process; 0: 1. A run spans K processes of
+  // T PEs each, PE ids numbered process by process.
+  int pes_per_process = 0;
   bool pin = true;                     // bind each PE's thread to a core (hwloc)
   std::string lb;                      // strategy name; empty: no balancing at sync points
   int lb_period = 1;                   // balance at every K-th at_sync() of a collection
@@ -38,7 +41,7 @@ struct Options {
   double spin_us = 50.0;  // adaptive: how long an idle PE polls before it parks
 };
 
-// Adds --pes, --no-pin, --lb, --lb-period, --lb-param, --lb-policy, --lb-policy-param,
+// Adds --pes, --pes-per-process, --no-pin, --lb, --lb-period, --lb-param, --lb-policy, --lb-policy-param,
 // --lb-startup, --lb-per-byte, --trace, --lb-dump, --lb-cpu-time, --no-instrument, --idle and
 // --spin-us to
 // `app`, writing into `options`; values are checked as they are parsed (an unknown strategy or a

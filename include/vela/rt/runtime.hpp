@@ -25,12 +25,35 @@ struct RuntimeState;
 // What the runtime needs to make elements of one type: default-constructed ones for migration,
 // and ones built from the creation arguments.
 struct ElementFactory {
-  std::function<std::unique_ptr<ElementBase>()> make_default;
-  std::function<std::unique_ptr<ElementBase>(std::span<const std::byte>)> make_with_arguments;
+  std::unique_ptr<ElementBase> (*make_default)();
+  std::unique_ptr<ElementBase> (*make_with_arguments)(std::span<const std::byte>);
 };
 
+// Factories are registered during static initialization, one per (element type, creation
+// argument types) the program uses, so that a factory id means the same in every process of
+// one binary (a collection made in process 0 is built from its id in the others).
+using FactoryId = std::uint32_t;
+FactoryId register_factory(ElementFactory factory);
+const ElementFactory& factory(FactoryId id);
+
+template <class T, class... Args>
+struct Factory {
+  static std::unique_ptr<ElementBase> make_default() { return std::unique_ptr<ElementBase>(new T()); }
+  static std::unique_ptr<ElementBase> make_with_arguments(std::span<const std::byte> bytes) {
+    std::tuple<Args...> unpacked;
+    pup::unpack(bytes, unpacked);
+    return std::apply(
+        [](auto&... a) { return std::unique_ptr<ElementBase>(new T(std::move(a)...)); },
+        unpacked);
+  }
+};
+
+template <class T, class... Args>
+inline const FactoryId factory_id =
+    register_factory({&Factory<T, Args...>::make_default, &Factory<T, Args...>::make_with_arguments});
+
 CollectionId create_collection(RuntimeState& state, const std::string& name, const Shape& shape,
-                               std::vector<PeId> placement, ElementFactory factory,
+                               std::vector<PeId> placement, FactoryId factory,
                                std::vector<std::byte> arguments);
 std::vector<PeId> initial_placement(const Shape& shape, InitialMap map, PeId pes);
 std::vector<PeId> initial_placement(const Shape& shape, const UserMap& map, PeId pes);
@@ -150,17 +173,9 @@ class Context {
     static_assert(std::is_base_of_v<ElementBase, T>, "collection elements derive ElementBase");
     static_assert(std::is_default_constructible_v<T>, "elements need a default constructor");
     std::tuple<Args...> values(args...);
-    detail::ElementFactory factory{
-        [] { return std::unique_ptr<ElementBase>(new T()); },
-        [](std::span<const std::byte> bytes) {
-          std::tuple<Args...> unpacked;
-          pup::unpack(bytes, unpacked);
-          return std::apply(
-              [](auto&... a) { return std::unique_ptr<ElementBase>(new T(std::move(a)...)); },
-              unpacked);
-        }};
-    const CollectionId id = detail::create_collection(state_, name, shape, std::move(placement),
-                                                      std::move(factory), pup::pack(values));
+    const CollectionId id =
+        detail::create_collection(state_, name, shape, std::move(placement),
+                                  detail::factory_id<T, Args...>, pup::pack(values));
     return Proxy<T>(id, shape);
   }
 
@@ -185,7 +200,11 @@ class Runtime {
   Runtime(const Runtime&) = delete;
   Runtime& operator=(const Runtime&) = delete;
 
-  PeId pes() const;
+  PeId pes() const;  // of the whole run (every process)
+  // Under mpirun: this process's rank and the number of processes (0 and 1 otherwise). main
+  // runs in process 0 only; print results there.
+  int process() const;
+  int processes() const;
 
   // Starts the PEs, runs `main` on PE 0 and schedules messages until quiescence (no message
   // queued, in flight or running) or Context::exit; writes the trace if asked; returns the

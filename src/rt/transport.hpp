@@ -1,0 +1,63 @@
+// Runs across processes (SPEC DS-1): K processes started by mpirun, T PE threads each, PE ids
+// numbered process by process. Messages between PEs of one process never touch MPI; a message
+// to a PE of another process is packed and handed to this process's communication thread,
+// which alone calls MPI. Only src/rt sees this.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "vela/rt/index.hpp"
+#include "vela/rt/options.hpp"
+
+namespace vela::rt::detail {
+
+struct RuntimeState;
+struct Message;
+struct CollectionInfo;
+
+// Which process this is and which PEs it runs.
+struct ProcessLayout {
+  int process = 0;
+  int processes = 1;
+  PeId first_pe = 0;   // global id of this process's first PE
+  PeId local_pes = 1;  // PEs run by this process
+  PeId pes = 1;        // PEs of the whole run
+};
+
+// Processes started by mpirun with more than one process: MPI is initialized (once per
+// process, MPI_THREAD_MULTIPLE) and the layout comes from the world communicator and
+// --pes-per-process. Else one process with options.pes PEs (`cores` when 0). Throws
+// std::invalid_argument naming the option for a --pes that disagrees with the processes.
+ProcessLayout process_layout(const Options& options, PeId cores);
+
+class Transport {
+ public:
+  explicit Transport(RuntimeState& state);  // a communicator of its own (MPI_Comm_dup)
+  ~Transport();
+  Transport(const Transport&) = delete;
+  Transport& operator=(const Transport&) = delete;
+
+  // Starts the communication thread.
+  void start();
+  // Any thread: packs `message` for PE `to` of another process and frees it.
+  void send(PeId to, Message* message);
+  // Process 0, before the collection's create messages: every other process learns the
+  // collection (name, shape, initial placement, factory, creation arguments).
+  void publish_collection(const CollectionInfo& info);
+  // This process stopped (Context::exit): the others stop with `code`.
+  void stop_others(int code);
+  // This process failed: the others stop and report `what`.
+  void fail_others(const std::string& what);
+  // After this process's PEs have stopped: the closing handshake with every process (nothing
+  // is left in flight), then the thread ends. Sums the run's statistics over the processes.
+  void finish();
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace vela::rt::detail

@@ -1,0 +1,532 @@
+// The MPI transport: one communication thread per process owns every MPI call of the run.
+//
+// PE threads hand it packed messages through a lock-free list (the same intrusive inbox the PEs
+// use); it sends them with MPI_Isend, polls for arrivals with MPI_Improbe/MPI_Mrecv and pushes
+// each into the inbox of the PE it is for (which wakes that PE if it sleeps). A PE never waits
+// on MPI, so the PEs keep their futex parking; the thread itself polls while there is traffic
+// and backs off (a timed park on its list, up to 1 ms) when there is none.
+//
+// Quiescence across processes is the in-process rule made a message round: process 0's thread
+// asks every process for its PEs' idle flags and sent/taken counts (messages to other
+// processes are counted by the sending PE when handed over and by the receiving PE when taken
+// from its inbox); two rounds in a row with every PE idle and equal, unchanged totals mean
+// nothing was running or in flight at one instant, and process 0 tells every process to stop.
+#include "transport.hpp"
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <deque>
+#include <map>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "../state.hpp"
+
+namespace vela::rt::detail {
+
+namespace {
+
+// What travels, by MPI tag. Data messages carry a runtime message (to a PE); the others are
+// for the communication threads.
+enum Tag : int {
+  tag_data = 1,
+  tag_collection = 2,
+  tag_wave_request = 3,
+  tag_wave_reply = 4,
+  tag_stop = 5,
+  tag_fail = 6,
+};
+
+// A runtime message on the wire: its header, then its packed arguments.
+struct WireHeader {
+  std::int32_t to = 0;
+  std::int32_t origin = -1;
+  std::uint64_t element = 0;
+  std::int64_t sender = -1;
+  std::uint32_t collection = 0;
+  std::uint32_t handler = 0;
+  std::int32_t priority = 0;
+  std::uint32_t hops = 0;
+  std::uint8_t kind = 0;
+  std::uint8_t padding[7] = {};
+};
+static_assert(sizeof(WireHeader) == 48);
+
+bool mpi_launched(int& size) {
+  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMIX_SIZE", "PMI_SIZE"}) {
+    if (const char* v = std::getenv(name)) {
+      size = std::atoi(v);
+      return true;
+    }
+  }
+  return false;
+}
+
+void finalize_at_exit() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (finalized == 0) MPI_Finalize();
+}
+
+void initialize_mpi() {
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  if (initialized != 0) {
+    int provided = 0;
+    MPI_Query_thread(&provided);
+    if (provided < MPI_THREAD_MULTIPLE) {
+      throw std::runtime_error(
+          "MPI was initialized before the runtime without MPI_THREAD_MULTIPLE; the runtime's "
+          "communication thread and the balancer (Zoltan) both call MPI");
+    }
+    return;
+  }
+  int provided = 0;
+  if (MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS) {
+    throw std::runtime_error("MPI_Init_thread failed: cannot run across processes");
+  }
+  if (provided < MPI_THREAD_MULTIPLE) {
+    throw std::runtime_error("this MPI library does not give MPI_THREAD_MULTIPLE (it gave " +
+                             std::to_string(provided) + "): cannot run across processes");
+  }
+  std::atexit(finalize_at_exit);
+}
+
+template <class T>
+void put(std::vector<std::byte>& out, const T& value) {
+  const auto* p = reinterpret_cast<const std::byte*>(&value);
+  out.insert(out.end(), p, p + sizeof(T));
+}
+
+struct LocalWave {
+  std::uint8_t passive = 1;
+  std::uint64_t sent = 0;
+  std::uint64_t received = 0;
+  std::uint64_t parked = 0;
+  void pup(pup::Archive& ar) { ar | passive | sent | received | parked; }
+};
+
+struct PendingSend {
+  MPI_Request request = MPI_REQUEST_NULL;
+  Message* message = nullptr;  // holds the bytes until the send completes
+};
+
+}  // namespace
+
+ProcessLayout process_layout(const Options& options, PeId cores) {
+  ProcessLayout layout;
+  int size = 1;
+  if (mpi_launched(size) && size > 1) {
+    initialize_mpi();
+    MPI_Comm_size(MPI_COMM_WORLD, &layout.processes);
+    MPI_Comm_rank(MPI_COMM_WORLD, &layout.process);
+    layout.local_pes = options.pes_per_process > 0 ? options.pes_per_process : 1;
+    layout.pes = layout.processes * layout.local_pes;
+    if (options.pes != 0 && options.pes != layout.pes) {
+      throw std::invalid_argument(
+          "--pes " + std::to_string(options.pes) + ": this run has " +
+          std::to_string(layout.processes) + " processes of " + std::to_string(layout.local_pes) +
+          " PEs (--pes-per-process), so " + std::to_string(layout.pes) +
+          " PEs; leave --pes out under mpirun or give that number");
+    }
+    layout.first_pe = layout.process * layout.local_pes;
+    return layout;
+  }
+  if (options.pes_per_process > 0 && options.pes != 0 && options.pes != options.pes_per_process) {
+    throw std::invalid_argument("--pes-per-process " + std::to_string(options.pes_per_process) +
+                                " and --pes " + std::to_string(options.pes) +
+                                " disagree in a run of one process");
+  }
+  layout.pes = options.pes != 0            ? options.pes
+               : options.pes_per_process > 0 ? options.pes_per_process
+                                             : cores;
+  layout.local_pes = layout.pes;
+  return layout;
+}
+
+struct Transport::Impl {
+  RuntimeState& state;
+  MPI_Comm comm = MPI_COMM_NULL;
+  int process = 0;
+  int processes = 1;
+  std::thread thread;
+  Inbox<Message> outbox;           // packed messages from any thread, for the thread to send
+  std::atomic<bool> closing{false};  // the PEs have stopped: the closing handshake
+  std::deque<PendingSend> in_flight;  // sends not yet complete
+  // Data for collections this process does not know yet (their description from process 0
+  // can be overtaken by a message from a third process).
+  std::map<CollectionId, std::vector<std::pair<Message*, PeId>>> held;  // with the local PE
+
+  // Process 0: quiescence rounds.
+  std::uint64_t wave = 0;
+  int replies = 0;
+  LocalWave total;
+  bool have_previous = false;
+  LocalWave previous;
+  Ticks next_wave = 0;
+  bool wave_open = false;
+
+  explicit Impl(RuntimeState& s) : state(s) {}
+
+  // Queues bytes for process `to` under `tag` (control messages are sent synchronously, so
+  // they have been received once their send completes).
+  void queue(int to, int tag, std::vector<std::byte> bytes) {
+    Message* m = new_system_message(Kind::entry, 0, static_cast<std::uint64_t>(to),
+                                    std::move(bytes));
+    m->handler = static_cast<HandlerId>(tag);
+    outbox.push(m);
+    outbox.wake();
+  }
+
+  void queue_all(int tag, const std::vector<std::byte>& bytes) {
+    for (int p = 0; p < processes; ++p) {
+      if (p != process) queue(p, tag, bytes);
+    }
+  }
+
+  // ---- the thread ----
+
+  bool send_queued() {
+    auto batch = outbox.take_all();
+    if (batch.count == 0) return false;
+    for (Message* m = batch.first; m != nullptr;) {
+      Message* next = m->next;
+      const auto& bytes = *static_cast<std::vector<std::byte>*>(m->args());
+      const int to = static_cast<int>(m->element);
+      const int tag = static_cast<int>(m->handler);
+      PendingSend out{MPI_REQUEST_NULL, m};
+      if (tag == tag_data) {
+        MPI_Isend(bytes.data(), static_cast<int>(bytes.size()), MPI_BYTE, to, tag, comm,
+                  &out.request);
+      } else {
+        MPI_Issend(bytes.data(), static_cast<int>(bytes.size()), MPI_BYTE, to, tag, comm,
+                   &out.request);
+      }
+      in_flight.push_back(out);
+      m = next;
+    }
+    return true;
+  }
+
+  bool complete_sends() {
+    bool progress = false;
+    for (auto it = in_flight.begin(); it != in_flight.end();) {
+      int done = 0;
+      MPI_Test(&it->request, &done, MPI_STATUS_IGNORE);
+      if (done == 0) {
+        ++it;
+        continue;
+      }
+      free_message(it->message);
+      it = in_flight.erase(it);
+      progress = true;
+    }
+    return progress;
+  }
+
+  bool receive_one() {
+    int flag = 0;
+    MPI_Message handle;
+    MPI_Status status;
+    MPI_Improbe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &flag, &handle, &status);
+    if (flag == 0) return false;
+    int count = 0;
+    MPI_Get_count(&status, MPI_BYTE, &count);
+    std::vector<std::byte> bytes(static_cast<std::size_t>(count));
+    MPI_Mrecv(bytes.data(), count, MPI_BYTE, &handle, MPI_STATUS_IGNORE);
+    arrived(status.MPI_SOURCE, status.MPI_TAG, std::move(bytes));
+    return true;
+  }
+
+  void arrived(int source, int tag, std::vector<std::byte> bytes) {
+    switch (tag) {
+      case tag_data:
+        if (!closing.load(std::memory_order_relaxed)) deliver(std::move(bytes));
+        return;
+      case tag_collection:
+        learn_collection(bytes);
+        return;
+      case tag_wave_request: {
+        std::uint64_t number = 0;
+        pup::unpack(bytes, number);
+        const Wave w = read_wave(state);
+        LocalWave mine{static_cast<std::uint8_t>(w.all_passive ? 1 : 0), w.sent, w.received,
+                       w.parked};
+        std::vector<std::byte> reply;
+        pup::pack_values(reply, number, mine);
+        queue(source, tag_wave_reply, std::move(reply));
+        return;
+      }
+      case tag_wave_reply: {
+        std::uint64_t number = 0;
+        LocalWave theirs;
+        pup::Unpacker in(bytes);
+        pup::unpack_values(in, number, theirs);
+        if (number == wave) add_reply(theirs);
+        return;
+      }
+      case tag_stop: {
+        std::int32_t code = 0;
+        pup::unpack(bytes, code);
+        if (!state.stopping.load()) state.exit_code = code;
+        stop_locally(state);
+        return;
+      }
+      case tag_fail: {
+        std::string what;
+        pup::unpack(bytes, what);
+        {
+          std::lock_guard lock(state.error_mutex);
+          if (!state.error) {
+            state.error = std::make_exception_ptr(
+                std::runtime_error("process " + std::to_string(source) + ": " + what));
+          }
+        }
+        stop_locally(state);
+        return;
+      }
+      default:
+        return;
+    }
+  }
+
+  void deliver(std::vector<std::byte> bytes) {
+    if (bytes.size() < sizeof(WireHeader)) return;
+    WireHeader h;
+    std::memcpy(&h, bytes.data(), sizeof h);
+    Message* m = new_message();
+    m->kind = static_cast<Kind>(h.kind);
+    m->collection = h.collection;
+    m->element = h.element;
+    m->sender = h.sender;
+    m->handler = h.handler;
+    m->priority = h.priority;
+    m->origin = h.origin;
+    m->hops = h.hops;
+    bytes.erase(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(sizeof h));
+    ::new (m->storage) std::vector<std::byte>(std::move(bytes));
+    m->ops = &packed_args;
+    const PeId local = h.to - state.layout.first_pe;
+    if (local < 0 || local >= state.layout.local_pes) {  // not ours: a mismatched binary
+      free_message(m);
+      return;
+    }
+    // Every message names its collection (runtime ones too); one this process does not know
+    // yet waits for its description.
+    if (m->collection >= state.collection_count.load(std::memory_order_acquire)) {
+      held[m->collection].emplace_back(m, local);
+      return;
+    }
+    state.pe[static_cast<std::size_t>(local)]->inbox.push(m);
+  }
+
+  void learn_collection(const std::vector<std::byte>& bytes) {
+    pup::Unpacker in(bytes);
+    auto info = std::make_unique<CollectionInfo>();
+    in | info->id | info->name | info->shape.nx | info->shape.ny | info->shape.nz |
+        info->shape.dims | info->home | info->factory | info->arguments;
+    in.expect_end();
+    const CollectionId id = info->id;
+    if (id != state.collection_count.load(std::memory_order_relaxed) ||
+        id >= RuntimeState::max_collections) {
+      return;  // out of order: cannot happen (one sender, ordered)
+    }
+    state.collections[id] = std::move(info);
+    state.collection_count.store(id + 1, std::memory_order_release);
+    auto it = held.find(id);
+    if (it == held.end()) return;
+    for (auto [m, local] : it->second) state.pe[static_cast<std::size_t>(local)]->inbox.push(m);
+    held.erase(it);
+  }
+
+  // ---- quiescence (process 0) ----
+
+  void add_reply(const LocalWave& w) {
+    total.passive = static_cast<std::uint8_t>(total.passive & w.passive);
+    total.sent += w.sent;
+    total.received += w.received;
+    total.parked += w.parked;
+    if (++replies < processes - 1) return;
+    wave_open = false;
+    // Own PEs, read after every reply came.
+    const Wave mine = read_wave(state);
+    total.passive = static_cast<std::uint8_t>(total.passive & (mine.all_passive ? 1 : 0));
+    total.sent += mine.sent;
+    total.received += mine.received;
+    total.parked += mine.parked;
+    const bool balanced = total.passive != 0 && total.sent == total.received;
+    if (balanced && have_previous && previous.sent == total.sent &&
+        previous.received == total.received) {
+      if (total.parked > 0) {
+        state.fail(std::make_exception_ptr(std::logic_error(
+            "quiescence with " + std::to_string(total.parked) +
+            " message(s) held for elements that never arrived (a message was sent to an "
+            "element that is neither here nor on its way)")));
+        return;
+      }
+      stop_all(state);
+      return;
+    }
+    have_previous = balanced;
+    previous = total;
+    // A balanced round is confirmed at once; otherwise wait a little before asking again.
+    next_wave = balanced ? 0 : tick_clock::now() + tick_clock::from_seconds(200e-6);
+  }
+
+  void maybe_start_wave() {
+    if (process != 0 || wave_open || state.stopping.load(std::memory_order_relaxed)) return;
+    if (next_wave != 0 && tick_clock::now() < next_wave) return;
+    const Wave mine = read_wave(state);
+    if (!mine.all_passive) {
+      have_previous = false;
+      return;
+    }
+    ++wave;
+    wave_open = true;
+    replies = 0;
+    total = LocalWave{};
+    queue_all(tag_wave_request, pup::pack(wave));
+  }
+
+  void run() {
+    double backoff = 0.0;
+    while (true) {
+      bool progress = send_queued();
+      progress = complete_sends() || progress;
+      for (int i = 0; i < 64 && receive_one(); ++i) progress = true;
+      if (closing.load(std::memory_order_acquire)) break;
+      maybe_start_wave();
+      if (progress) {
+        backoff = 0.0;
+        continue;
+      }
+      // Nothing happened: poll on for a few microseconds, then sleep on the outbox (a PE's
+      // message wakes it) for a time that grows to 1 ms while nothing comes.
+      backoff = backoff == 0.0 ? 2e-6 : std::min(backoff * 2.0, 1e-3);
+      if (backoff < 20e-6) {
+        std::this_thread::yield();
+        continue;
+      }
+      timespec t{0, static_cast<long>(backoff * 1e9)};
+      static const std::atomic<bool> never{false};
+      outbox.park(never, &t);
+    }
+    close();
+  }
+
+  // The PEs have stopped. Every queued message goes out (a stop or failure notice among them),
+  // then a barrier that every process enters once it has stopped; arrivals meanwhile are read
+  // and dropped (data) or recorded (a failure elsewhere).
+  void close() {
+    send_queued();
+    MPI_Request barrier = MPI_REQUEST_NULL;
+    MPI_Ibarrier(comm, &barrier);
+    for (;;) {
+      send_queued();
+      complete_sends();
+      while (receive_one()) {
+      }
+      int done = 0;
+      MPI_Test(&barrier, &done, MPI_STATUS_IGNORE);
+      if (done != 0 && in_flight.empty()) break;
+      std::this_thread::yield();
+    }
+    while (receive_one()) {
+    }
+    for (auto& [id, messages] : held) {
+      for (auto [m, local] : messages) free_message(m);
+    }
+    held.clear();
+  }
+};
+
+Transport::Transport(RuntimeState& state) : impl_(std::make_unique<Impl>(state)) {
+  MPI_Comm_dup(MPI_COMM_WORLD, &impl_->comm);
+  MPI_Comm_rank(impl_->comm, &impl_->process);
+  MPI_Comm_size(impl_->comm, &impl_->processes);
+}
+
+Transport::~Transport() {
+  if (impl_->thread.joinable()) {
+    impl_->closing.store(true, std::memory_order_release);
+    impl_->thread.join();
+  }
+  while (Message* m = impl_->outbox.take_all().first) {
+    while (m != nullptr) {
+      Message* next = m->next;
+      free_message(m);
+      m = next;
+    }
+  }
+  for (PendingSend& o : impl_->in_flight) {
+    MPI_Cancel(&o.request);
+    MPI_Request_free(&o.request);
+    free_message(o.message);
+  }
+  MPI_Comm_free(&impl_->comm);
+}
+
+void Transport::start() {
+  impl_->thread = std::thread([this] { impl_->run(); });
+}
+
+void Transport::send(PeId to, Message* message) {
+  std::vector<std::byte> bytes;
+  WireHeader h;
+  h.to = to;
+  h.origin = message->origin;
+  h.element = message->element;
+  h.sender = message->sender;
+  h.collection = message->collection;
+  h.handler = message->handler;
+  h.priority = message->priority;
+  h.hops = message->hops;
+  h.kind = static_cast<std::uint8_t>(message->kind);
+  try {
+    const std::size_t args = message->ops != nullptr ? message->ops->packed_size(message->args())
+                                                     : 0;
+    bytes.reserve(sizeof h + args);
+    put(bytes, h);
+    if (message->ops != nullptr) message->ops->pack(message->args(), bytes);
+  } catch (...) {
+    free_message(message);
+    throw;
+  }
+  free_message(message);
+  impl_->queue(static_cast<int>(to / impl_->state.layout.local_pes), tag_data, std::move(bytes));
+}
+
+void Transport::publish_collection(const CollectionInfo& info) {
+  std::vector<std::byte> bytes;
+  pup::pack_values(bytes, info.id, info.name, info.shape.nx, info.shape.ny, info.shape.nz,
+                   info.shape.dims, info.home, info.factory, info.arguments);
+  impl_->queue_all(tag_collection, bytes);
+}
+
+void Transport::stop_others(int code) {
+  impl_->queue_all(tag_stop, pup::pack(static_cast<std::int32_t>(code)));
+}
+
+void Transport::fail_others(const std::string& what) {
+  impl_->queue_all(tag_fail, pup::pack(what));
+}
+
+void Transport::finish() {
+  impl_->closing.store(true, std::memory_order_release);
+  impl_->outbox.wake();
+  if (impl_->thread.joinable()) impl_->thread.join();
+  RunStats& s = impl_->state.stats;
+  std::uint64_t counts[4] = {s.messages, s.forwarded, s.migrations, s.migrated_bytes};
+  MPI_Allreduce(MPI_IN_PLACE, counts, 4, MPI_UINT64_T, MPI_SUM, impl_->comm);
+  s.messages = counts[0];
+  s.forwarded = counts[1];
+  s.migrations = counts[2];
+  s.migrated_bytes = counts[3];
+}
+
+}  // namespace vela::rt::detail
