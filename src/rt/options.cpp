@@ -17,6 +17,14 @@ void add_runtime_options(CLI::App& app, Options& options) {
                  "Under mpirun: PE threads per process (default 1); the run has processes x T PEs")
       ->check(CLI::Range(1, 4096))
       ->group(group);
+  app.add_option("--mpi-progress", options.mpi_progress,
+                 "Under mpirun: who calls MPI: pe (the PEs, between messages and while idle) or "
+                 "thread (a communication thread per process)")
+      ->transform(CLI::CheckedTransformer(
+          std::map<std::string, MpiProgress>{{"pe", MpiProgress::pe},
+                                             {"thread", MpiProgress::thread}},
+          CLI::ignore_case))
+      ->group(group);
   app.add_flag("!--no-pin", options.pin, "Do not bind PE threads to cores")->group(group);
   app.add_option("--lb", options.lb, "Strategy to run at sync points (see 'vela-lb strategies')")
       ->check(CLI::Validator(

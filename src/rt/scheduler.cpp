@@ -164,8 +164,11 @@ void wait_for_work(PeState& pe, bool periodic, Ticks from) {
     // free cores: another program took one) gets to run and send what this one waits for.
     const Ticks pause_until = from + tick_clock::from_seconds(pause_seconds);
     bool yielding = state.oversubscribed;
+    Transport* mpi =
+        state.transport && state.transport->polled_by_pes() ? state.transport.get() : nullptr;
     for (std::uint32_t polls = 1;; ++polls) {
       if (!pe.inbox.empty() || state.stopping.load(std::memory_order_relaxed)) return;
+      if (mpi != nullptr && mpi->poll()) continue;
       if ((polls & 15) == 0) {
         const Ticks now = tick_clock::now();
         if (periodic && now >= state.next_periodic_lb) return;
@@ -180,6 +183,12 @@ void wait_for_work(PeState& pe, bool periodic, Ticks from) {
         cpu_pause();
       }
     }
+  }
+  if (state.transport && state.transport->polled_by_pes()) {
+    // Arrivals from other processes come only when a PE polls: sleep briefly.
+    const timespec t{0, 100'000};
+    pe.inbox.park(state.stopping, &t);
+    return;
   }
   if (!periodic) {
     pe.inbox.park(state.stopping, nullptr);
@@ -235,6 +244,8 @@ void pe_loop(PeState& pe) {
       }
       state.next_periodic_lb = tick_clock::now() + interval;
     }
+    if (state.transport) [[unlikely]]
+      state.transport->poll();
     take_inbox(pe);
     // At most a batch of local messages between two looks at the inbox.
     int ran = 0;

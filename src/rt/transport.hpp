@@ -1,7 +1,8 @@
 // Runs across processes (SPEC DS-1): K processes started by mpirun, T PE threads each, PE ids
 // numbered process by process. Messages between PEs of one process never touch MPI; a message
 // to a PE of another process is packed and handed to this process's communication thread,
-// which alone calls MPI. Only src/rt sees this.
+// which alone calls MPI, or (the default, MpiProgress::pe) sent by the PE itself, the PEs
+// polling MPI between messages and while idle. Only src/rt sees this.
 #pragma once
 
 #include <cstdint>
@@ -39,8 +40,13 @@ class Transport {
   Transport(const Transport&) = delete;
   Transport& operator=(const Transport&) = delete;
 
-  // Starts the communication thread.
+  // Starts the communication thread (MpiProgress::thread).
   void start();
+  // MpiProgress::pe, on a PE: sends what is queued and delivers what arrived, unless another
+  // PE is doing so. True when something moved.
+  bool poll();
+  // Whether PEs make MPI progress (so an idle PE must not sleep for long).
+  bool polled_by_pes() const;
   // Any thread: packs `message` for PE `to` of another process and frees it.
   void send(PeId to, Message* message);
   // Process 0, before the collection's create messages: every other process learns the

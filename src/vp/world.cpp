@@ -92,6 +92,13 @@ int run(rt::Runtime& runtime, const Options& options, const std::function<void()
     throw Error("--vp-map '" + options.map + "': expected block or round-robin");
   }
   if (!body) throw Error("vela::vp::run: no rank body given");
+  if (runtime.processes() > 1) {
+    // A rank's context and stack live in its process's memory; moving them to another
+    // process (copying the stack slot to the same address there) is not built yet.
+    throw Error("vela::vp::run: ranks run in one process; this run has " +
+                std::to_string(runtime.processes()) +
+                " processes (start it without mpirun, with --pes for the PEs)");
+  }
   check_privatization(options, runtime.pes());
   if (options.tls_globals) carry_rank_thread_locals();
   World world;

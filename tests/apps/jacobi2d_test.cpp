@@ -89,6 +89,45 @@ TEST(Jacobi2d, OpenMpiRunOfTheSameSourceGivesTheSameChecksum) {
   }
 }
 
+// The object version across processes (the MPI transport): 2 and 4 processes of 1 PE and 2
+// processes of 2 PEs, each MPI progress mode, every balancer (elements migrate between
+// processes): the one-process checksum, bit for bit.
+TEST(Jacobi2d, ChecksumIsTheSameAcrossProcesses) {
+  const std::string problem = "--mesh 96 --steps 30 --heavy 4 --sync-every 3";
+  const std::string env =
+      "env ASAN_OPTIONS=detect_leaks=0 OMPI_MCA_plm=isolated OMPI_MCA_btl=self,vader "
+      "OMPI_MCA_rmaps_base_oversubscribe=1 "
+      "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ";
+  const Result probe = run_program(env + MPIEXEC, "-np 1 true");
+  if (probe.status != 0) GTEST_SKIP() << "mpirun cannot start processes here:\n" << probe.out;
+  const std::string reference = checksum(problem + " --objects 1 --pes 1");
+  ASSERT_FALSE(reference.empty());
+  for (const std::string layout : {"-np 2", "-np 4", "-np 2 @ --pes-per-process 2"}) {
+    const auto at = layout.find(" @ ");
+    const std::string np = layout.substr(0, at);
+    const std::string extra = at == std::string::npos ? "" : " " + layout.substr(at + 3);
+    for (const std::string progress : {"pe", "thread"}) {
+      for (const std::string lb : {"", "greedy", "rotate", "metis", "hypergraph"}) {
+        const std::string args = problem + " --objects 6" + extra + " --mpi-progress " + progress +
+                                 (lb.empty() ? "" : " --lb " + lb) + " --no-pin";
+        const Result r = run_program(env + MPIEXEC, np + " " + JACOBI2D_BINARY + " " + args);
+        EXPECT_EQ(r.status, 0) << np << " " << args << "\n" << r.out;
+        EXPECT_NE(r.out.find("checksum: " + reference), std::string::npos)
+            << np << " " << args << "\n"
+            << r.out;
+        if (lb == "rotate") {
+          EXPECT_EQ(r.out.find("migrations: 0 "), std::string::npos) << r.out;
+        }
+      }
+    }
+  }
+  // Ranks stay in one process for now: a clear error, every process exits.
+  const Result ranks = run_program(env + MPIEXEC, "-np 2 " + std::string(JACOBI2D_BINARY) + " " +
+                                                      problem + " --ranks 4 --no-pin");
+  EXPECT_NE(ranks.status, 0) << ranks.out;
+  EXPECT_NE(ranks.out.find("ranks run in one process"), std::string::npos) << ranks.out;
+}
+
 // Sixteen PEs on a machine with fewer cores: idle PEs must yield rather than spin, and the
 // answer must not change; likewise with PEs that park at once or only spin.
 TEST(Jacobi2d, ChecksumIsTheSameWithMorePesThanCoresAndInEveryIdleMode) {

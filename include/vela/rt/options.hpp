@@ -17,11 +17,19 @@ enum class IdleMode {
   park,      // parks at once on a futex (frees the core; a sender's wake costs a system call)
 };
 
+// Who calls MPI in a run across processes.
+enum class MpiProgress {
+  pe,      // the PEs: a send goes out from the sending PE, PEs poll for arrivals between
+           // messages and while idle (one at a time, under a lock)
+  thread,  // a communication thread per process: PEs hand it their messages
+};
+
 struct Options {
   int pes = 0;  // 0: one per available core (one process); under mpirun: processes × per-process
   // Under mpirun (several processes): PE threads per process; 0: 1. A run spans K processes of
   // T PEs each, PE ids numbered process by process.
   int pes_per_process = 0;
+  MpiProgress mpi_progress = MpiProgress::pe;
   bool pin = true;                     // bind each PE's thread to a core (hwloc)
   std::string lb;                      // strategy name; empty: no balancing at sync points
   int lb_period = 1;                   // balance at every K-th at_sync() of a collection
@@ -41,7 +49,8 @@ struct Options {
   double spin_us = 50.0;  // adaptive: how long an idle PE polls before it parks
 };
 
-// Adds --pes, --pes-per-process, --no-pin, --lb, --lb-period, --lb-param, --lb-policy, --lb-policy-param,
+// Adds --pes, --pes-per-process, --mpi-progress, --no-pin, --lb, --lb-period, --lb-param,
+// --lb-policy, --lb-policy-param,
 // --lb-startup, --lb-per-byte, --trace, --lb-dump, --lb-cpu-time, --no-instrument, --idle and
 // --spin-us to
 // `app`, writing into `options`; values are checked as they are parsed (an unknown strategy or a

@@ -38,19 +38,20 @@ const ElementFactory& factory(FactoryId id);
 
 template <class T, class... Args>
 struct Factory {
-  static std::unique_ptr<ElementBase> make_default() { return std::unique_ptr<ElementBase>(new T()); }
+  static std::unique_ptr<ElementBase> make_default() {
+    return std::unique_ptr<ElementBase>(new T());
+  }
   static std::unique_ptr<ElementBase> make_with_arguments(std::span<const std::byte> bytes) {
     std::tuple<Args...> unpacked;
     pup::unpack(bytes, unpacked);
     return std::apply(
-        [](auto&... a) { return std::unique_ptr<ElementBase>(new T(std::move(a)...)); },
-        unpacked);
+        [](auto&... a) { return std::unique_ptr<ElementBase>(new T(std::move(a)...)); }, unpacked);
   }
 };
 
 template <class T, class... Args>
-inline const FactoryId factory_id =
-    register_factory({&Factory<T, Args...>::make_default, &Factory<T, Args...>::make_with_arguments});
+inline const FactoryId factory_id = register_factory({&Factory<T, Args...>::make_default,
+                                                      &Factory<T, Args...>::make_with_arguments});
 
 CollectionId create_collection(RuntimeState& state, const std::string& name, const Shape& shape,
                                std::vector<PeId> placement, FactoryId factory,

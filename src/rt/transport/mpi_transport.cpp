@@ -21,6 +21,7 @@
 #include <ctime>
 #include <deque>
 #include <map>
+#include <mutex>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -42,7 +43,8 @@ enum Tag : int {
   tag_fail = 6,
 };
 
-// A runtime message on the wire: its header, then its packed arguments.
+// A runtime message on the wire: its packed arguments, then this header (at the end, so that
+// the receiver drops it by shrinking the buffer, without moving the arguments).
 struct WireHeader {
   std::int32_t to = 0;
   std::int32_t origin = -1;
@@ -111,6 +113,11 @@ struct LocalWave {
   void pup(pup::Archive& ar) { ar | passive | sent | received | parked; }
 };
 
+// The communication thread's idle policy: how long it polls after its last progress, and how
+// long it then sleeps between looks at MPI (a PE's outgoing message wakes it at once).
+constexpr double poll_seconds = 2e-3;
+constexpr double sleep_seconds = 100e-6;
+
 struct PendingSend {
   MPI_Request request = MPI_REQUEST_NULL;
   Message* message = nullptr;  // holds the bytes until the send completes
@@ -128,11 +135,11 @@ ProcessLayout process_layout(const Options& options, PeId cores) {
     layout.local_pes = options.pes_per_process > 0 ? options.pes_per_process : 1;
     layout.pes = layout.processes * layout.local_pes;
     if (options.pes != 0 && options.pes != layout.pes) {
-      throw std::invalid_argument(
-          "--pes " + std::to_string(options.pes) + ": this run has " +
-          std::to_string(layout.processes) + " processes of " + std::to_string(layout.local_pes) +
-          " PEs (--pes-per-process), so " + std::to_string(layout.pes) +
-          " PEs; leave --pes out under mpirun or give that number");
+      throw std::invalid_argument("--pes " + std::to_string(options.pes) + ": this run has " +
+                                  std::to_string(layout.processes) + " processes of " +
+                                  std::to_string(layout.local_pes) +
+                                  " PEs (--pes-per-process), so " + std::to_string(layout.pes) +
+                                  " PEs; leave --pes out under mpirun or give that number");
     }
     layout.first_pe = layout.process * layout.local_pes;
     return layout;
@@ -142,7 +149,7 @@ ProcessLayout process_layout(const Options& options, PeId cores) {
                                 " and --pes " + std::to_string(options.pes) +
                                 " disagree in a run of one process");
   }
-  layout.pes = options.pes != 0            ? options.pes
+  layout.pes = options.pes != 0              ? options.pes
                : options.pes_per_process > 0 ? options.pes_per_process
                                              : cores;
   layout.local_pes = layout.pes;
@@ -154,9 +161,13 @@ struct Transport::Impl {
   MPI_Comm comm = MPI_COMM_NULL;
   int process = 0;
   int processes = 1;
+  const bool own_thread;
   std::thread thread;
-  Inbox<Message> outbox;           // packed messages from any thread, for the thread to send
-  std::atomic<bool> closing{false};  // the PEs have stopped: the closing handshake
+  // MpiProgress::pe: the PE making progress holds it (another skips its pass; a pass that
+  // queues a reply leaves it for the next pass).
+  std::atomic<bool> busy{false};
+  Inbox<Message> outbox;              // packed messages from any thread, for the thread to send
+  std::atomic<bool> closing{false};   // the PEs have stopped: the closing handshake
   std::deque<PendingSend> in_flight;  // sends not yet complete
   // Data for collections this process does not know yet (their description from process 0
   // can be overtaken by a message from a third process).
@@ -171,16 +182,30 @@ struct Transport::Impl {
   Ticks next_wave = 0;
   bool wave_open = false;
 
-  explicit Impl(RuntimeState& s) : state(s) {}
+  explicit Impl(RuntimeState& s)
+      : state(s), own_thread(s.options.mpi_progress == MpiProgress::thread) {}
 
   // Queues bytes for process `to` under `tag` (control messages are sent synchronously, so
   // they have been received once their send completes).
   void queue(int to, int tag, std::vector<std::byte> bytes) {
-    Message* m = new_system_message(Kind::entry, 0, static_cast<std::uint64_t>(to),
-                                    std::move(bytes));
+    Message* m =
+        new_system_message(Kind::entry, 0, static_cast<std::uint64_t>(to), std::move(bytes));
     m->handler = static_cast<HandlerId>(tag);
-    outbox.push(m);
-    outbox.wake();
+    outbox.push(m);  // wakes the communication thread if it sleeps
+    if (!own_thread) poll();
+  }
+
+  // MpiProgress::pe: a pass, unless another PE is making one.
+  bool poll() {
+    if (busy.load(std::memory_order_relaxed) || busy.exchange(true, std::memory_order_acquire)) {
+      return false;
+    }
+    const bool moved = !closing.load(std::memory_order_relaxed) && progress();
+    // Sends still in flight need more passes (a large one completes only as the receiver
+    // takes it): the caller keeps polling rather than sleep.
+    const bool pending = !in_flight.empty();
+    busy.store(false, std::memory_order_release);
+    return moved || pending;
   }
 
   void queue_all(int tag, const std::vector<std::byte>& bytes) {
@@ -298,7 +323,8 @@ struct Transport::Impl {
   void deliver(std::vector<std::byte> bytes) {
     if (bytes.size() < sizeof(WireHeader)) return;
     WireHeader h;
-    std::memcpy(&h, bytes.data(), sizeof h);
+    std::memcpy(&h, bytes.data() + bytes.size() - sizeof h, sizeof h);
+    bytes.resize(bytes.size() - sizeof h);
     Message* m = new_message();
     m->kind = static_cast<Kind>(h.kind);
     m->collection = h.collection;
@@ -308,7 +334,6 @@ struct Transport::Impl {
     m->priority = h.priority;
     m->origin = h.origin;
     m->hops = h.hops;
-    bytes.erase(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(sizeof h));
     ::new (m->storage) std::vector<std::byte>(std::move(bytes));
     m->ops = &packed_args;
     const PeId local = h.to - state.layout.first_pe;
@@ -393,26 +418,35 @@ struct Transport::Impl {
     queue_all(tag_wave_request, pup::pack(wave));
   }
 
+  // One pass: what is queued goes out, finished sends are freed, arrivals are delivered (up
+  // to 64), and process 0 runs its quiescence rounds. True when something happened.
+  bool progress() {
+    bool moved = send_queued();
+    moved = complete_sends() || moved;
+    for (int i = 0; i < 64 && receive_one(); ++i) moved = true;
+    maybe_start_wave();
+    return moved;
+  }
+
+  // MpiProgress::thread: the communication thread's loop.
   void run() {
-    double backoff = 0.0;
-    while (true) {
-      bool progress = send_queued();
-      progress = complete_sends() || progress;
-      for (int i = 0; i < 64 && receive_one(); ++i) progress = true;
-      if (closing.load(std::memory_order_acquire)) break;
-      maybe_start_wave();
-      if (progress) {
-        backoff = 0.0;
+    Ticks quiet_since = 0;  // no progress since then (0: there was some on the last pass)
+    const Ticks poll_for = tick_clock::from_seconds(poll_seconds);
+    while (!closing.load(std::memory_order_acquire)) {
+      if (progress()) {
+        quiet_since = 0;
         continue;
       }
-      // Nothing happened: poll on for a few microseconds, then sleep on the outbox (a PE's
-      // message wakes it) for a time that grows to 1 ms while nothing comes.
-      backoff = backoff == 0.0 ? 2e-6 : std::min(backoff * 2.0, 1e-3);
-      if (backoff < 20e-6) {
+      // Nothing happened: keep polling, yielding the core between looks, for a while (a
+      // reply usually comes within it); then sleep on the outbox, which a PE's message ends,
+      // for at most sleep_seconds before looking at MPI again.
+      const Ticks now = tick_clock::now();
+      if (quiet_since == 0) quiet_since = now;
+      if (now - quiet_since < poll_for) {
         std::this_thread::yield();
         continue;
       }
-      timespec t{0, static_cast<long>(backoff * 1e9)};
+      timespec t{0, static_cast<long>(sleep_seconds * 1e9)};
       static const std::atomic<bool> never{false};
       outbox.park(never, &t);
     }
@@ -472,7 +506,15 @@ Transport::~Transport() {
 }
 
 void Transport::start() {
-  impl_->thread = std::thread([this] { impl_->run(); });
+  if (impl_->own_thread) impl_->thread = std::thread([this] { impl_->run(); });
+}
+
+bool Transport::polled_by_pes() const {
+  return !impl_->own_thread;
+}
+
+bool Transport::poll() {
+  return !impl_->own_thread && impl_->poll();
 }
 
 void Transport::send(PeId to, Message* message) {
@@ -488,11 +530,11 @@ void Transport::send(PeId to, Message* message) {
   h.hops = message->hops;
   h.kind = static_cast<std::uint8_t>(message->kind);
   try {
-    const std::size_t args = message->ops != nullptr ? message->ops->packed_size(message->args())
-                                                     : 0;
-    bytes.reserve(sizeof h + args);
-    put(bytes, h);
+    const std::size_t args =
+        message->ops != nullptr ? message->ops->packed_size(message->args()) : 0;
+    bytes.reserve(args + sizeof h);
     if (message->ops != nullptr) message->ops->pack(message->args(), bytes);
+    put(bytes, h);
   } catch (...) {
     free_message(message);
     throw;
@@ -517,9 +559,14 @@ void Transport::fail_others(const std::string& what) {
 }
 
 void Transport::finish() {
+  // The PEs have stopped (none polls any more).
   impl_->closing.store(true, std::memory_order_release);
   impl_->outbox.wake();
-  if (impl_->thread.joinable()) impl_->thread.join();
+  if (impl_->thread.joinable()) {
+    impl_->thread.join();  // it closes
+  } else {
+    impl_->close();
+  }
   RunStats& s = impl_->state.stats;
   std::uint64_t counts[4] = {s.messages, s.forwarded, s.migrations, s.migrated_bytes};
   MPI_Allreduce(MPI_IN_PLACE, counts, 4, MPI_UINT64_T, MPI_SUM, impl_->comm);

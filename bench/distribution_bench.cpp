@@ -1,0 +1,140 @@
+// Between processes (run under mpirun -np 2): one-way latency and bandwidth of Vela's entry
+// messages between an element on the first process's PE and one on the last process's PE,
+// beside Open MPI's own ping-pong between the same two processes in the same run (the floor).
+//
+//   mpirun -np 2 build/bench/distribution_bench [--reps N]
+#include <mpi.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <fmt/core.h>
+
+#include "vela/rt/runtime.hpp"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Raw MPI ping-pong between world ranks 0 and 1: µs one way.
+double mpi_pingpong_us(std::size_t bytes, int rounds) {
+  int me = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &me);
+  std::vector<std::byte> buffer(bytes);
+  MPI_Barrier(MPI_COMM_WORLD);
+  const auto t0 = Clock::now();
+  for (int i = 0; i < rounds; ++i) {
+    if (me == 0) {
+      MPI_Send(buffer.data(), static_cast<int>(bytes), MPI_BYTE, 1, 0, MPI_COMM_WORLD);
+      MPI_Recv(buffer.data(), static_cast<int>(bytes), MPI_BYTE, 1, 0, MPI_COMM_WORLD,
+               MPI_STATUS_IGNORE);
+    } else if (me == 1) {
+      MPI_Recv(buffer.data(), static_cast<int>(bytes), MPI_BYTE, 0, 0, MPI_COMM_WORLD,
+               MPI_STATUS_IGNORE);
+      MPI_Send(buffer.data(), static_cast<int>(bytes), MPI_BYTE, 0, 0, MPI_COMM_WORLD);
+    }
+  }
+  const double s = std::chrono::duration<double>(Clock::now() - t0).count();
+  double us = s * 1e6 / (2.0 * rounds);
+  MPI_Bcast(&us, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  return us;
+}
+
+// Two elements, on the first and the last PE, bounce a vector of `bytes` bytes.
+struct Player : vela::rt::ElementBase {
+  Player() = default;
+  Player(std::int32_t rounds, vela::rt::Callback done) : rounds_(rounds), done_(done) {}
+  void pup(vela::pup::Archive& ar) override { ar | rounds_ | done_; }
+  void ball(std::int32_t round, std::vector<std::byte> data) {
+    if (index().x == 0 && round == rounds_) {
+      contribute({}, vela::rt::ReduceOp::sum, done_);
+      send<&Player::stop>(vela::rt::Index{1, 0, 0});
+      return;
+    }
+    const std::int32_t next = index().x == 0 ? round + 1 : round;
+    send<&Player::ball>(vela::rt::Index{1 - index().x, 0, 0}, next, std::move(data));
+  }
+  void stop() { contribute({}, vela::rt::ReduceOp::sum, done_); }
+  std::int32_t rounds_ = 0;
+  vela::rt::Callback done_;
+};
+
+// µs one way through Vela (process 0 measures; the others return 0).
+double vela_pingpong_us(std::size_t bytes, int rounds, vela::rt::MpiProgress progress) {
+  vela::rt::Options o;
+  o.pin = false;
+  o.mpi_progress = progress;
+  vela::rt::Runtime runtime(o);
+  Clock::time_point t0, t1;
+  runtime.run([&](vela::rt::Context& ctx) {
+    const vela::rt::Callback done =
+        ctx.callback([&](const std::vector<double>&) { t1 = Clock::now(); });
+    const vela::rt::PeId last = ctx.pes() - 1;
+    auto players = ctx.create<Player>(
+        "players", vela::rt::Shape::line(2),
+        [last](const vela::rt::Index& i, const vela::rt::Shape&, vela::rt::PeId) {
+          return i.x == 0 ? 0 : last;
+        },
+        rounds, done);
+    t0 = Clock::now();
+    players[0].send<&Player::ball>(0, std::vector<std::byte>(bytes));
+  });
+  double us = std::chrono::duration<double>(t1 - t0).count() * 1e6 / (2.0 * rounds);
+  MPI_Bcast(&us, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  return us;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int reps = 5;
+  for (int i = 1; i + 1 < argc; ++i) {
+    if (std::string(argv[i]) == "--reps") reps = std::max(1, std::atoi(argv[i + 1]));
+  }
+  // The runtime initializes MPI (MPI_THREAD_MULTIPLE) when it is launched by mpirun.
+  { vela::rt::Runtime probe(vela::rt::Options{}); }
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  int size = 1, me = 0;
+  if (initialized != 0) {
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+  }
+  if (size < 2) {
+    fmt::print(stderr, "distribution_bench: run it under mpirun with 2 processes or more\n");
+    return 1;
+  }
+  if (me == 0) {
+    fmt::print("# distribution_bench: {} processes, best of {}\n\n", size, reps);
+    fmt::print(
+        "One-way µs (MB/s in brackets); Vela with the PEs calling MPI (pe) and with a "
+        "communication thread (thread).\n\n");
+    fmt::print(
+        "| bytes | Open MPI | Vela pe | Vela thread | pe / Open MPI | thread / Open MPI "
+        "| pe bandwidth / Open MPI |\n");
+    fmt::print("|---:|---:|---:|---:|---:|---:|---:|\n");
+  }
+  for (std::size_t bytes : {std::size_t{8}, std::size_t{1024}, std::size_t{8192},
+                            std::size_t{65536}, std::size_t{1} << 20}) {
+    const int rounds = bytes >= (1u << 20) ? 200 : bytes >= 65536 ? 1000 : 5000;
+    double mpi = 1e300, pe = 1e300, thread = 1e300;
+    for (int r = 0; r < reps; ++r) {
+      mpi = std::min(mpi, mpi_pingpong_us(bytes, rounds));
+      pe = std::min(pe, vela_pingpong_us(bytes, rounds, vela::rt::MpiProgress::pe));
+      thread = std::min(thread, vela_pingpong_us(bytes, rounds, vela::rt::MpiProgress::thread));
+    }
+    if (me == 0) {
+      auto mbs = [bytes](double us) { return static_cast<double>(bytes) / us; };  // MB/s
+      fmt::print(
+          "| {} | {:.2f} ({:.0f}) | {:.2f} ({:.0f}) | {:.2f} ({:.0f}) | {:.2f} | {:.2f} | "
+          "{:.2f} |\n",
+          bytes, mpi, mbs(mpi), pe, mbs(pe), thread, mbs(thread), pe / mpi, thread / mpi, mpi / pe);
+    }
+  }
+  return 0;
+}

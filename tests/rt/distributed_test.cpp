@@ -1,0 +1,270 @@
+// The runtime across processes (mpirun -np K): every test runs in every process (main runs in
+// process 0, which checks the results; the other processes run their PEs). Also passes in one
+// process, where it checks the same properties without the transport.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "vela/rt/runtime.hpp"
+
+namespace {
+
+using vela::rt::Callback;
+using vela::rt::Context;
+using vela::rt::InitialMap;
+using vela::rt::ReduceOp;
+using vela::rt::Shape;
+
+// DISTRIBUTED_TEST_PES_PER_PROCESS and DISTRIBUTED_TEST_MPI_PROGRESS (set by the mpirun runs
+// in tests/CMakeLists.txt) give the PE threads per process and who calls MPI.
+vela::rt::Options options_with(const std::string& lb = "") {
+  vela::rt::Options o;
+  if (const char* t = std::getenv("DISTRIBUTED_TEST_PES_PER_PROCESS")) {
+    o.pes_per_process = std::atoi(t);
+  }
+  if (const char* p = std::getenv("DISTRIBUTED_TEST_MPI_PROGRESS")) {
+    o.mpi_progress =
+        std::string(p) == "thread" ? vela::rt::MpiProgress::thread : vela::rt::MpiProgress::pe;
+  }
+  o.pin = false;
+  o.lb = lb;
+  return o;
+}
+
+// A token goes round a ring of elements placed round-robin (so every hop crosses PEs, and
+// processes when there are several) `rounds` times; each element counts what it saw.
+struct RingNode : vela::rt::ElementBase {
+  RingNode() = default;
+  RingNode(std::int32_t n, std::int32_t rounds, Callback done)
+      : n_(n), rounds_(rounds), done_(done) {}
+  void pup(vela::pup::Archive& ar) override { ar | n_ | rounds_ | done_ | seen_ | sum_; }
+
+  void token(std::int32_t hop, std::vector<std::int64_t> payload) {
+    ++seen_;
+    for (std::int64_t v : payload) sum_ += v;
+    if (hop + 1 == n_ * rounds_) {
+      send<&RingNode::finish>(vela::rt::Index{0, 0, 0});
+      return;
+    }
+    payload.push_back(hop);
+    if (payload.size() > 8) payload.erase(payload.begin());
+    send<&RingNode::token>(vela::rt::Index{(index().x + 1) % n_, 0, 0}, hop + 1,
+                           std::move(payload));
+  }
+  void finish() {
+    for (std::int32_t i = 0; i < n_; ++i) send<&RingNode::report>(vela::rt::Index{i, 0, 0});
+  }
+  void report() {
+    contribute({static_cast<double>(seen_), static_cast<double>(sum_), static_cast<double>(pe())},
+               ReduceOp::sum, done_);
+  }
+
+  std::int32_t n_ = 0, rounds_ = 0;
+  Callback done_;
+  std::int64_t seen_ = 0, sum_ = 0;
+};
+
+TEST(Distributed, ARingCrossesEveryProcessAndLosesNothing) {
+  vela::rt::Runtime runtime(options_with());
+  const int pes = runtime.pes();
+  const std::int32_t n = 3 * pes, rounds = 20;
+  std::vector<double> result;
+  runtime.run([&](Context& ctx) {
+    const Callback done = ctx.callback([&](const std::vector<double>& r) { result = r; });
+    auto ring =
+        ctx.create<RingNode>("ring", Shape::line(n), InitialMap::round_robin, n, rounds, done);
+    ring[0].send<&RingNode::token>(0, std::vector<std::int64_t>{});
+  });
+  if (runtime.process() != 0) return;
+  ASSERT_EQ(result.size(), 3u);
+  EXPECT_EQ(result[0], static_cast<double>(n * rounds));  // every hop arrived once
+  // The payload carries the last 8 hop numbers: its sum over the run is known.
+  double expected = 0;
+  for (std::int64_t hop = 0; hop < n * rounds; ++hop) {
+    for (std::int64_t h = std::max<std::int64_t>(0, hop - 8); h < hop; ++h)
+      expected += static_cast<double>(h);
+  }
+  EXPECT_EQ(result[1], expected);
+  // Round-robin: element i on PE i % P, so the PEs' sum is known (every PE took part).
+  double pe_sum = 0;
+  for (std::int32_t i = 0; i < n; ++i) pe_sum += i % pes;
+  EXPECT_EQ(result[2], pe_sum);
+}
+
+// Each element contributes 1/(i+1) (a sum whose bits depend on the order of additions).
+struct Term : vela::rt::ElementBase {
+  Term() = default;
+  explicit Term(Callback done) : done_(done) {}
+  void pup(vela::pup::Archive& ar) override { ar | done_; }
+  void go() { contribute({1.0 / (static_cast<double>(index().x) + 1.0)}, ReduceOp::sum, done_); }
+  Callback done_;
+};
+
+TEST(Distributed, DeterministicReductionsGiveOneProcesssBits) {
+  vela::rt::Runtime runtime(options_with());
+  const int n = 1000;
+  double sum = 0;
+  runtime.run([&](Context& ctx) {
+    const Callback done = ctx.callback([&](const std::vector<double>& r) { sum = r.at(0); });
+    ctx.create<Term>("terms", Shape::line(n), InitialMap::block, done).broadcast<&Term::go>();
+  });
+  if (runtime.process() != 0) return;
+  double serial = 0;
+  for (int i = 0; i < n; ++i) serial += 1.0 / (static_cast<double>(i) + 1.0);
+  std::uint64_t a = 0, b = 0;
+  std::memcpy(&a, &sum, sizeof a);
+  std::memcpy(&b, &serial, sizeof b);
+  EXPECT_EQ(a, b);
+}
+
+// Every step each element sends one message to three others (chosen from the step), then
+// reaches a sync point where `rotate` moves every element to the next PE (across processes):
+// messages in flight must follow their element; none is lost or doubled.
+struct Mover : vela::rt::ElementBase {
+  Mover() = default;
+  Mover(std::int32_t n, std::int32_t steps, Callback done) : n_(n), steps_(steps), done_(done) {}
+  void pup(vela::pup::Archive& ar) override {
+    ar | n_ | steps_ | done_ | step_ | got_ | expected_ | checksum_ | early_;
+  }
+  void start() { send_step(); }
+  void send_step() {
+    for (std::int32_t k = 1; k <= 3; ++k) {
+      const std::int32_t to = (index().x + k * (step_ + 1)) % n_;
+      send<&Mover::hello>(vela::rt::Index{to, 0, 0}, step_, index().x);
+    }
+  }
+  void hello(std::int32_t step, std::int32_t from) {
+    checksum_ += static_cast<std::uint64_t>(step) * 1000003u + static_cast<std::uint64_t>(from);
+    if (step == step_) {
+      ++got_;
+    } else {
+      ++early_[static_cast<std::size_t>(step - step_ - 1)];
+    }
+    maybe_sync();
+  }
+  // What element i receives at step s: from each j with (j + k(s+1)) % n == i.
+  std::int32_t expected_at(std::int32_t s) const {
+    std::int32_t c = 0;
+    for (std::int32_t j = 0; j < n_; ++j)
+      for (std::int32_t k = 1; k <= 3; ++k) {
+        if ((j + k * (s + 1)) % n_ == index().x) ++c;
+      }
+    return c;
+  }
+  void maybe_sync() {
+    if (got_ == expected_at(step_)) at_sync();
+  }
+  void resume_from_sync() override {
+    ++step_;
+    got_ = early_[0];
+    early_[0] = early_[1];
+    early_[1] = 0;
+    if (step_ == steps_) {
+      contribute({static_cast<double>(checksum_ % 1000000007u)}, ReduceOp::sum, done_);
+      return;
+    }
+    send_step();
+    maybe_sync();
+  }
+
+  std::int32_t n_ = 0, steps_ = 0;
+  Callback done_;
+  std::int32_t step_ = 0, got_ = 0, expected_ = 0;
+  std::uint64_t checksum_ = 0;
+  std::array<std::int32_t, 2> early_{};
+};
+
+TEST(Distributed, MigrationAcrossProcessesEveryStepLosesNoMessage) {
+  vela::rt::Runtime runtime(options_with("rotate"));
+  const std::int32_t n = 4 * runtime.pes() + 1, steps = 8;
+  double total = -1;
+  runtime.run([&](Context& ctx) {
+    const Callback done = ctx.callback([&](const std::vector<double>& r) { total = r.at(0); });
+    ctx.create<Mover>("movers", Shape::line(n), InitialMap::block, n, steps, done)
+        .broadcast<&Mover::start>();
+  });
+  if (runtime.process() != 0) return;
+  double expected = 0;
+  for (std::int32_t i = 0; i < n; ++i) {
+    std::uint64_t c = 0;
+    for (std::int32_t s = 0; s < steps; ++s)
+      for (std::int32_t j = 0; j < n; ++j)
+        for (std::int32_t k = 1; k <= 3; ++k) {
+          if ((j + k * (s + 1)) % n == i) {
+            c += static_cast<std::uint64_t>(s) * 1000003u + static_cast<std::uint64_t>(j);
+          }
+        }
+    expected += static_cast<double>(c % 1000000007u);
+  }
+  EXPECT_EQ(total, expected);
+  if (runtime.pes() > 1) {
+    EXPECT_GE(runtime.stats().migrations, static_cast<std::uint64_t>(n));
+  }
+}
+
+struct Thrower : vela::rt::ElementBase {
+  void pup(vela::pup::Archive&) override {}
+  void go() {
+    if (index().x == static_cast<std::int32_t>(pes()) - 1) {
+      throw std::runtime_error("element " + std::to_string(index().x) + " failed on PE " +
+                               std::to_string(pe()));
+    }
+  }
+};
+
+TEST(Distributed, AnErrorInAnyProcessEndsTheRunEverywhere) {
+  vela::rt::Runtime runtime(options_with());
+  const int pes = runtime.pes();
+  std::string what;
+  try {
+    runtime.run([&](Context& ctx) {
+      ctx.create<Thrower>("throwers", Shape::line(pes), InitialMap::round_robin)
+          .broadcast<&Thrower::go>();
+    });
+  } catch (const std::exception& e) {
+    what = e.what();
+  }
+  // Every process learns of it; the message names the element, and the process it came from
+  // when that is another one.
+  const std::string expected =
+      "element " + std::to_string(pes - 1) + " failed on PE " + std::to_string(pes - 1);
+  EXPECT_NE(what.find(expected), std::string::npos) << what;
+}
+
+struct Idle : vela::rt::ElementBase {
+  void pup(vela::pup::Archive&) override {}
+  void go() {}
+};
+
+TEST(Distributed, ExitInMainStopsEveryProcessWithItsCode) {
+  vela::rt::Runtime runtime(options_with());
+  const int code = runtime.run([&](Context& ctx) {
+    ctx.create<Idle>("idle", Shape::line(runtime.pes() * 2), InitialMap::block)
+        .broadcast<&Idle::go>();
+    ctx.exit(7);
+  });
+  EXPECT_EQ(code, 7);
+}
+
+TEST(Distributed, PesThatDisagreeWithTheProcessesAreRejected) {
+  vela::rt::Runtime probe(options_with());
+  if (probe.processes() == 1) GTEST_SKIP() << "needs mpirun";
+  vela::rt::Options o = options_with();
+  o.pes = probe.pes() + 1;
+  try {
+    vela::rt::Runtime runtime(o);
+    ADD_FAILURE() << "accepted --pes " << o.pes;
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("--pes " + std::to_string(o.pes)), std::string::npos)
+        << e.what();
+  }
+}
+
+}  // namespace
