@@ -1,7 +1,11 @@
 // Runtime start-up and shutdown, collections, sending.
 #include "vela/rt/runtime.hpp"
 
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <stdexcept>
+#include <string_view>
 
 #include "state.hpp"
 #include "trace/timeline.hpp"
@@ -14,6 +18,44 @@ namespace detail {
 
 void start_pes(RuntimeState& state);
 void join_pes(RuntimeState& state);
+
+// The trace file: this process's; across processes, process 0 writes every process's events
+// into the one file (each process's PEs under its own pid).
+void write_trace(RuntimeState& state) {
+  const std::string& path = state.options.trace;
+  if (!state.transport) {
+    state.timeline->write(path);
+    return;
+  }
+  // Each process renders its part (a file is the Timeline's one output), process 0 joins them.
+  const std::string own = path + ".process" + std::to_string(state.layout.process);
+  state.timeline->write(own);
+  std::string text;
+  {
+    std::ifstream in(own, std::ios::binary);
+    text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  std::filesystem::remove(own);
+  const std::vector<std::string> parts = state.transport->gather(text);
+  if (parts.empty()) return;
+  // Every part is {"displayTimeUnit":"ms","traceEvents":[\n EVENTS \n]}\n.
+  constexpr std::string_view head = "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n";
+  constexpr std::string_view tail = "\n]}\n";
+  std::string merged(head);
+  for (std::size_t p = 0; p < parts.size(); ++p) {
+    const std::string& part = parts[p];
+    if (part.size() < head.size() + tail.size() || part.compare(0, head.size(), head) != 0) {
+      throw std::runtime_error("--trace " + path + ": process " + std::to_string(p) +
+                               "'s part is not a trace");
+    }
+    if (p > 0) merged += ",\n";
+    merged.append(part, head.size(), part.size() - head.size() - tail.size());
+  }
+  merged += tail;
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << merged;
+  if (!out.flush()) throw std::runtime_error("--trace " + path + ": cannot write");
+}
 
 CollectionInfo& RuntimeState::collection(CollectionId id) {
   if (id >= collection_count.load(std::memory_order_acquire)) {
@@ -179,9 +221,17 @@ int Runtime::run(const std::function<void(Context&)>& main) {
     throw std::logic_error("Runtime::run: a runtime runs once; make a new one");
   }
   state.start = detail::Clock::now();
+  if (state.transport) {
+    // One origin for every process's trace: process 0's start (the monotonic clock is the
+    // machine's, so this aligns processes of one machine).
+    std::int64_t origin = state.start.time_since_epoch().count();
+    state.transport->broadcast(origin);
+    state.start = detail::Clock::time_point(detail::Clock::duration(origin));
+  }
   if (!state.options.trace.empty()) {
     state.timeline =
         std::make_unique<trace::Timeline>(state.pes, state.start, state.layout.process);
+    state.timeline->set_local_pes(state.layout.first_pe, state.layout.local_pes);
   }
   struct Main {
     detail::RuntimeState* state;
@@ -212,7 +262,7 @@ int Runtime::run(const std::function<void(Context&)>& main) {
     state.stats.migrated_bytes += pe->stats.migrated_bytes;
   }
   if (state.transport) state.transport->finish();  // sums the statistics over the processes
-  if (state.timeline) state.timeline->write(state.options.trace);
+  if (state.timeline) detail::write_trace(state);
   if (state.error) std::rethrow_exception(state.error);
   return state.exit_code;
 }

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "vela/rt/index.hpp"
 #include "vela/rt/options.hpp"
@@ -39,6 +40,12 @@ class Transport {
   ~Transport();
   Transport(const Transport&) = delete;
   Transport& operator=(const Transport&) = delete;
+
+  // Main thread, before start(): every process takes process 0's value (the trace's origin).
+  void broadcast(std::int64_t& value);
+  // Main thread, after finish(): process 0 gets every process's text (in process order, its
+  // own first); the others get nothing.
+  std::vector<std::string> gather(const std::string& mine);
 
   // Starts the communication thread (MpiProgress::thread).
   void start();

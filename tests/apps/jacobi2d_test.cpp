@@ -121,6 +121,22 @@ TEST(Jacobi2d, ChecksumIsTheSameAcrossProcesses) {
       }
     }
   }
+  // --trace across processes: one file, every process's PEs under its own pid.
+  const std::string trace = ::testing::TempDir() + "jacobi2d_processes_trace.json";
+  const Result traced =
+      run_program(env + MPIEXEC, "-np 2 " + std::string(JACOBI2D_BINARY) + " " + problem +
+                                     " --objects 4 --pes-per-process 2 --no-pin --trace " + trace);
+  ASSERT_EQ(traced.status, 0) << traced.out;
+  std::ifstream in(trace);
+  const auto json = nlohmann::json::parse(in);
+  std::set<std::pair<int, int>> tracks;
+  for (const auto& e : json.at("traceEvents")) {
+    if (e.at("ph") == "X") tracks.insert({e.at("pid").get<int>(), e.at("tid").get<int>()});
+  }
+  const std::set<std::pair<int, int>> expected{{0, 0}, {0, 1}, {1, 2}, {1, 3}};
+  EXPECT_EQ(tracks, expected);
+  fs::remove(trace);
+
   // Ranks stay in one process for now: a clear error, every process exits.
   const Result ranks = run_program(env + MPIEXEC, "-np 2 " + std::string(JACOBI2D_BINARY) + " " +
                                                       problem + " --ranks 4 --no-pin");

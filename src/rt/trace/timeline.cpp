@@ -264,7 +264,9 @@ void Timeline::write(const std::string& path) const {
   // Metadata first: the process name, then every PE's track name and its place in the list.
   begin_event(out, "process_name", "M", process_, 0);
   out.text(",\"args\":{\"name\":\"vela\"}}");
-  for (int pe = 0; pe < pes(); ++pe) {
+  const int first = first_local_;
+  const int last = local_count_ < 0 ? pes() : std::min(pes(), first_local_ + local_count_);
+  for (int pe = first; pe < last; ++pe) {
     out.text(",\n");
     begin_event(out, "thread_name", "M", process_, pe);
     out.text(",\"args\":{\"name\":\"PE ");

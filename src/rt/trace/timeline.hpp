@@ -38,6 +38,13 @@ class Timeline {
   // trace's pid (the process rank when a run spans several processes).
   Timeline(int pes, TimePoint start, int process = 0);
 
+  // Across processes: this process records PEs [first, first + count) only; the others' tracks
+  // stay empty and are left out of the file.
+  void set_local_pes(int first, int count) {
+    first_local_ = first;
+    local_count_ = count;
+  }
+
   Timeline(const Timeline&) = delete;
   Timeline& operator=(const Timeline&) = delete;
 
@@ -110,6 +117,8 @@ class Timeline {
 
   TimePoint start_;
   int process_;
+  int first_local_ = 0;
+  int local_count_ = -1;  // -1: all
   std::atomic<bool> enabled_{true};
   std::vector<Track> tracks_;
 };

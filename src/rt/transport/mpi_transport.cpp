@@ -505,6 +505,35 @@ Transport::~Transport() {
   MPI_Comm_free(&impl_->comm);
 }
 
+void Transport::broadcast(std::int64_t& value) {
+  MPI_Bcast(&value, 1, MPI_INT64_T, 0, impl_->comm);
+}
+
+std::vector<std::string> Transport::gather(const std::string& mine) {
+  const int n = impl_->processes;
+  int length = static_cast<int>(mine.size());
+  std::vector<int> lengths(static_cast<std::size_t>(n));
+  MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, impl_->comm);
+  std::vector<int> offsets(static_cast<std::size_t>(n), 0);
+  std::string all;
+  if (impl_->process == 0) {
+    for (int p = 1; p < n; ++p) {
+      offsets[static_cast<std::size_t>(p)] =
+          offsets[static_cast<std::size_t>(p - 1)] + lengths[static_cast<std::size_t>(p - 1)];
+    }
+    all.resize(static_cast<std::size_t>(offsets.back() + lengths.back()));
+  }
+  MPI_Gatherv(mine.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(), MPI_CHAR,
+              0, impl_->comm);
+  std::vector<std::string> texts;
+  if (impl_->process != 0) return texts;
+  for (int p = 0; p < n; ++p) {
+    texts.push_back(all.substr(static_cast<std::size_t>(offsets[static_cast<std::size_t>(p)]),
+                               static_cast<std::size_t>(lengths[static_cast<std::size_t>(p)])));
+  }
+  return texts;
+}
+
 void Transport::start() {
   if (impl_->own_thread) impl_->thread = std::thread([this] { impl_->run(); });
 }
