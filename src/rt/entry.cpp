@@ -44,6 +44,10 @@ const std::string& handler_name(HandlerId id) {
   return table()[id].name;
 }
 
+HandlerId handler_count() {
+  return static_cast<HandlerId>(table().size());
+}
+
 std::string method_name_from(std::string_view pretty) {
   // "... [with auto Method = &{anonymous}::Block::halo; ...]" -> "Block::halo"
   constexpr std::string_view marker = "Method = &";
@@ -68,6 +72,10 @@ FactoryId register_factory(ElementFactory factory) {
   std::lock_guard lock(table_mutex());
   factories().push_back(factory);
   return static_cast<FactoryId>(factories().size() - 1);
+}
+
+FactoryId factory_count() {
+  return static_cast<FactoryId>(factories().size());
 }
 
 const ElementFactory& factory(FactoryId id) {

@@ -139,6 +139,15 @@ TEST(Jacobi2d, ChecksumIsTheSameAcrossProcesses) {
   EXPECT_EQ(tracks, expected);
   fs::remove(trace);
 
+  // Two different programs in one run: each process says so and the run ends (no hang).
+  const Result mixed =
+      run_program(env + "timeout 120 " + MPIEXEC,
+                  "-np 1 " + std::string(JACOBI2D_BINARY) + " " + problem + " --no-pin : -np 1 " +
+                      OTHER_VELA_BINARY + " --gtest_filter=Distributed.ARing*");
+  EXPECT_NE(mixed.status, 0) << mixed.out;
+  EXPECT_NE(mixed.status, 124) << "hung:\n" << mixed.out;
+  EXPECT_NE(mixed.out.find("the processes run different programs"), std::string::npos) << mixed.out;
+
   // Ranks stay in one process for now: a clear error, every process exits.
   const Result ranks = run_program(env + MPIEXEC, "-np 2 " + std::string(JACOBI2D_BINARY) + " " +
                                                       problem + " --ranks 4 --no-pin");

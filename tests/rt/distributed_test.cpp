@@ -267,4 +267,18 @@ TEST(Distributed, PesThatDisagreeWithTheProcessesAreRejected) {
   }
 }
 
+TEST(Distributed, ProcessesGivenDifferentOptionsAllStopWithAnError) {
+  vela::rt::Runtime probe(options_with());
+  if (probe.processes() == 1) GTEST_SKIP() << "needs mpirun";
+  // Only the last process balances: every process must refuse to start, none may wait.
+  vela::rt::Options o = options_with(probe.process() == probe.processes() - 1 ? "greedy" : "");
+  try {
+    vela::rt::Runtime runtime(o);
+    ADD_FAILURE() << "process " << probe.process() << " accepted different options";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("different runtime options"), std::string::npos)
+        << e.what();
+  }
+}
+
 }  // namespace

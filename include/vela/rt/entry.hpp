@@ -29,6 +29,8 @@ using Handler = void (*)(ElementBase&, pup::Unpacker&);
 HandlerId register_handler(Handler handler, std::string name);
 Handler handler(HandlerId id);
 const std::string& handler_name(HandlerId id);
+// Entry methods registered (ids 0 .. count-1).
+HandlerId handler_count();
 
 template <class Method>
 struct MethodTraits;

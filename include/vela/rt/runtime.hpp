@@ -35,6 +35,7 @@ struct ElementFactory {
 using FactoryId = std::uint32_t;
 FactoryId register_factory(ElementFactory factory);
 const ElementFactory& factory(FactoryId id);
+FactoryId factory_count();
 
 template <class T, class... Args>
 struct Factory {

@@ -23,6 +23,7 @@
 #include <map>
 #include <mutex>
 #include <stdexcept>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -122,6 +123,34 @@ struct PendingSend {
   MPI_Request request = MPI_REQUEST_NULL;
   Message* message = nullptr;  // holds the bytes until the send completes
 };
+
+// FNV-1a over bytes, for comparing processes.
+std::uint64_t fingerprint(std::string_view text, std::uint64_t h = 14695981039346656037ull) {
+  for (const char c : text) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+// The program: its entry methods (names and order give the handler ids) and element factories.
+std::uint64_t program_fingerprint() {
+  std::uint64_t h = fingerprint("vela");
+  for (HandlerId id = 0; id < handler_count(); ++id) h = fingerprint(handler_name(id) + ";", h);
+  return fingerprint(std::to_string(factory_count()), h);
+}
+
+// The options every process must share.
+std::uint64_t options_fingerprint(const Options& o) {
+  std::string text = std::to_string(o.pes_per_process) + ";" +
+                     std::to_string(static_cast<int>(o.mpi_progress)) + ";" + o.lb + ";" +
+                     std::to_string(o.lb_period) + ";" + o.lb_policy + ";" + o.trace + ";" +
+                     o.lb_dump + ";" + std::to_string(o.instrument) + ";" +
+                     std::to_string(o.measure_cpu) + ";" + std::to_string(o.lb_interval);
+  for (const std::string& p : o.lb_params) text += p + ",";
+  for (const std::string& p : o.lb_policy_params) text += p + ",";
+  return fingerprint(text);
+}
 
 }  // namespace
 
@@ -483,6 +512,25 @@ Transport::Transport(RuntimeState& state) : impl_(std::make_unique<Impl>(state))
   MPI_Comm_dup(MPI_COMM_WORLD, &impl_->comm);
   MPI_Comm_rank(impl_->comm, &impl_->process);
   MPI_Comm_size(impl_->comm, &impl_->processes);
+  // Every process must run the same program with the same runtime options: handler and factory
+  // ids, and the runtime's protocol, depend on both. Checked by every process at once, so all
+  // of them stop with the error (none waits for the others).
+  const std::uint64_t mine[2] = {program_fingerprint(), options_fingerprint(state.options)};
+  std::uint64_t low[2] = {}, high[2] = {};
+  MPI_Allreduce(mine, low, 2, MPI_UINT64_T, MPI_MIN, impl_->comm);
+  MPI_Allreduce(mine, high, 2, MPI_UINT64_T, MPI_MAX, impl_->comm);
+  if (low[0] != high[0] || low[1] != high[1]) {
+    MPI_Comm_free(&impl_->comm);
+    if (low[0] != high[0]) {
+      throw std::invalid_argument(
+          "mpirun: the processes run different programs (their entry methods or element types "
+          "differ); start the same binary in every process");
+    }
+    throw std::invalid_argument(
+        "mpirun: the processes were given different runtime options (--pes-per-process, "
+        "--mpi-progress, --lb, --lb-param, --lb-policy, --trace, --lb-dump, ...); give every "
+        "process the same command line");
+  }
 }
 
 Transport::~Transport() {
