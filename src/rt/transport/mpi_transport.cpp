@@ -100,12 +100,6 @@ void initialize_mpi() {
   std::atexit(finalize_at_exit);
 }
 
-template <class T>
-void put(std::vector<std::byte>& out, const T& value) {
-  const auto* p = reinterpret_cast<const std::byte*>(&value);
-  out.insert(out.end(), p, p + sizeof(T));
-}
-
 struct LocalWave {
   std::uint8_t passive = 1;
   std::uint64_t sent = 0;
@@ -611,7 +605,8 @@ void Transport::send(PeId to, Message* message) {
         message->ops != nullptr ? message->ops->packed_size(message->args()) : 0;
     bytes.reserve(args + sizeof h);
     if (message->ops != nullptr) message->ops->pack(message->args(), bytes);
-    put(bytes, h);
+    const auto* header = reinterpret_cast<const std::byte*>(&h);
+    bytes.insert(bytes.end(), header, header + sizeof h);
   } catch (...) {
     free_message(message);
     throw;

@@ -791,6 +791,12 @@ std::vector<std::byte> copy_of(const void* from, std::size_t bytes) {
   return copy;
 }
 
+// A copy of block `index` (of `bytes` bytes) of `buffer`: an in-place caller's own contribution.
+std::vector<std::byte> block_of(const void* buffer, int index, std::size_t bytes) {
+  return copy_of(static_cast<const std::byte*>(buffer) + static_cast<std::size_t>(index) * bytes,
+                 bytes);
+}
+
 }  // namespace
 
 int VMPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
@@ -810,8 +816,7 @@ int VMPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
     if (at_root)
       check_bytes(call, recvbuf, bytes * static_cast<std::size_t>(vp::size()), "recvbuf");
     if (in_place) {
-      own = copy_of(static_cast<const std::byte*>(recvbuf) + static_cast<std::size_t>(root) * bytes,
-                    bytes);
+      own = block_of(recvbuf, root, bytes);
       sendbuf = own.data();
     }
     check_bytes(call, sendbuf, bytes, "sendbuf");
@@ -831,8 +836,7 @@ int VMPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
     check_bytes(call, recvbuf, bytes * static_cast<std::size_t>(vp::size()), "recvbuf");
     std::vector<std::byte> own;
     if (in_place) {
-      own = copy_of(static_cast<const std::byte*>(recvbuf) + static_cast<std::size_t>(me()) * bytes,
-                    bytes);
+      own = block_of(recvbuf, me(), bytes);
       sendbuf = own.data();
     }
     check_bytes(call, sendbuf, bytes, "sendbuf");
