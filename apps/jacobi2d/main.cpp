@@ -9,6 +9,7 @@
 #include <bit>
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <vector>
 
 #include "ranks.h"
@@ -243,6 +244,16 @@ int main(int argc, char** argv) {
   Problem p;
   vela::rt::Options options;
   int ranks = 0;
+  vela::rt::InitialMap map = vela::rt::InitialMap::block;
+  app.add_option("--map", map,
+                 "Initial placement: block (2-D blocks of blocks per PE), naive (consecutive "
+                 "row-major ranges, seed 002's Naive map) or round-robin")
+      ->transform(CLI::CheckedTransformer(
+          std::map<std::string, vela::rt::InitialMap>{
+              {"block", vela::rt::InitialMap::block},
+              {"naive", vela::rt::InitialMap::ranges},
+              {"round-robin", vela::rt::InitialMap::round_robin}},
+          CLI::ignore_case));
   app.add_option("--ranks", ranks,
                  "Run the MPI version (ranks.c) on this many ranks, one block each, instead of "
                  "--objects migratable blocks")
@@ -272,7 +283,7 @@ int main(int argc, char** argv) {
         lanes = result;
       });
       auto blocks = ctx.create<Block>("jacobi", vela::rt::Shape::grid(p.objects, p.objects),
-                                      vela::rt::InitialMap::block, p);
+                                      map, p);
       begin = std::chrono::steady_clock::now();
       blocks.broadcast<&Block::start>();
     });
@@ -285,10 +296,17 @@ int main(int argc, char** argv) {
     for (int l = 0; l < 4; ++l)
       sum = mix(sum ^ static_cast<std::uint64_t>(lanes[static_cast<std::size_t>(l)]));
     fmt::print("checksum: {:016x}\n", sum);
-    fmt::print("time: {:.6f}\n", std::chrono::duration<double>(end - begin).count());
+    const double seconds = std::chrono::duration<double>(end - begin).count();
+    fmt::print("time: {:.6f}\n", seconds);
+    fmt::print("step: {:.6f}\n", seconds / p.steps);
     const auto& s = runtime.stats();
     fmt::print("pes: {}  lb steps: {}  migrations: {}  forwarded: {}\n", runtime.pes(), s.lb_steps,
                s.migrations, s.forwarded);
+    if (s.wan_messages > 0) {
+      fmt::print("wan: {} messages  {} bytes  ({:.0f} bytes/step)  grid queue: {} messages\n",
+                 s.wan_messages, s.wan_bytes, static_cast<double>(s.wan_bytes) / p.steps,
+                 s.grid_messages);
+    }
     return code;
   } catch (const std::exception& e) {
     fmt::print(stderr, "jacobi2d: error: {}\n", e.what());

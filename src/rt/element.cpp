@@ -85,6 +85,12 @@ void send_entry_message(const Outgoing& out, CollectionId collection, std::uint6
     const PeId to = slot.element != nullptr ? pe->id
                     : slot.location.pe >= 0 ? slot.location.pe
                                             : state.collection(collection).home[linear];
+    // Border objects (DS-4): an element that sends to another cluster; this PE serves
+    // messages to it first.
+    if (state.grid_queue && from != nullptr &&
+        state.cluster[static_cast<std::size_t>(to)] != pe->cluster) [[unlikely]] {
+      ElementAccess::border(*from) = true;
+    }
     post(state, to, m);
   } catch (...) {
     free_message(m);
@@ -114,8 +120,8 @@ void continue_as(ElementBase& to, const char* name) {
   const RuntimeState& state = *pe->runtime;
   ElementBase& from = *pe->current;
   pe->current = &to;
-  if (!state.options.instrument && state.timeline == nullptr) return;
-  const Ticks now = tick_clock::now();
+  if (!state.options.instrument && state.timeline == nullptr && pe->stretch <= 0.0) return;
+  const Ticks now = stretch(*pe, pe->mark, tick_clock::now());
   ElementAccess::wall_ticks(from) += now - pe->mark;
   if (state.options.measure_cpu && state.options.instrument) {
     const double cpu = thread_cpu_seconds();

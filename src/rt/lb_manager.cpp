@@ -54,6 +54,11 @@ void start_step(RuntimeState& state, CollectionInfo& info) {
   round.instance = {};
   round.instance.dims = info.shape.dims;
   round.instance.pes.assign(static_cast<std::size_t>(state.pes), lb::Pe{});
+  // Strategies see each PE's speed and cluster (the grid strategies need clusters).
+  for (std::size_t p = 0; p < round.instance.pes.size(); ++p) {
+    round.instance.pes[p].speed = state.speed[p];
+    round.instance.pes[p].cluster = state.cluster[p];
+  }
   for (PeId p = 0; p < state.pes; ++p) post_system(state, p, Kind::lb_collect, info.id, 0, {});
 }
 
@@ -213,8 +218,10 @@ void on_lb_collect(PeState& pe, Message& message) {
     if (element == nullptr) continue;
     double& cpu = ElementAccess::cpu_seconds(*element);
     Ticks& wall = ElementAccess::wall_ticks(*element);
-    report.objects.push_back({i, state.options.measure_cpu ? cpu : tick_clock::seconds(wall),
-                              pup::packed_size(*element)});
+    // Work in seconds on a PE of speed 1: what it took here times this PE's speed.
+    const double seconds = state.options.measure_cpu ? cpu : tick_clock::seconds(wall);
+    report.objects.push_back(
+        {i, seconds * state.speed[static_cast<std::size_t>(pe.id)], pup::packed_size(*element)});
     collection_ticks += wall;
     cpu = 0.0;
     wall = 0;

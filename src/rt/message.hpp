@@ -72,6 +72,7 @@ struct alignas(16) Message {
   std::uint32_t hops = 0;  // times forwarded
   Kind kind = Kind::entry;
   bool args_on_heap = false;
+  bool wan = false;  // crossed clusters and not yet through the receiver's delay device
 
   static constexpr std::size_t header_bytes = 64;
   static constexpr std::size_t inline_bytes = 128 - header_bytes;

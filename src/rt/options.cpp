@@ -25,6 +25,29 @@ void add_runtime_options(CLI::App& app, Options& options) {
                                              {"thread", MpiProgress::thread}},
           CLI::ignore_case))
       ->group(group);
+  app.add_option("--clusters", options.clusters,
+                 "Clusters of PEs: K1,K2,... (PE counts in PE order), a map FILE (lines 'PE "
+                 "CLUSTER'), probe (by latency between processes) or node (one per machine; "
+                 "the default under mpirun)")
+      ->group(group);
+  app.add_option("--cluster-threshold-us", options.cluster_threshold_us,
+                 "--clusters probe: one-way latency (microseconds) above which processes are in "
+                 "different clusters")
+      ->check(CLI::Range(0.0, 1e7))
+      ->group(group);
+  app.add_option("--wan-latency", options.wan_latency_ms,
+                 "Milliseconds added to every message between clusters (the delay device)")
+      ->check(CLI::Range(0.0, 1e5))
+      ->group(group);
+  app.add_option("--grid-queue-period", options.grid_queue_period,
+                 "Border prioritization: at most this many Grid Queue messages in a row before "
+                 "an ordinary one (0: no Grid Queue)")
+      ->check(CLI::Range(0, 1 << 30))
+      ->group(group);
+  app.add_option("--pe-speed", options.pe_speed,
+                 "PE speeds: measure, or S (every PE), S1,S2,... (one per cluster or per PE); "
+                 "slower PEs are emulated by stretching their entry methods")
+      ->group(group);
   app.add_flag("!--no-pin", options.pin, "Do not bind PE threads to cores")->group(group);
   app.add_option("--lb", options.lb, "Strategy to run at sync points (see 'vela-lb strategies')")
       ->check(CLI::Validator(
@@ -97,6 +120,20 @@ void validate(const Options& options) {
   if (options.pes_per_process < 0 || options.pes_per_process > 4096) {
     throw std::invalid_argument("--pes-per-process " + std::to_string(options.pes_per_process) +
                                 ": expected 1 to 4096 PE threads per process");
+  }
+  if (!(options.cluster_threshold_us >= 0.0 && options.cluster_threshold_us <= 1e7)) {
+    throw std::invalid_argument("--cluster-threshold-us " +
+                                std::to_string(options.cluster_threshold_us) +
+                                ": expected microseconds in [0, 1e7]");
+  }
+  if (!(options.wan_latency_ms >= 0.0 && options.wan_latency_ms <= 1e5)) {
+    throw std::invalid_argument("--wan-latency " + std::to_string(options.wan_latency_ms) +
+                                ": expected milliseconds in [0, 1e5]");
+  }
+  if (options.grid_queue_period < 0) {
+    throw std::invalid_argument("--grid-queue-period " +
+                                std::to_string(options.grid_queue_period) +
+                                ": expected an integer >= 0 (0: no Grid Queue)");
   }
   if (options.lb_period < 1) {
     throw std::invalid_argument("--lb-period " + std::to_string(options.lb_period) +

@@ -18,6 +18,7 @@ namespace detail {
 
 void start_pes(RuntimeState& state);
 void join_pes(RuntimeState& state);
+void place_pes(RuntimeState& state);
 
 // The trace file: this process's; across processes, process 0 writes every process's events
 // into the one file (each process's PEs under its own pid).
@@ -123,6 +124,7 @@ std::vector<PeId> initial_placement(const Shape& shape, InitialMap map, PeId pes
       pe[i] = static_cast<PeId>(i % static_cast<std::uint64_t>(pes));
     return pe;
   }
+  if (map == InitialMap::ranges) return lb::block_placement_1d(static_cast<std::int64_t>(n), pes);
   if (shape.dims == 2) return lb::block_placement_2d(shape.nx, shape.ny, pes);
   // 1-D ranges; 3-D: contiguous slabs of the linear (x fastest) order.
   return lb::block_placement_1d(static_cast<std::int64_t>(n), pes);
@@ -195,6 +197,7 @@ Runtime::Runtime(Options options) : state_(std::make_unique<detail::RuntimeState
     state_->pe.push_back(std::move(pe));
   }
   if (layout.processes > 1) state_->transport = std::make_unique<detail::Transport>(*state_);
+  detail::place_pes(*state_);
 }
 
 Runtime::~Runtime() = default;
@@ -260,6 +263,9 @@ int Runtime::run(const std::function<void(Context&)>& main) {
     state.stats.forwarded += pe->stats.forwarded;
     state.stats.migrations += pe->stats.migrations;
     state.stats.migrated_bytes += pe->stats.migrated_bytes;
+    state.stats.wan_messages += pe->stats.wan_messages;
+    state.stats.wan_bytes += pe->stats.wan_bytes;
+    state.stats.grid_messages += pe->stats.grid_messages;
   }
   if (state.transport) state.transport->finish();  // sums the statistics over the processes
   if (state.timeline) detail::write_trace(state);

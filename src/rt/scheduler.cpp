@@ -14,11 +14,26 @@ namespace vela::rt::detail {
 
 namespace {
 
+// Whether `message` is for an element of this PE that sent to another cluster.
+bool for_border_element(PeState& pe, const Message& message) {
+  if (message.kind != Kind::entry) return false;
+  CollectionTable& table = pe.table(message.collection);
+  if (message.element >= table.slots.size()) return false;
+  ElementBase* element = table.slots[message.element].element;
+  return element != nullptr && ElementAccess::border(*element);
+}
+
 void enqueue_local(PeState& pe, Message* message) {
+  if (message->priority == system_priority) [[unlikely]] {
+    pe.system.push(message);
+    return;
+  }
+  if (pe.runtime->grid_queue && for_border_element(pe, *message)) [[unlikely]] {
+    pe.grid.push({message->priority, pe.arrivals++, message});
+    return;
+  }
   if (message->priority == 0) {
     pe.fifo.push(message);
-  } else if (message->priority == system_priority) {
-    pe.system.push(message);
   } else {
     pe.prioritized.push({message->priority, pe.arrivals++, message});
   }
@@ -28,6 +43,19 @@ void enqueue_local(PeState& pe, Message* message) {
 Message* next_local(PeState& pe) {
   if (!pe.system.empty()) [[unlikely]]
     return pe.system.pop();
+  if (!pe.grid.empty()) [[unlikely]] {
+    // The Grid Queue first, but after grid_queue_period of its messages in a row one ordinary
+    // message that waits runs (the starvation guard).
+    const bool others_wait = !pe.fifo.empty() || !pe.prioritized.empty();
+    if (pe.grid_run < pe.runtime->options.grid_queue_period || !others_wait) {
+      ++pe.grid_run;
+      ++pe.stats.grid_messages;
+      Message* m = pe.grid.top().message;
+      pe.grid.pop();
+      return m;
+    }
+    pe.grid_run = 0;
+  }
   if (!pe.prioritized.empty() && (pe.fifo.empty() || pe.prioritized.top().priority < 0))
       [[unlikely]] {
     Message* m = pe.prioritized.top().message;
@@ -38,15 +66,39 @@ Message* next_local(PeState& pe) {
   return pe.fifo.pop();
 }
 
+// The delay device's receiving side: a message from another cluster waits until its arrival
+// plus the WAN latency.
+void hold(PeState& pe, Message* message, Ticks now) {
+  message->wan = false;
+  pe.delayed.emplace_back(now + pe.runtime->wan_ticks, message);
+}
+
+// Queues the held messages whose time has come (only the head needs checking).
+void release_delayed(PeState& pe) {
+  if (pe.delayed.empty()) [[likely]]
+    return;
+  const Ticks now = tick_clock::now();
+  while (!pe.delayed.empty() && pe.delayed.front().first <= now) {
+    enqueue_local(pe, pe.delayed.front().second);
+    pe.delayed.pop_front();
+  }
+}
+
 // Moves what other PEs sent into the local queues; false when nothing had come.
 bool take_inbox(PeState& pe) {
   const auto batch = pe.inbox.take_all();
   if (batch.count == 0) return false;
   pe.received.store(pe.received.load(std::memory_order_relaxed) + batch.count,
                     std::memory_order_relaxed);
+  Ticks now = 0;
   for (Message* m = batch.first; m != nullptr;) {
     Message* next = m->next;
-    enqueue_local(pe, m);
+    if (m->wan) [[unlikely]] {
+      if (now == 0) now = tick_clock::now();
+      hold(pe, m, now);
+    } else {
+      enqueue_local(pe, m);
+    }
     m = next;
   }
   return true;
@@ -198,9 +250,45 @@ void wait_for_work(PeState& pe, bool periodic, Ticks from) {
   pe.inbox.park(state.stopping, &timeout);
 }
 
+// Waits, without saying the PE is idle (it holds messages), until the first held message is
+// due, something arrives or the run stops.
+void wait_for_delayed(PeState& pe, bool periodic) {
+  RuntimeState& state = *pe.runtime;
+  Transport* mpi =
+      state.transport && state.transport->polled_by_pes() ? state.transport.get() : nullptr;
+  const Ticks slice = tick_clock::from_seconds(100e-6);
+  for (;;) {
+    if (!pe.inbox.empty() || state.stopping.load(std::memory_order_relaxed)) return;
+    const Ticks now = tick_clock::now();
+    Ticks until = pe.delayed.front().first;
+    if (periodic) until = std::min(until, state.next_periodic_lb);
+    if (now >= until) return;
+    if (mpi != nullptr && mpi->poll()) continue;
+    Ticks wait = until - now;
+    if (mpi != nullptr) wait = std::min(wait, slice);
+    if (wait < slice / 4) {
+      sched_yield();
+      continue;
+    }
+    const timespec t = relative(wait);
+    pe.inbox.park(state.stopping, &t);
+  }
+}
+
 void idle(PeState& pe, bool periodic) {
   RuntimeState& state = *pe.runtime;
   const Ticks from = tick_clock::now();
+  if (!pe.delayed.empty()) {
+    wait_for_delayed(pe, periodic);
+    const Ticks to = tick_clock::now();
+    pe.idle_ticks += to - from;
+    pe.mark = to;
+    if (state.timeline) {
+      state.timeline->complete(pe.id, trace::Category::idle, "idle", tick_clock::to_time(from),
+                               tick_clock::to_time(to));
+    }
+    return;
+  }
   pe.parked_count.store(pe.parked.size(), std::memory_order_relaxed);
   pe.passive.store(true, std::memory_order_seq_cst);
   // Across processes quiescence is the transport's round over every process.
@@ -247,6 +335,7 @@ void pe_loop(PeState& pe) {
     if (state.transport) [[unlikely]]
       state.transport->poll();
     take_inbox(pe);
+    release_delayed(pe);
     // At most a batch of local messages between two looks at the inbox.
     int ran = 0;
     for (; ran < 64; ++ran) {
@@ -255,7 +344,10 @@ void pe_loop(PeState& pe) {
       run_message(pe, message);
       if (state.stopping.load(std::memory_order_relaxed)) break;
     }
-    if (ran == 0 && pe.inbox.empty()) idle(pe, periodic);
+    if (ran == 0 && pe.inbox.empty() && (pe.delayed.empty() || pe.delayed.front().first >
+                                                              tick_clock::now())) {
+      idle(pe, periodic);
+    }
   }
   current_pe = nullptr;
 }
@@ -272,6 +364,20 @@ PeState::~PeState() {
   }
 }
 
+namespace {
+
+// A message from `from` to PE `to` in another cluster: counted as WAN traffic, and marked for
+// the receiver's delay device.
+void cross_clusters(RuntimeState& state, PeState& from, PeId to, Message* message) {
+  if (state.cluster[static_cast<std::size_t>(to)] == from.cluster) return;
+  ++from.stats.wan_messages;
+  from.stats.wan_bytes +=
+      message->ops != nullptr ? message->ops->packed_size(message->args()) : 0;
+  message->wan = state.wan_ticks > 0;
+}
+
+}  // namespace
+
 void post(RuntimeState& state, PeId to, Message* message) {
   PeState* self = current_pe;
   const auto local = static_cast<std::size_t>(to - state.layout.first_pe);
@@ -284,6 +390,7 @@ void post(RuntimeState& state, PeId to, Message* message) {
     }
     if (self != nullptr) {
       self->sent.store(self->sent.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+      if (state.clusters > 1) cross_clusters(state, *self, to, message);
     } else {
       state.external_sent.fetch_add(1, std::memory_order_seq_cst);
     }
@@ -291,6 +398,8 @@ void post(RuntimeState& state, PeId to, Message* message) {
     return;
   }
   PeState& target = *state.pe[local];
+  if (state.clusters > 1 && self != nullptr) [[unlikely]]
+    cross_clusters(state, *self, to, message);
   if (self == &target) {
     enqueue_local(target, message);
     return;
@@ -376,6 +485,12 @@ void join_pes(RuntimeState& state) {
       free_message(pe->prioritized.top().message);
       pe->prioritized.pop();
     }
+    while (!pe->grid.empty()) {
+      free_message(pe->grid.top().message);
+      pe->grid.pop();
+    }
+    for (auto& [release, m] : pe->delayed) free_message(m);
+    pe->delayed.clear();
     for (auto& [key, waiting] : pe->parked) {
       for (Message* m : waiting) free_message(m);
     }

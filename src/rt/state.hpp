@@ -5,6 +5,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <deque>
 #include <exception>
 #include <functional>
 #include <map>
@@ -20,6 +21,7 @@
 #include "inbox.hpp"
 #include "message.hpp"
 #include "pinning.hpp"
+#include "topology.hpp"
 #include "transport.hpp"
 #include "vela/lb/policy.hpp"
 #include "vela/lb/strategy.hpp"
@@ -100,6 +102,15 @@ struct PeState {
   };
   std::priority_queue<Queued> prioritized;  // any other priority
   std::uint64_t arrivals = 0;
+  // Border prioritization: messages to this PE's border elements, served before the queues
+  // above (by priority, then order), at most grid_period in a row while others wait.
+  std::priority_queue<Queued> grid;
+  int grid_run = 0;
+  // The delay device: messages from other clusters with their release time, in arrival order
+  // (the same latency for all, so release order too).
+  std::deque<std::pair<Ticks, Message*>> delayed;
+  std::int32_t cluster = 0;
+  double stretch = 0.0;  // an emulated slow PE's entries take (1 + stretch) times as long
 
   std::array<CollectionTable, 256> tables;
   std::unordered_map<ElementKey, std::vector<Message*>, ElementKeyHash> parked;
@@ -200,6 +211,13 @@ struct RuntimeState {
   std::mutex error_mutex;
   std::exception_ptr error;
 
+  // Clusters and speeds, of every PE of the run (DS-2, DS-5).
+  std::vector<std::int32_t> cluster;
+  std::int32_t clusters = 1;
+  std::vector<double> speed;
+  Ticks wan_ticks = 0;      // the delay device's latency; 0: none
+  bool grid_queue = false;  // several clusters and --grid-queue-period > 0
+
   std::unique_ptr<Pinning> pinning;  // with --no-pin: none
   lb::RawParams lb_params;
   Ticks next_periodic_lb = 0;  // PE 0 only
@@ -273,6 +291,7 @@ struct ElementAccess {
   static std::uint64_t& linear(ElementBase& e) { return e.linear_; }
   static std::uint32_t& reductions(ElementBase& e) { return e.reductions_; }
   static std::uint32_t& migrations(ElementBase& e) { return e.migrations_; }
+  static bool& border(ElementBase& e) { return e.border_; }
   static double& cpu_seconds(ElementBase& e) { return e.cpu_seconds_; }
   static Ticks& wall_ticks(ElementBase& e) { return e.wall_ticks_; }
   static CommTable& comm(ElementBase& e) { return e.comm_; }
@@ -280,10 +299,23 @@ struct ElementAccess {
   static const Shape*& shape(ElementBase& e) { return e.shape_; }
 };
 
+// On an emulated slow PE, busy-waits until the segment [from, now) has taken 1 + stretch times
+// as long (as the same work would on a PE that much slower); returns the segment's new end.
+inline Ticks stretch(const PeState& pe, Ticks from, Ticks now) {
+  if (pe.stretch <= 0.0) [[likely]]
+    return now;
+  const Ticks until = now + static_cast<Ticks>(static_cast<double>(now - from) * pe.stretch);
+  while (now < until) {
+    cpu_pause();
+    now = tick_clock::now();
+  }
+  return now;
+}
+
 template <class Name, class Work>
 void run_entry(PeState& pe, ElementBase& element, Name&& name, Work&& work) {
   const RuntimeState& state = *pe.runtime;
-  const bool measured = state.options.instrument || state.timeline != nullptr;
+  const bool measured = state.options.instrument || state.timeline != nullptr || pe.stretch > 0.0;
   const bool cpu = state.options.measure_cpu && state.options.instrument;
   pe.current = &element;
   if (cpu) pe.cpu_mark = thread_cpu_seconds();
@@ -295,8 +327,8 @@ void run_entry(PeState& pe, ElementBase& element, Name&& name, Work&& work) {
   ElementBase& last = *pe.current;
   pe.current = nullptr;
   if (!measured) return;
-  const Ticks to = tick_clock::now();
   const Ticks from = pe.mark;
+  const Ticks to = stretch(pe, from, tick_clock::now());
   ElementAccess::wall_ticks(last) += to - from;
   pe.mark = to;
   if (cpu) ElementAccess::cpu_seconds(last) += thread_cpu_seconds() - pe.cpu_mark;

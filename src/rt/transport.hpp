@@ -43,6 +43,17 @@ class Transport {
 
   // Main thread, before start(): every process takes process 0's value (the trace's origin).
   void broadcast(std::int64_t& value);
+  // Main thread, before start(): every process takes process 0's text.
+  void broadcast(std::string& text);
+  // Main thread, before start(): every process's values, in process order (each gives as many).
+  std::vector<double> allgather(const std::vector<double>& mine);
+  // Main thread, before start(): the cluster of every process. node_clusters(): one per
+  // machine (processes sharing memory); probe_clusters(): processes whose one-way latency
+  // (the least of a few ping-pongs) is at most `threshold_us` share a cluster, found against
+  // one leader per cluster (a process joins the first leader within the threshold, else
+  // leads a new cluster). Numbered in order of their first process.
+  std::vector<std::int32_t> node_clusters();
+  std::vector<std::int32_t> probe_clusters(double threshold_us);
   // Main thread, after finish(): process 0 gets every process's text (in process order, its
   // own first); the others get nothing.
   std::vector<std::string> gather(const std::string& mine);

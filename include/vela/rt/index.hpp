@@ -60,6 +60,7 @@ std::string to_string(const Index& index, int dims);
 enum class InitialMap {
   block,        // contiguous blocks: 1-D ranges, 2-D rectangles (Rodrigues), 3-D slabs
   round_robin,  // linear index modulo the number of PEs
+  ranges,       // contiguous ranges of the linear (x fastest) order, sizes differing by <= 1
 };
 
 // A user's initial map: the PE of each index (must be in [0, pes)).

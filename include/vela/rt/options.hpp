@@ -30,6 +30,24 @@ struct Options {
   // T PEs each, PE ids numbered process by process.
   int pes_per_process = 0;
   MpiProgress mpi_progress = MpiProgress::pe;
+  // Clusters of PEs (SPEC DS-2): "K1,K2,..." (PE counts, in PE order), a cluster map file (one
+  // "PE CLUSTER" line per PE), "probe" (processes measure their latency to each other: those
+  // under cluster_threshold_us one-way share a cluster) or "node" (one cluster per machine).
+  // Empty: one cluster in one process, "node" under mpirun.
+  std::string clusters;
+  double cluster_threshold_us = 500.0;  // "probe": one-way latency that separates clusters
+  // The delay device (DS-3): a message between PEs of different clusters is held on the
+  // receiving side until its arrival plus this many milliseconds. 0: none.
+  double wan_latency_ms = 0.0;
+  // Border prioritization (DS-4): with several clusters, messages to elements that send to
+  // another cluster go to a Grid Queue served first, except that after this many in a row one
+  // waiting ordinary message runs. 0: no Grid Queue.
+  int grid_queue_period = 8;
+  // PE speeds (DS-5): empty (all 1), "measure" (a short calibrated kernel on every PE at
+  // start), or numbers: one for every PE, one per cluster, or one per PE. Given numbers are
+  // emulated: an entry on a PE of speed s (relative to the fastest) is stretched to 1/s of
+  // its time. Strategies see the speeds either way.
+  std::string pe_speed;
   bool pin = true;                     // bind each PE's thread to a core (hwloc)
   std::string lb;                      // strategy name; empty: no balancing at sync points
   int lb_period = 1;                   // balance at every K-th at_sync() of a collection
@@ -49,7 +67,8 @@ struct Options {
   double spin_us = 50.0;  // adaptive: how long an idle PE polls before it parks
 };
 
-// Adds --pes, --pes-per-process, --mpi-progress, --no-pin, --lb, --lb-period, --lb-param,
+// Adds --pes, --pes-per-process, --mpi-progress, --clusters, --cluster-threshold-us,
+// --wan-latency, --grid-queue-period, --pe-speed, --no-pin, --lb, --lb-period, --lb-param,
 // --lb-policy, --lb-policy-param,
 // --lb-startup, --lb-per-byte, --trace, --lb-dump, --lb-cpu-time, --no-instrument, --idle and
 // --spin-us to

@@ -56,7 +56,8 @@ struct WireHeader {
   std::int32_t priority = 0;
   std::uint32_t hops = 0;
   std::uint8_t kind = 0;
-  std::uint8_t padding[7] = {};
+  std::uint8_t wan = 0;  // crossed clusters: the receiver's delay device holds it
+  std::uint8_t padding[6] = {};
 };
 static_assert(sizeof(WireHeader) == 48);
 
@@ -140,7 +141,10 @@ std::uint64_t options_fingerprint(const Options& o) {
                      std::to_string(static_cast<int>(o.mpi_progress)) + ";" + o.lb + ";" +
                      std::to_string(o.lb_period) + ";" + o.lb_policy + ";" + o.trace + ";" +
                      o.lb_dump + ";" + std::to_string(o.instrument) + ";" +
-                     std::to_string(o.measure_cpu) + ";" + std::to_string(o.lb_interval);
+                     std::to_string(o.measure_cpu) + ";" + std::to_string(o.lb_interval) + ";" +
+                     o.clusters + ";" + std::to_string(o.cluster_threshold_us) + ";" +
+                     std::to_string(o.wan_latency_ms) + ";" + std::to_string(o.grid_queue_period) +
+                     ";" + o.pe_speed;
   for (const std::string& p : o.lb_params) text += p + ",";
   for (const std::string& p : o.lb_policy_params) text += p + ",";
   return fingerprint(text);
@@ -357,6 +361,7 @@ struct Transport::Impl {
     m->priority = h.priority;
     m->origin = h.origin;
     m->hops = h.hops;
+    m->wan = h.wan != 0;
     ::new (m->storage) std::vector<std::byte>(std::move(bytes));
     m->ops = &packed_args;
     const PeId local = h.to - state.layout.first_pe;
@@ -522,8 +527,8 @@ Transport::Transport(RuntimeState& state) : impl_(std::make_unique<Impl>(state))
     }
     throw std::invalid_argument(
         "mpirun: the processes were given different runtime options (--pes-per-process, "
-        "--mpi-progress, --lb, --lb-param, --lb-policy, --trace, --lb-dump, ...); give every "
-        "process the same command line");
+        "--mpi-progress, --lb, --lb-param, --lb-policy, --trace, --lb-dump, --clusters, "
+        "--wan-latency, --pe-speed, ...); give every process the same command line");
   }
 }
 
@@ -576,6 +581,101 @@ std::vector<std::string> Transport::gather(const std::string& mine) {
   return texts;
 }
 
+void Transport::broadcast(std::string& text) {
+  std::uint64_t length = text.size();
+  MPI_Bcast(&length, 1, MPI_UINT64_T, 0, impl_->comm);
+  text.resize(length);
+  MPI_Bcast(text.data(), static_cast<int>(length), MPI_CHAR, 0, impl_->comm);
+}
+
+std::vector<double> Transport::allgather(const std::vector<double>& mine) {
+  std::vector<double> all(mine.size() * static_cast<std::size_t>(impl_->processes));
+  MPI_Allgather(mine.data(), static_cast<int>(mine.size()), MPI_DOUBLE, all.data(),
+                static_cast<int>(mine.size()), MPI_DOUBLE, impl_->comm);
+  return all;
+}
+
+namespace {
+
+// Renumbers labels 0.. in order of first appearance.
+std::vector<std::int32_t> dense_labels(const std::vector<int>& labels) {
+  std::map<int, std::int32_t> seen;
+  std::vector<std::int32_t> out;
+  for (const int l : labels) {
+    const auto it = seen.emplace(l, static_cast<std::int32_t>(seen.size())).first;
+    out.push_back(it->second);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::int32_t> Transport::node_clusters() {
+  MPI_Comm node = MPI_COMM_NULL;
+  MPI_Comm_split_type(impl_->comm, MPI_COMM_TYPE_SHARED, impl_->process, MPI_INFO_NULL, &node);
+  int leader = impl_->process;
+  MPI_Allreduce(MPI_IN_PLACE, &leader, 1, MPI_INT, MPI_MIN, node);
+  MPI_Comm_free(&node);
+  std::vector<int> leaders(static_cast<std::size_t>(impl_->processes));
+  MPI_Allgather(&leader, 1, MPI_INT, leaders.data(), 1, MPI_INT, impl_->comm);
+  return dense_labels(leaders);
+}
+
+std::vector<std::int32_t> Transport::probe_clusters(double threshold_us) {
+  // Process p, in turn, ping-pongs with each leader (the first process of each cluster found so
+  // far) and joins the first within the threshold; every process learns its choice from a
+  // broadcast, so all keep the same list of leaders.
+  constexpr int round_trips = 5;
+  constexpr int tag = 1000;
+  const int me = impl_->process;
+  MPI_Comm comm = impl_->comm;
+  std::vector<int> cluster(static_cast<std::size_t>(impl_->processes), 0);
+  std::vector<int> leaders{0};
+  auto ping = [&](int other, bool first) {
+    double best = 1e30;
+    char byte = 0;
+    for (int r = 0; r <= round_trips; ++r) {  // the first round trip warms the path
+      const double from = MPI_Wtime();
+      if (first) {
+        MPI_Send(&byte, 1, MPI_CHAR, other, tag, comm);
+        MPI_Recv(&byte, 1, MPI_CHAR, other, tag, comm, MPI_STATUS_IGNORE);
+      } else {
+        MPI_Recv(&byte, 1, MPI_CHAR, other, tag, comm, MPI_STATUS_IGNORE);
+        MPI_Send(&byte, 1, MPI_CHAR, other, tag, comm);
+      }
+      if (r > 0) best = std::min(best, (MPI_Wtime() - from) / 2.0);
+    }
+    return best;
+  };
+  for (int p = 1; p < impl_->processes; ++p) {
+    int choice = -1;
+    for (std::size_t l = 0; l < leaders.size(); ++l) {
+      // Both sides learn whether to go on: the prober sends its verdict after each leader.
+      int verdict = 0;
+      if (me == p) {
+        verdict = ping(leaders[l], true) * 1e6 <= threshold_us ? 1 : 0;
+        MPI_Send(&verdict, 1, MPI_INT, leaders[l], tag + 1, comm);
+      } else if (me == leaders[l]) {
+        ping(p, false);
+        MPI_Recv(&verdict, 1, MPI_INT, p, tag + 1, comm, MPI_STATUS_IGNORE);
+      }
+      if (me == p && verdict == 1) {
+        choice = static_cast<int>(l);
+        break;
+      }
+      if (me == leaders[l] && verdict == 1) break;
+    }
+    MPI_Bcast(&choice, 1, MPI_INT, p, comm);
+    if (choice < 0) {
+      cluster[static_cast<std::size_t>(p)] = static_cast<int>(leaders.size());
+      leaders.push_back(p);
+    } else {
+      cluster[static_cast<std::size_t>(p)] = choice;
+    }
+  }
+  return dense_labels(cluster);
+}
+
 void Transport::start() {
   if (impl_->own_thread) impl_->thread = std::thread([this] { impl_->run(); });
 }
@@ -600,6 +700,7 @@ void Transport::send(PeId to, Message* message) {
   h.priority = message->priority;
   h.hops = message->hops;
   h.kind = static_cast<std::uint8_t>(message->kind);
+  h.wan = message->wan ? 1 : 0;
   try {
     const std::size_t args =
         message->ops != nullptr ? message->ops->packed_size(message->args()) : 0;
@@ -640,12 +741,16 @@ void Transport::finish() {
     impl_->close();
   }
   RunStats& s = impl_->state.stats;
-  std::uint64_t counts[4] = {s.messages, s.forwarded, s.migrations, s.migrated_bytes};
-  MPI_Allreduce(MPI_IN_PLACE, counts, 4, MPI_UINT64_T, MPI_SUM, impl_->comm);
+  std::uint64_t counts[7] = {s.messages,     s.forwarded, s.migrations,   s.migrated_bytes,
+                             s.wan_messages, s.wan_bytes, s.grid_messages};
+  MPI_Allreduce(MPI_IN_PLACE, counts, 7, MPI_UINT64_T, MPI_SUM, impl_->comm);
   s.messages = counts[0];
   s.forwarded = counts[1];
   s.migrations = counts[2];
   s.migrated_bytes = counts[3];
+  s.wan_messages = counts[4];
+  s.wan_bytes = counts[5];
+  s.grid_messages = counts[6];
 }
 
 }  // namespace vela::rt::detail
