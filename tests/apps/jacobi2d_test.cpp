@@ -148,11 +148,61 @@ TEST(Jacobi2d, ChecksumIsTheSameAcrossProcesses) {
   EXPECT_NE(mixed.status, 124) << "hung:\n" << mixed.out;
   EXPECT_NE(mixed.out.find("the processes run different programs"), std::string::npos) << mixed.out;
 
+  // Clusters across processes: a map given to every process, the delay device between them,
+  // the grid strategies; probing (one machine: one cluster, unless the threshold is 0).
+  for (const std::string extra :
+       {"--clusters 1,1 --wan-latency 1 --lb grid-hybrid", "--clusters probe --lb grid-comm",
+        "--clusters probe --cluster-threshold-us 0 --wan-latency 0.5 --lb grid-metis"}) {
+    const std::string args = problem + " --objects 6 --no-pin " + extra;
+    const Result r = run_program(env + MPIEXEC, "-np 2 " + std::string(JACOBI2D_BINARY) + " " + args);
+    EXPECT_EQ(r.status, 0) << args << "\n" << r.out;
+    EXPECT_NE(r.out.find("checksum: " + reference), std::string::npos) << args << "\n" << r.out;
+    const bool two_clusters = extra.find("probe --lb") == std::string::npos;
+    EXPECT_EQ(r.out.find("wan: ") != std::string::npos, two_clusters) << args << "\n" << r.out;
+  }
+  // A map naming a PE the run does not have: process 0's message from every process, all exit.
+  const std::string map = ::testing::TempDir() + "jacobi2d_bad_cluster_map";
+  std::ofstream(map) << "0 0\n1 1\n2 1\n";
+  const Result badmap =
+      run_program(env + "timeout 120 " + MPIEXEC, "-np 2 " + std::string(JACOBI2D_BINARY) + " " +
+                                                     problem + " --no-pin --clusters " + map);
+  EXPECT_NE(badmap.status, 0) << badmap.out;
+  EXPECT_NE(badmap.status, 124) << "hung:\n" << badmap.out;
+  EXPECT_NE(badmap.out.find("line 3: PE 2 does not exist (the run has 2 PEs, 0 to 1)"),
+            std::string::npos)
+      << badmap.out;
+  fs::remove(map);
+
   // Ranks stay in one process for now: a clear error, every process exits.
   const Result ranks = run_program(env + MPIEXEC, "-np 2 " + std::string(JACOBI2D_BINARY) + " " +
                                                       problem + " --ranks 4 --no-pin");
   EXPECT_NE(ranks.status, 0) << ranks.out;
   EXPECT_NE(ranks.out.find("ranks run in one process"), std::string::npos) << ranks.out;
+}
+
+// Two clusters (DS-2..DS-5): WAN latency, border prioritization on or off, slow PEs, naive and
+// block maps and the grid strategies running in the runtime: the same checksum, and the WAN
+// traffic reported.
+TEST(Jacobi2d, ChecksumIsTheSameOnTwoClustersWithLatencySpeedsAndGridStrategies) {
+  const std::string problem = "--mesh 96 --steps 30 --heavy 4 --sync-every 3 --objects 8";
+  const std::string reference = checksum(problem + " --pes 1");
+  ASSERT_FALSE(reference.empty());
+  for (const std::string lb : {"", "grid-comm", "grid-metis", "grid-hybrid", "greedy", "metis"}) {
+    for (const std::string extra :
+         {"--pes 4 --clusters 2,2 --wan-latency 1", "--pes 3 --clusters 1,2 --pe-speed 1,0.5",
+          "--pes 4 --clusters 2,2 --wan-latency 0.5 --grid-queue-period 0 --map naive",
+          "--pes 2 --clusters 1,1 --wan-latency 2 --grid-queue-period 1 --map naive"}) {
+      const std::string args = problem + " " + extra + (lb.empty() ? "" : " --lb " + lb);
+      EXPECT_EQ(checksum(args), reference) << args;
+    }
+  }
+  const Result r = run_program(JACOBI2D_BINARY, problem + " --pes 2 --clusters 1,1 --no-pin");
+  EXPECT_NE(r.out.find("wan: "), std::string::npos) << r.out;
+  const Result bad = run_program(JACOBI2D_BINARY, problem + " --pes 2 --clusters 1,2 --no-pin");
+  EXPECT_EQ(bad.status, 1);
+  EXPECT_NE(bad.out.find("--clusters 1,2: the counts add up to 3 PEs but the run has 2"),
+            std::string::npos)
+      << bad.out;
 }
 
 // Sixteen PEs on a machine with fewer cores: idle PEs must yield rather than spin, and the
