@@ -7,7 +7,9 @@
 #   B. naive and block maps, with and without border prioritization (the Grid Queue):
 #      4 PEs, 2 per cluster, 8 x 8 blocks (16 per PE);
 #   C. the grid strategies in the runtime on a heterogeneous pair of clusters (cluster 1 at half
-#      speed, emulated), L = 4 ms, against greedy and metis: step time and WAN bytes per step.
+#      speed, emulated), L = 4 ms, against greedy and metis: step time, WAN bytes per step
+#      (halos and migrated elements) and migrations; 100 steps, a threshold policy (balance
+#      when λ > 10%) asked every 10 steps; 2 PEs (1 + 1) and 4 PEs (2 + 2).
 # Every run's checksum must equal the first one's (the script stops otherwise).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,24 +19,27 @@ reps=${3:-3}
 bin=build/apps/jacobi2d/jacobi2d
 [[ -x $bin ]] || { echo "koenig.sh: build first (cmake --build build)" >&2; exit 2; }
 latencies="0 1 2 4 8 16 32"
-reference=""
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
 
-# Runs jacobi2d REPS times; prints "median-ms-per-step wan-bytes-per-step".
+# Runs jacobi2d REPS times (after --mesh, --steps); prints "median-ms-per-step
+# wan-bytes-per-step migrations". Checksums are compared per step count (file in $work).
 measure() {
-  local out ms=() wan=0 sum
+  local out ms=() wan=0 moved=0 sum ref="$work/checksum-$1"
   for ((r = 0; r < reps; r++)); do
-    out=$("$bin" --mesh "$mesh" --steps "$steps" --no-pin "$@")
+    out=$("$bin" --mesh "$mesh" --no-pin --steps "$@")
     sum=$(sed -n 's/^checksum: //p' <<<"$out")
-    if [[ -z $reference ]]; then reference=$sum; fi
-    if [[ $sum != "$reference" ]]; then
-      echo "koenig.sh: checksum $sum differs from $reference for: $*" >&2
+    [[ -s $ref ]] || echo "$sum" >"$ref"
+    if [[ -z $sum || $sum != "$(cat "$ref")" ]]; then
+      echo "koenig.sh: checksum '$sum' differs from $(cat "$ref") for: $*" >&2
       exit 1
     fi
     ms+=("$(sed -n 's/^step: //p' <<<"$out")")
     wan=$(sed -n 's/.*(\([0-9]*\) bytes\/step).*/\1/p' <<<"$out")
+    moved=$(sed -n 's/.*migrations: \([0-9]*\) .*/\1/p' <<<"$out")
   done
-  printf '%s\n' "${ms[@]}" | sort -g | awk -v w="${wan:-0}" '{v[NR] = $1}
-    END {printf "%.2f %s\n", 1000 * v[int((NR + 1) / 2)], w}'
+  printf '%s\n' "${ms[@]}" | sort -g | awk -v w="${wan:-0}" -v m="${moved:-0}" '{v[NR] = $1}
+    END {printf "%.2f %s %s\n", 1000 * v[int((NR + 1) / 2)], w, m}'
 }
 
 echo "A. Jacobi2D ${mesh}^2, $steps steps, 2 PEs in 2 clusters (1 + 1), block map: ms per step"
@@ -44,7 +49,7 @@ printf '\n|---|---|---|---|---|\n'
 for l in $latencies; do
   printf '| %s |' "$l"
   for m in 2 4 8 16; do
-    read -r ms _ < <(measure --pes 2 --clusters 1,1 --wan-latency "$l" --objects "$m" \
+    read -r ms _ < <(measure "$steps" --pes 2 --clusters 1,1 --wan-latency "$l" --objects "$m" \
       --sync-every 0)
     printf ' %s |' "$ms"
   done
@@ -59,7 +64,7 @@ for l in $latencies; do
   printf '| %s |' "$l"
   for map in naive block; do
     for period in 0 8; do
-      read -r ms _ < <(measure --pes 4 --clusters 2,2 --wan-latency "$l" --objects 8 \
+      read -r ms _ < <(measure "$steps" --pes 4 --clusters 2,2 --wan-latency "$l" --objects 8 \
         --sync-every 0 --map "$map" --grid-queue-period "$period")
       printf ' %s |' "$ms"
     done
@@ -68,15 +73,19 @@ for l in $latencies; do
 done
 
 echo
-echo "C. 2 PEs in 2 clusters, cluster 1 at half speed (--pe-speed 1,0.5), L = 4 ms, 16 x 16"
-echo "   blocks, balancing every 10 steps"
-echo "| strategy | ms per step | WAN bytes per step |"
-echo "|---|---|---|"
-for lb in none greedy metis grid-comm grid-metis grid-hybrid; do
-  args=(--pes 2 --clusters 1,1 --pe-speed 1,0.5 --wan-latency 4 --objects 16 --sync-every 10)
-  [[ $lb != none ]] && args+=(--lb "$lb")
-  read -r ms wan < <(measure "${args[@]}")
-  printf '| %s | %s | %s |\n' "$lb" "$ms" "$wan"
+echo "C. 2 clusters, cluster 1 at half speed (--pe-speed 1,0.5), L = 4 ms, 16 x 16 blocks, 100"
+echo "   steps, --lb-policy threshold (λ > 10%) asked every 10 steps"
+echo "| PEs | strategy | ms per step | WAN bytes per step | migrations |"
+echo "|---|---|---|---|---|"
+for layout in "2 1,1" "4 2,2"; do
+  read -r pes clusters <<<"$layout"
+  for lb in none greedy metis grid-comm grid-metis grid-hybrid; do
+    args=(--pes "$pes" --clusters "$clusters" --pe-speed 1,0.5 --wan-latency 4 --objects 16
+      --sync-every 10)
+    [[ $lb != none ]] && args+=(--lb "$lb" --lb-policy threshold)
+    read -r ms wan moved < <(measure 100 "${args[@]}")
+    printf '| %s | %s | %s | %s | %s |\n' "$pes" "$lb" "$ms" "$wan" "$moved"
+  done
 done
 echo
-echo "checksum of every run: $reference"
+echo "every run's checksum equals the first run's of the same step count: $(cat "$work"/checksum-* | sort -u | tr '\n' ' ')"

@@ -15,30 +15,6 @@ namespace vela::rt::detail {
 
 namespace {
 
-struct ObjectRecord {
-  std::uint64_t linear = 0;
-  double load = 0.0;
-  std::uint64_t size = 0;
-  void pup(pup::Archive& ar) { ar | linear | load | size; }
-};
-
-struct EdgeRecord {
-  std::uint64_t from = 0;
-  std::uint64_t to = 0;
-  std::uint64_t messages = 0;
-  std::uint64_t bytes = 0;
-  void pup(pup::Archive& ar) { ar | from | to | messages | bytes; }
-};
-
-// One PE's measurements of one collection since the last balancing step.
-struct Report {
-  PeId pe = 0;
-  double background = 0.0;  // seconds neither idle nor in this collection's entry methods
-  std::vector<ObjectRecord> objects;
-  std::vector<EdgeRecord> edges;
-  void pup(pup::Archive& ar) { ar | pe | background | objects | edges; }
-};
-
 // The end of a step: sync-point collections resume; periodic ones just carry on.
 void finish_step(RuntimeState& state, CollectionInfo& info) {
   if (info.lb.periodic) {
@@ -50,7 +26,7 @@ void finish_step(RuntimeState& state, CollectionInfo& info) {
 
 void start_step(RuntimeState& state, CollectionInfo& info) {
   LbRound& round = info.lb;
-  round.reports = 0;
+  round.collect_start = tick_clock::now();
   round.instance = {};
   round.instance.dims = info.shape.dims;
   round.instance.pes.assign(static_cast<std::size_t>(state.pes), lb::Pe{});
@@ -169,6 +145,62 @@ void balance(PeState& pe, CollectionInfo& info) {
   }
 }
 
+// The root: every PE's report is in; the instance is made from them.
+void add_to_instance(RuntimeState& state, CollectionInfo& info, const Report& report) {
+  lb::Instance& instance = info.lb.instance;
+  instance.pes[static_cast<std::size_t>(report.pe)].background = report.background;
+  for (const ObjectRecord& o : report.objects) {
+    const Index index = info.shape.at(o.linear);
+    lb::Object object;
+    object.id = static_cast<lb::ObjectId>(o.linear);
+    object.load = o.load;
+    object.size = o.size;
+    object.coords = {static_cast<double>(index.x), static_cast<double>(index.y),
+                     static_cast<double>(index.z)};
+    object.pe = report.pe;
+    instance.objects.push_back(object);
+  }
+  for (const EdgeRecord& e : report.edges) {
+    instance.edges.push_back({static_cast<std::uint32_t>(e.from), static_cast<std::uint32_t>(e.to),
+                              e.messages, e.bytes});
+  }
+  (void)state;
+}
+
+// The measurement tree: PE p's parent is (p - 1) / fan-in, its children p * fan-in + 1 ...
+// (fan-in 0: every PE reports straight to the root). A PE sends one bundle up once it has its
+// own report and one bundle from each child; the root makes the instance and balances.
+void gather_reports(PeState& pe, CollectionId collection, std::vector<Report> bundle) {
+  RuntimeState& state = *pe.runtime;
+  const auto fan_in = static_cast<std::int64_t>(state.options.lb_fan_in);
+  const std::int64_t id = pe.id;
+  std::int64_t children = 0;
+  if (fan_in == 0) {
+    children = id == 0 ? state.pes - 1 : 0;
+  } else {
+    const std::int64_t first = id * fan_in + 1;
+    children = std::clamp<std::int64_t>(state.pes - first, 0, fan_in);
+  }
+  ReportGather& g = pe.gathers[collection];
+  for (Report& r : bundle) g.reports.push_back(std::move(r));
+  if (++g.parts < children + 1) return;
+  std::vector<Report> all = std::move(g.reports);
+  pe.gathers.erase(collection);
+  if (id != 0) {
+    const PeId parent = fan_in == 0 ? 0 : static_cast<PeId>((id - 1) / fan_in);
+    post_system(state, parent, Kind::lb_report, collection, 0, pup::pack(all));
+    return;
+  }
+  CollectionInfo& info = state.collection(collection);
+  if (all.size() != static_cast<std::size_t>(state.pes)) {
+    throw std::logic_error("balance: " + std::to_string(all.size()) + " PE reports for " +
+                           std::to_string(state.pes) + " PEs");
+  }
+  for (const Report& r : all) add_to_instance(state, info, r);
+  state.stats.lb_collect_seconds += tick_clock::seconds(tick_clock::now() - info.lb.collect_start);
+  balance(pe, info);
+}
+
 }  // namespace
 
 void on_at_sync(PeState& pe, Message& message) {
@@ -235,33 +267,15 @@ void on_lb_collect(PeState& pe, Message& message) {
       std::max(0.0, tick_clock::seconds(now - pe.period_start - pe.idle_ticks - collection_ticks));
   pe.idle_ticks = 0;
   pe.period_start = now;
-  post_system(state, 0, Kind::lb_report, message.collection, 0, pup::pack(report));
+  std::vector<Report> own;
+  own.push_back(std::move(report));
+  gather_reports(pe, message.collection, std::move(own));
 }
 
 void on_lb_report(PeState& pe, Message& message) {
-  RuntimeState& state = *pe.runtime;
-  CollectionInfo& info = state.collection(message.collection);
-  LbRound& round = info.lb;
-  Report report;
-  pup::unpack(message.payload(), report);
-  lb::Instance& instance = round.instance;
-  instance.pes[static_cast<std::size_t>(report.pe)].background = report.background;
-  for (const ObjectRecord& o : report.objects) {
-    const Index index = info.shape.at(o.linear);
-    lb::Object object;
-    object.id = static_cast<lb::ObjectId>(o.linear);
-    object.load = o.load;
-    object.size = o.size;
-    object.coords = {static_cast<double>(index.x), static_cast<double>(index.y),
-                     static_cast<double>(index.z)};
-    object.pe = report.pe;
-    instance.objects.push_back(object);
-  }
-  for (const EdgeRecord& e : report.edges) {
-    instance.edges.push_back({static_cast<std::uint32_t>(e.from), static_cast<std::uint32_t>(e.to),
-                              e.messages, e.bytes});
-  }
-  if (++round.reports == state.pes) balance(pe, info);
+  std::vector<Report> bundle;
+  pup::unpack(message.payload(), bundle);
+  gather_reports(pe, message.collection, std::move(bundle));
 }
 
 void on_migrated(PeState& pe, Message& message) {

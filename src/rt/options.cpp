@@ -91,6 +91,11 @@ void add_runtime_options(CLI::App& app, Options& options) {
   app.add_option("--lb-dump", options.lb_dump,
                  "Write each balancing step's instance to DIR (replay with vela-lb)")
       ->group(group);
+  app.add_option("--lb-fan-in", options.lb_fan_in,
+                 "Measurements travel to the balancing root up a tree of this fan-in (0: every PE "
+                 "reports to PE 0)")
+      ->check(CLI::Range(0, 1 << 20))
+      ->group(group);
   app.add_flag("--lb-cpu-time", options.measure_cpu,
                "Measure object load by thread CPU time (a system call per entry method) instead "
                "of wall time")
@@ -134,6 +139,10 @@ void validate(const Options& options) {
     throw std::invalid_argument("--grid-queue-period " +
                                 std::to_string(options.grid_queue_period) +
                                 ": expected an integer >= 0 (0: no Grid Queue)");
+  }
+  if (options.lb_fan_in < 0) {
+    throw std::invalid_argument("--lb-fan-in " + std::to_string(options.lb_fan_in) +
+                                ": expected an integer >= 0 (0: every PE reports to PE 0)");
   }
   if (options.lb_period < 1) {
     throw std::invalid_argument("--lb-period " + std::to_string(options.lb_period) +

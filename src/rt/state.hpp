@@ -70,6 +70,34 @@ struct CollectionTable {
 
 struct RuntimeState;
 
+// A PE's measurements of one collection since the last balancing step (sent up the
+// measurement tree to the root, which makes the instance from them).
+struct ObjectRecord {
+  std::uint64_t linear = 0;
+  double load = 0.0;  // work on a PE of speed 1
+  std::uint64_t size = 0;
+  void pup(pup::Archive& ar) { ar | linear | load | size; }
+};
+struct EdgeRecord {
+  std::uint64_t from = 0;
+  std::uint64_t to = 0;
+  std::uint64_t messages = 0;
+  std::uint64_t bytes = 0;
+  void pup(pup::Archive& ar) { ar | from | to | messages | bytes; }
+};
+struct Report {
+  PeId pe = 0;
+  double background = 0.0;  // seconds neither idle nor in this collection's entry methods
+  std::vector<ObjectRecord> objects;
+  std::vector<EdgeRecord> edges;
+  void pup(pup::Archive& ar) { ar | pe | background | objects | edges; }
+};
+// Reports gathered by a PE of the tree: its own and its subtrees'.
+struct ReportGather {
+  std::vector<Report> reports;
+  int parts = 0;  // its own report and one bundle per child, when complete
+};
+
 struct PeState {
   PeState() = default;
   PeState(const PeState&) = delete;
@@ -114,6 +142,7 @@ struct PeState {
 
   std::array<CollectionTable, 256> tables;
   std::unordered_map<ElementKey, std::vector<Message*>, ElementKeyHash> parked;
+  std::map<CollectionId, ReportGather> gathers;  // balancing steps under way, by collection
   ElementBase* current = nullptr;  // element whose entry method is running
 
   // Measurement, in clock ticks: `mark` is the last entry boundary (the end of one entry is
@@ -141,9 +170,9 @@ struct PeState {
 struct LbRound {
   std::uint64_t arrived = 0;  // at_sync calls in this round
   std::uint64_t syncs = 0;    // completed balancing points
-  PeId reports = 0;
   lb::Instance instance;
   std::uint64_t awaited_migrations = 0;
+  Ticks collect_start = 0;  // when the root asked for measurements
   std::unique_ptr<lb::Strategy> strategy;
   // With --lb-policy: asked at every sync point; the strategies it names, made on first use
   // (keyed by name and parameters); the last strategy's time, for its cost estimates.

@@ -270,6 +270,46 @@ TEST(Messaging, CommunicationGraphCountsEveryMessageOnItsEdge) {
   std::filesystem::remove_all(o.lb_dump);
 }
 
+// The measurement tree: whatever its fan-in (0: every PE straight to PE 0; 1: a chain), the
+// root's instance has every element once, on its PE, with the same communication graph.
+TEST(Messaging, MeasurementsReachTheRootUpATreeOfAnyFanIn) {
+  constexpr std::int32_t n = 48;
+  std::vector<std::string> graphs;
+  for (const int fan_in : {0, 1, 2, 3, 16}) {
+    vela::rt::Options o;
+    o.pes = 7;
+    o.pin = false;
+    o.lb = "dummy";
+    o.lb_fan_in = fan_in;
+    o.lb_dump = ::testing::TempDir() + "vela_fan_in_" + std::to_string(::getpid());
+    vela::rt::Runtime runtime(o);
+    runtime.run([](vela::rt::Context& ctx) {
+      auto t = ctx.create<Talker>("talkers", Shape::line(n), InitialMap::round_robin, 0);
+      t.broadcast<&Talker::talk>(9);
+    });
+    const auto instance = vela::lb::read_instance(o.lb_dump + "/talkers-step1.json");
+    std::filesystem::remove_all(o.lb_dump);
+    ASSERT_EQ(instance.objects.size(), static_cast<std::size_t>(n)) << "fan-in " << fan_in;
+    ASSERT_EQ(instance.pes.size(), 7u);
+    std::string graph;
+    for (std::size_t i = 0; i < instance.objects.size(); ++i) {
+      EXPECT_EQ(instance.objects[i].id, i);
+      EXPECT_EQ(instance.objects[i].pe, static_cast<vela::lb::PeId>(i % 7)) << "fan-in " << fan_in;
+    }
+    std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint64_t> edges;
+    for (const auto& e : instance.edges) edges[{e.from, e.to}] += e.messages;
+    for (const auto& [k, m] : edges) {
+      graph += std::to_string(k.first) + ">" + std::to_string(k.second) + ":" + std::to_string(m) + " ";
+    }
+    graphs.push_back(graph);
+    EXPECT_GT(runtime.stats().lb_collect_seconds, 0.0);
+  }
+  for (const std::string& g : graphs) EXPECT_EQ(g, graphs.front());
+  vela::rt::Options bad;
+  bad.lb_fan_in = -1;
+  EXPECT_THROW(vela::rt::validate(bad), std::invalid_argument);
+}
+
 // ---- Options ----
 
 TEST(Messaging, IdleOptionsParseAndBadOnesAreNamed) {

@@ -61,6 +61,9 @@ struct Options {
   std::string trace;         // Chrome trace file to write, empty: none
   double lb_interval = 0.0;  // seconds between balancing of collections balanced periodically
   std::string lb_dump;       // directory for one instance file per LB step, empty: none
+  // Measurements travel up a tree of this fan-in over the PE ids (PE p reports to (p - 1) / K);
+  // 0: every PE reports straight to PE 0.
+  int lb_fan_in = 4;
   bool measure_cpu = false;  // charge entry methods by thread CPU time (else wall time)
   bool instrument = true;    // measure entry methods and communication (balancing needs it)
   IdleMode idle = IdleMode::adaptive;
@@ -70,7 +73,7 @@ struct Options {
 // Adds --pes, --pes-per-process, --mpi-progress, --clusters, --cluster-threshold-us,
 // --wan-latency, --grid-queue-period, --pe-speed, --no-pin, --lb, --lb-period, --lb-param,
 // --lb-policy, --lb-policy-param,
-// --lb-startup, --lb-per-byte, --trace, --lb-dump, --lb-cpu-time, --no-instrument, --idle and
+// --lb-startup, --lb-per-byte, --trace, --lb-dump, --lb-fan-in, --lb-cpu-time, --no-instrument, --idle and
 // --spin-us to
 // `app`, writing into `options`; values are checked as they are parsed (an unknown strategy or a
 // malformed parameter is an error naming the option).

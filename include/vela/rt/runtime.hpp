@@ -192,6 +192,7 @@ struct RunStats {
   std::uint64_t migrations = 0;  // elements moved
   std::uint64_t migrated_bytes = 0;
   double lb_seconds = 0.0;          // strategy time, summed
+  double lb_collect_seconds = 0.0;  // from asking for measurements to the instance, summed
   std::uint64_t wan_messages = 0;   // messages between PEs of different clusters
   std::uint64_t wan_bytes = 0;      // their argument bytes
   std::uint64_t grid_messages = 0;  // messages run from a Grid Queue (to border elements)

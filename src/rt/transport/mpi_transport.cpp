@@ -144,7 +144,7 @@ std::uint64_t options_fingerprint(const Options& o) {
                      std::to_string(o.measure_cpu) + ";" + std::to_string(o.lb_interval) + ";" +
                      o.clusters + ";" + std::to_string(o.cluster_threshold_us) + ";" +
                      std::to_string(o.wan_latency_ms) + ";" + std::to_string(o.grid_queue_period) +
-                     ";" + o.pe_speed;
+                     ";" + o.pe_speed + ";" + std::to_string(o.lb_fan_in);
   for (const std::string& p : o.lb_params) text += p + ",";
   for (const std::string& p : o.lb_policy_params) text += p + ",";
   return fingerprint(text);
