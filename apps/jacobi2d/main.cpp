@@ -282,8 +282,8 @@ int main(int argc, char** argv) {
         end = std::chrono::steady_clock::now();
         lanes = result;
       });
-      auto blocks = ctx.create<Block>("jacobi", vela::rt::Shape::grid(p.objects, p.objects),
-                                      map, p);
+      auto blocks =
+          ctx.create<Block>("jacobi", vela::rt::Shape::grid(p.objects, p.objects), map, p);
       begin = std::chrono::steady_clock::now();
       blocks.broadcast<&Block::start>();
     });

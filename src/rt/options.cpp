@@ -136,8 +136,7 @@ void validate(const Options& options) {
                                 ": expected milliseconds in [0, 1e5]");
   }
   if (options.grid_queue_period < 0) {
-    throw std::invalid_argument("--grid-queue-period " +
-                                std::to_string(options.grid_queue_period) +
+    throw std::invalid_argument("--grid-queue-period " + std::to_string(options.grid_queue_period) +
                                 ": expected an integer >= 0 (0: no Grid Queue)");
   }
   if (options.lb_fan_in < 0) {

@@ -21,10 +21,9 @@ std::vector<std::int32_t> find_clusters(RuntimeState& state) {
     return parse_clusters(o.clusters, state.pes);
   }
   if (o.clusters.empty() || clusters_found_at_start(o.clusters)) {
-    const std::vector<std::int32_t> of_process = o.clusters == "probe"
-                                                     ? state.transport->probe_clusters(
-                                                           o.cluster_threshold_us)
-                                                     : state.transport->node_clusters();
+    const std::vector<std::int32_t> of_process =
+        o.clusters == "probe" ? state.transport->probe_clusters(o.cluster_threshold_us)
+                              : state.transport->node_clusters();
     std::vector<std::int32_t> cluster(pes);
     for (std::size_t p = 0; p < pes; ++p) {
       cluster[p] = of_process[p / static_cast<std::size_t>(state.layout.local_pes)];

@@ -344,8 +344,8 @@ void pe_loop(PeState& pe) {
       run_message(pe, message);
       if (state.stopping.load(std::memory_order_relaxed)) break;
     }
-    if (ran == 0 && pe.inbox.empty() && (pe.delayed.empty() || pe.delayed.front().first >
-                                                              tick_clock::now())) {
+    if (ran == 0 && pe.inbox.empty() &&
+        (pe.delayed.empty() || pe.delayed.front().first > tick_clock::now())) {
       idle(pe, periodic);
     }
   }
@@ -371,8 +371,7 @@ namespace {
 void cross_clusters(RuntimeState& state, PeState& from, PeId to, Message* message) {
   if (state.cluster[static_cast<std::size_t>(to)] == from.cluster) return;
   ++from.stats.wan_messages;
-  from.stats.wan_bytes +=
-      message->ops != nullptr ? message->ops->packed_size(message->args()) : 0;
+  from.stats.wan_bytes += message->ops != nullptr ? message->ops->packed_size(message->args()) : 0;
   message->wan = state.wan_ticks > 0;
 }
 

@@ -143,7 +143,7 @@ struct PeState {
   std::array<CollectionTable, 256> tables;
   std::unordered_map<ElementKey, std::vector<Message*>, ElementKeyHash> parked;
   std::map<CollectionId, ReportGather> gathers;  // balancing steps under way, by collection
-  ElementBase* current = nullptr;  // element whose entry method is running
+  ElementBase* current = nullptr;                // element whose entry method is running
 
   // Measurement, in clock ticks: `mark` is the last entry boundary (the end of one entry is
   // the start of the next); idle and the period since the last balancing step.

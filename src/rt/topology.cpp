@@ -91,7 +91,8 @@ std::vector<std::int32_t> from_file(const std::string& path, PeId pes) {
         !parse_count(trim(text.substr(gap)), c) || c > 1'000'000) {
       throw std::invalid_argument("--clusters " + path + ": line " + std::to_string(number) +
                                   ": expected 'PE CLUSTER' (two non-negative integers, the "
-                                  "cluster at most 1000000), got '" + text + "'");
+                                  "cluster at most 1000000), got '" +
+                                  text + "'");
     }
     if (pe >= pes) {
       throw std::invalid_argument("--clusters " + path + ": line " + std::to_string(number) +
@@ -113,7 +114,8 @@ std::vector<std::int32_t> from_file(const std::string& path, PeId pes) {
     if (cluster[p] < 0) {
       throw std::invalid_argument("--clusters " + path + ": PE " + std::to_string(p) +
                                   " has no cluster (the map must name every PE of the run, 0 "
-                                  "to " + std::to_string(pes - 1) + ")");
+                                  "to " +
+                                  std::to_string(pes - 1) + ")");
     }
   }
   std::map<std::int64_t, std::int32_t> dense;
@@ -142,12 +144,14 @@ std::vector<double> parse_speeds(const std::string& spec,
                                  const std::vector<std::int32_t>& cluster) {
   const std::size_t pes = cluster.size();
   const std::size_t clusters =
-      cluster.empty() ? 0 : static_cast<std::size_t>(*std::max_element(cluster.begin(), cluster.end())) + 1;
+      cluster.empty()
+          ? 0
+          : static_cast<std::size_t>(*std::max_element(cluster.begin(), cluster.end())) + 1;
   std::vector<double> given;
   for (const std::string& part : split(spec, ',')) {
     double v = 0.0;
-    const bool decimal = !part.empty() && part.find_first_not_of("0123456789.eE+-") ==
-                                              std::string::npos &&
+    const bool decimal = !part.empty() &&
+                         part.find_first_not_of("0123456789.eE+-") == std::string::npos &&
                          part.find_first_of("xX") == std::string::npos;
     const auto r = std::from_chars(part.data(), part.data() + part.size(), v);
     if (!decimal || r.ec != std::errc{} || r.ptr != part.data() + part.size() ||

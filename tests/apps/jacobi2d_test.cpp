@@ -154,7 +154,8 @@ TEST(Jacobi2d, ChecksumIsTheSameAcrossProcesses) {
        {"--clusters 1,1 --wan-latency 1 --lb grid-hybrid", "--clusters probe --lb grid-comm",
         "--clusters probe --cluster-threshold-us 0 --wan-latency 0.5 --lb grid-metis"}) {
     const std::string args = problem + " --objects 6 --no-pin " + extra;
-    const Result r = run_program(env + MPIEXEC, "-np 2 " + std::string(JACOBI2D_BINARY) + " " + args);
+    const Result r =
+        run_program(env + MPIEXEC, "-np 2 " + std::string(JACOBI2D_BINARY) + " " + args);
     EXPECT_EQ(r.status, 0) << args << "\n" << r.out;
     EXPECT_NE(r.out.find("checksum: " + reference), std::string::npos) << args << "\n" << r.out;
     const bool two_clusters = extra.find("probe --lb") == std::string::npos;
@@ -165,7 +166,7 @@ TEST(Jacobi2d, ChecksumIsTheSameAcrossProcesses) {
   std::ofstream(map) << "0 0\n1 1\n2 1\n";
   const Result badmap =
       run_program(env + "timeout 120 " + MPIEXEC, "-np 2 " + std::string(JACOBI2D_BINARY) + " " +
-                                                     problem + " --no-pin --clusters " + map);
+                                                      problem + " --no-pin --clusters " + map);
   EXPECT_NE(badmap.status, 0) << badmap.out;
   EXPECT_NE(badmap.status, 124) << "hung:\n" << badmap.out;
   EXPECT_NE(badmap.out.find("line 3: PE 2 does not exist (the run has 2 PEs, 0 to 1)"),

@@ -64,8 +64,9 @@ TEST(Clusters, MapFileNamesEveryPeOnceAndIsRenumbered) {
       << e;
   EXPECT_NE(e.find(beyond), std::string::npos) << "names the file: " << e;
   const std::string twice = temp_file("map_twice", "0 0\n1 0\n1 1\n");
-  EXPECT_NE(error_of([&] { parse_clusters(twice, 2); }).find("line 3: PE 1 is already placed on line 2"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of([&] { parse_clusters(twice, 2); }).find("line 3: PE 1 is already placed on line 2"),
+      std::string::npos);
   const std::string bad = temp_file("map_bad", "0 0\n1 -1\n");
   EXPECT_NE(error_of([&] { parse_clusters(bad, 2); }).find("line 2: expected 'PE CLUSTER'"),
             std::string::npos);
@@ -250,9 +251,8 @@ TEST(GridQueue, TheStarvationGuardLetsAnOrdinaryMessageThroughAfterThePeriod) {
   vela::rt::Runtime runtime(o);
   runtime.run([&](vela::rt::Context& ctx) {
     auto n = ctx.create<Flooded>("f", Shape::line(3),
-                                 vela::rt::UserMap([](const Index& i, const Shape&, vela::rt::PeId) {
-                                   return i.x < 2 ? 0 : 1;
-                                 }),
+                                 vela::rt::UserMap([](const Index& i, const Shape&,
+                                                      vela::rt::PeId) { return i.x < 2 ? 0 : 1; }),
                                  0);
     n[Index{0, 0, 0}].send<&Flooded::cross>();
     n[Index{1, 0, 0}].send<&Flooded::flood>(20);

@@ -299,7 +299,8 @@ TEST(Messaging, MeasurementsReachTheRootUpATreeOfAnyFanIn) {
     std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint64_t> edges;
     for (const auto& e : instance.edges) edges[{e.from, e.to}] += e.messages;
     for (const auto& [k, m] : edges) {
-      graph += std::to_string(k.first) + ">" + std::to_string(k.second) + ":" + std::to_string(m) + " ";
+      graph +=
+          std::to_string(k.first) + ">" + std::to_string(k.second) + ":" + std::to_string(m) + " ";
     }
     graphs.push_back(graph);
     EXPECT_GT(runtime.stats().lb_collect_seconds, 0.0);

@@ -73,7 +73,8 @@ struct Options {
 // Adds --pes, --pes-per-process, --mpi-progress, --clusters, --cluster-threshold-us,
 // --wan-latency, --grid-queue-period, --pe-speed, --no-pin, --lb, --lb-period, --lb-param,
 // --lb-policy, --lb-policy-param,
-// --lb-startup, --lb-per-byte, --trace, --lb-dump, --lb-fan-in, --lb-cpu-time, --no-instrument, --idle and
+// --lb-startup, --lb-per-byte, --trace, --lb-dump, --lb-fan-in, --lb-cpu-time, --no-instrument,
+// --idle and
 // --spin-us to
 // `app`, writing into `options`; values are checked as they are parsed (an unknown strategy or a
 // malformed parameter is an error naming the option).

@@ -137,14 +137,13 @@ std::uint64_t program_fingerprint() {
 
 // The options every process must share.
 std::uint64_t options_fingerprint(const Options& o) {
-  std::string text = std::to_string(o.pes_per_process) + ";" +
-                     std::to_string(static_cast<int>(o.mpi_progress)) + ";" + o.lb + ";" +
-                     std::to_string(o.lb_period) + ";" + o.lb_policy + ";" + o.trace + ";" +
-                     o.lb_dump + ";" + std::to_string(o.instrument) + ";" +
-                     std::to_string(o.measure_cpu) + ";" + std::to_string(o.lb_interval) + ";" +
-                     o.clusters + ";" + std::to_string(o.cluster_threshold_us) + ";" +
-                     std::to_string(o.wan_latency_ms) + ";" + std::to_string(o.grid_queue_period) +
-                     ";" + o.pe_speed + ";" + std::to_string(o.lb_fan_in);
+  std::string text =
+      std::to_string(o.pes_per_process) + ";" + std::to_string(static_cast<int>(o.mpi_progress)) +
+      ";" + o.lb + ";" + std::to_string(o.lb_period) + ";" + o.lb_policy + ";" + o.trace + ";" +
+      o.lb_dump + ";" + std::to_string(o.instrument) + ";" + std::to_string(o.measure_cpu) + ";" +
+      std::to_string(o.lb_interval) + ";" + o.clusters + ";" +
+      std::to_string(o.cluster_threshold_us) + ";" + std::to_string(o.wan_latency_ms) + ";" +
+      std::to_string(o.grid_queue_period) + ";" + o.pe_speed + ";" + std::to_string(o.lb_fan_in);
   for (const std::string& p : o.lb_params) text += p + ",";
   for (const std::string& p : o.lb_policy_params) text += p + ",";
   return fingerprint(text);
@@ -263,6 +262,15 @@ struct Transport::Impl {
       m = next;
     }
     return true;
+  }
+
+  // Closing, after the barrier is entered: what would be sent is freed instead.
+  void drop_queued() {
+    for (Message* m = outbox.take_all().first; m != nullptr;) {
+      Message* next = m->next;
+      free_message(m);
+      m = next;
+    }
   }
 
   bool complete_sends() {
@@ -481,21 +489,31 @@ struct Transport::Impl {
     close();
   }
 
-  // The PEs have stopped. Every queued message goes out (a stop or failure notice among them),
-  // then a barrier that every process enters once it has stopped; arrivals meanwhile are read
-  // and dropped (data) or recorded (a failure elsewhere).
+  // The PEs have stopped. First every queued message goes out (a stop or failure notice among
+  // them, and replies to what arrives meanwhile) and this process waits until all its sends
+  // are complete (its control messages, sent synchronously, received), reading arrivals so
+  // that the others' sends complete too. Only then does it enter a barrier with every
+  // process; from there on nothing more is sent (a reply the barrier phase would make is
+  // dropped: no process waits for one), arrivals are read and dropped (data) or recorded (a
+  // failure elsewhere). No process can be left waiting on a send to one that has gone.
   void close() {
-    send_queued();
-    MPI_Request barrier = MPI_REQUEST_NULL;
-    MPI_Ibarrier(comm, &barrier);
     for (;;) {
       send_queued();
       complete_sends();
       while (receive_one()) {
       }
+      if (in_flight.empty() && outbox.empty()) break;
+      std::this_thread::yield();
+    }
+    MPI_Request barrier = MPI_REQUEST_NULL;
+    MPI_Ibarrier(comm, &barrier);
+    for (;;) {
+      drop_queued();
+      while (receive_one()) {
+      }
       int done = 0;
       MPI_Test(&barrier, &done, MPI_STATUS_IGNORE);
-      if (done != 0 && in_flight.empty()) break;
+      if (done != 0) break;
       std::this_thread::yield();
     }
     while (receive_one()) {
