@@ -173,6 +173,14 @@ TEST(Jacobi2d, ChecksumIsTheSameAcrossProcesses) {
             std::string::npos)
       << badmap.out;
   fs::remove(map);
+  // Bad numbers: every process stops at once with the option named.
+  for (const std::string bad : {"--pes-per-process 0", "--wan-latency -1"}) {
+    const Result r = run_program(env + "timeout 120 " + MPIEXEC,
+                                 "-np 2 " + std::string(JACOBI2D_BINARY) + " " + bad);
+    EXPECT_NE(r.status, 0) << bad << "\n" << r.out;
+    EXPECT_NE(r.status, 124) << "hung:\n" << r.out;
+    EXPECT_NE(r.out.find(bad.substr(0, bad.find(' '))), std::string::npos) << r.out;
+  }
 
   // Ranks stay in one process for now: a clear error, every process exits.
   const Result ranks = run_program(env + MPIEXEC, "-np 2 " + std::string(JACOBI2D_BINARY) + " " +
