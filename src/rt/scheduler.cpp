@@ -275,18 +275,23 @@ void wait_for_delayed(PeState& pe, bool periodic) {
   }
 }
 
+// The PE was idle from `from` until now: counted, and traced.
+void end_idle(PeState& pe, Ticks from) {
+  const Ticks to = tick_clock::now();
+  pe.idle_ticks += to - from;
+  pe.mark = to;
+  if (pe.runtime->timeline) {
+    pe.runtime->timeline->complete(pe.id, trace::Category::idle, "idle", tick_clock::to_time(from),
+                                   tick_clock::to_time(to));
+  }
+}
+
 void idle(PeState& pe, bool periodic) {
   RuntimeState& state = *pe.runtime;
   const Ticks from = tick_clock::now();
   if (!pe.delayed.empty()) {
     wait_for_delayed(pe, periodic);
-    const Ticks to = tick_clock::now();
-    pe.idle_ticks += to - from;
-    pe.mark = to;
-    if (state.timeline) {
-      state.timeline->complete(pe.id, trace::Category::idle, "idle", tick_clock::to_time(from),
-                               tick_clock::to_time(to));
-    }
+    end_idle(pe, from);
     return;
   }
   pe.parked_count.store(pe.parked.size(), std::memory_order_relaxed);
@@ -305,13 +310,7 @@ void idle(PeState& pe, bool periodic) {
   }
   wait_for_work(pe, periodic, from);
   pe.passive.store(false, std::memory_order_seq_cst);
-  const Ticks to = tick_clock::now();
-  pe.idle_ticks += to - from;
-  pe.mark = to;
-  if (state.timeline) {
-    state.timeline->complete(pe.id, trace::Category::idle, "idle", tick_clock::to_time(from),
-                             tick_clock::to_time(to));
-  }
+  end_idle(pe, from);
 }
 
 void pe_loop(PeState& pe) {

@@ -33,6 +33,7 @@ vela::rt::Options options_with(const std::string& lb = "") {
     o.mpi_progress =
         std::string(p) == "thread" ? vela::rt::MpiProgress::thread : vela::rt::MpiProgress::pe;
   }
+  if (const char* f = std::getenv("DISTRIBUTED_TEST_LB_FAN_IN")) o.lb_fan_in = std::atoi(f);
   o.pin = false;
   o.lb = lb;
   return o;
@@ -131,7 +132,7 @@ struct Mover : vela::rt::ElementBase {
   Mover() = default;
   Mover(std::int32_t n, std::int32_t steps, Callback done) : n_(n), steps_(steps), done_(done) {}
   void pup(vela::pup::Archive& ar) override {
-    ar | n_ | steps_ | done_ | step_ | got_ | expected_ | checksum_ | early_;
+    ar | n_ | steps_ | done_ | step_ | got_ | expected_ | checksum_ | early_ | synced_;
   }
   void start() { send_step(); }
   void send_step() {
@@ -158,10 +159,16 @@ struct Mover : vela::rt::ElementBase {
       }
     return c;
   }
+  // Once per step: a hello of the next step can arrive after this element reached its sync
+  // point but before its resume (another element resumed first).
   void maybe_sync() {
-    if (got_ == expected_at(step_)) at_sync();
+    if (!synced_ && got_ == expected_at(step_)) {
+      synced_ = true;
+      at_sync();
+    }
   }
   void resume_from_sync() override {
+    synced_ = false;
     ++step_;
     got_ = early_[0];
     early_[0] = early_[1];
@@ -179,6 +186,7 @@ struct Mover : vela::rt::ElementBase {
   std::int32_t step_ = 0, got_ = 0, expected_ = 0;
   std::uint64_t checksum_ = 0;
   std::array<std::int32_t, 2> early_{};
+  bool synced_ = false;
 };
 
 TEST(Distributed, MigrationAcrossProcessesEveryStepLosesNoMessage) {
