@@ -62,8 +62,9 @@ struct Arrival {
   Ticks wall_ticks = 0;      // measured since the last balancing step (periodic balancing moves
   double cpu_seconds = 0.0;  // elements between collection and the next step)
   std::vector<CommTable::Edge> edges;
+  bool at_sync = false;  // it moves during a balancing step, waiting for its resume
   void pup(pup::Archive& ar) {
-    ar | linear | migrations | reductions | wall_ticks | cpu_seconds | edges;
+    ar | linear | migrations | reductions | wall_ticks | cpu_seconds | edges | at_sync;
   }
 };
 
@@ -160,7 +161,8 @@ void migrate_out(PeState& pe, Message& message) {
                     ElementAccess::reductions(*element),
                     ElementAccess::wall_ticks(*element),
                     ElementAccess::cpu_seconds(*element),
-                    ElementAccess::comm(*element).edges()};
+                    ElementAccess::comm(*element).edges(),
+                    ElementAccess::at_sync(*element)};
     // One copy: sized first, then the runtime's header and the element's state packed straight
     // into the message's buffer (not zeroed first).
     pup::Sizer sizer;
@@ -207,6 +209,7 @@ void migrate_in(PeState& pe, Message& message) {
   ElementAccess::wall_ticks(*element) = arrival.wall_ticks;
   ElementAccess::cpu_seconds(*element) = arrival.cpu_seconds;
   ElementAccess::comm(*element).merge(arrival.edges);
+  ElementAccess::at_sync(*element) = arrival.at_sync;
   const ElementKey key{message.collection, linear};
   pe.table(key.collection).slots[linear].location = {pe.id, arrival.migrations};
   install(pe, key, std::move(element));

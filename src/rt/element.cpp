@@ -162,6 +162,13 @@ void ElementBase::outside(const Index& to) const {
 }
 
 void ElementBase::at_sync() {
+  if (at_sync_) {
+    throw std::logic_error("element " + to_string(index_, shape_->dims) + " of collection " +
+                           pe_->runtime->collection(collection_).name +
+                           " called at_sync() again before resume_from_sync(): once per "
+                           "balancing point");
+  }
+  at_sync_ = true;
   detail::post_system(*pe_->runtime, 0, detail::Kind::at_sync, collection_, linear_, {});
 }
 

@@ -293,6 +293,7 @@ void on_resume(PeState& pe, Message& message) {
     if (slot.element != nullptr) local.push_back(slot.element);
   }
   for (ElementBase* element : local) {
+    ElementAccess::at_sync(*element) = false;
     run_entry(
         pe, *element, [] { return "resume_from_sync"; },
         [element] { element->resume_from_sync(); });

@@ -321,6 +321,7 @@ struct ElementAccess {
   static std::uint32_t& reductions(ElementBase& e) { return e.reductions_; }
   static std::uint32_t& migrations(ElementBase& e) { return e.migrations_; }
   static bool& border(ElementBase& e) { return e.border_; }
+  static bool& at_sync(ElementBase& e) { return e.at_sync_; }
   static double& cpu_seconds(ElementBase& e) { return e.cpu_seconds_; }
   static Ticks& wall_ticks(ElementBase& e) { return e.wall_ticks_; }
   static CommTable& comm(ElementBase& e) { return e.comm_; }

@@ -191,6 +191,43 @@ TEST(Runtime, ExitCodeAndQuiescence) {
   EXPECT_THROW(exiting.run([](vela::rt::Context&) {}), std::logic_error);  // runs once
 }
 
+// at_sync() twice before resume_from_sync() would count as two elements' arrivals at the
+// balancing point (a step could start with an element still running): an error naming it.
+class TwiceSynced : public vela::rt::ElementBase {
+ public:
+  TwiceSynced() = default;
+  explicit TwiceSynced(int) {}
+  void go() {
+    at_sync();
+    if (index().x == 2) at_sync();
+  }
+  void resume_from_sync() override { ++resumed_; }
+
+ private:
+  int resumed_ = 0;
+};
+
+TEST(Runtime, AtSyncTwiceBeforeResumingIsAnError) {
+  for (const std::string lb : {"", "rotate"}) {
+    vela::rt::Options o = with_pes(2);
+    o.pin = false;
+    o.lb = lb;
+    vela::rt::Runtime runtime(o);
+    try {
+      runtime.run([](vela::rt::Context& ctx) {
+        ctx.create<TwiceSynced>("twice", vela::rt::Shape::line(4), vela::rt::InitialMap::block, 0)
+            .broadcast<&TwiceSynced::go>();
+      });
+      ADD_FAILURE() << "no error with --lb '" << lb << "'";
+    } catch (const std::logic_error& e) {
+      EXPECT_NE(
+          std::string(e.what()).find("element (2) of collection twice called at_sync() again"),
+          std::string::npos)
+          << e.what();
+    }
+  }
+}
+
 TEST(Runtime, SendingToAnIndexOutsideTheShapeIsAnError) {
   vela::rt::Runtime runtime(with_pes(1));
   EXPECT_THROW(runtime.run([](vela::rt::Context& ctx) {

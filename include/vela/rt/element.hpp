@@ -74,7 +74,8 @@ class ElementBase {
   PeId pes() const;
 
   // A balancing point: the collection balances once every element has reached it (every
-  // `--lb-period` times), then resume_from_sync() runs on each element.
+  // `--lb-period` times), then resume_from_sync() runs on each element. Once per point: a
+  // second call before resume_from_sync() throws std::logic_error.
   void at_sync();
 
   // Adds `values` to reduction number k of this element's collection, where k counts this
@@ -113,6 +114,7 @@ class ElementBase {
   std::uint32_t reductions_ = 0;   // contributions made so far (numbers the reductions)
   std::uint32_t migrations_ = 0;   // moves so far (orders location updates)
   bool border_ = false;            // sent to another cluster from this PE (DS-4)
+  bool at_sync_ = false;           // reached a balancing point, not yet resumed
   double cpu_seconds_ = 0.0;       // measured since the last balancing step
   std::int64_t wall_ticks_ = 0;    // likewise, in the runtime's clock ticks
   detail::CommTable comm_;         // likewise
