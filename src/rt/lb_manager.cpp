@@ -77,6 +77,15 @@ void balance(PeState& pe, CollectionInfo& info) {
   std::sort(instance.objects.begin(), instance.objects.end(),
             [](const lb::Object& a, const lb::Object& b) { return a.id < b.id; });
   // Every element reported once, so an element's position is its linear index.
+  bool once = instance.objects.size() == info.shape.size();
+  for (std::size_t i = 0; once && i < instance.objects.size(); ++i)
+    once = instance.objects[i].id == static_cast<lb::ObjectId>(i);
+  if (!once) {
+    throw std::logic_error("balance: collection " + info.name + " has " +
+                           std::to_string(info.shape.size()) + " elements but the PEs reported " +
+                           std::to_string(instance.objects.size()) +
+                           " objects, or one of them twice");
+  }
   for (lb::Edge& e : instance.edges) {
     if (e.from >= instance.objects.size() || e.to >= instance.objects.size()) {
       throw std::logic_error("balance: an edge names an element outside the collection");
@@ -146,7 +155,7 @@ void balance(PeState& pe, CollectionInfo& info) {
 }
 
 // The root: every PE's report is in; the instance is made from them.
-void add_to_instance(RuntimeState& state, CollectionInfo& info, const Report& report) {
+void add_to_instance(CollectionInfo& info, const Report& report) {
   lb::Instance& instance = info.lb.instance;
   instance.pes[static_cast<std::size_t>(report.pe)].background = report.background;
   for (const ObjectRecord& o : report.objects) {
@@ -164,7 +173,6 @@ void add_to_instance(RuntimeState& state, CollectionInfo& info, const Report& re
     instance.edges.push_back({static_cast<std::uint32_t>(e.from), static_cast<std::uint32_t>(e.to),
                               e.messages, e.bytes});
   }
-  (void)state;
 }
 
 // The measurement tree: PE p's parent is (p - 1) / fan-in, its children p * fan-in + 1 ...
@@ -196,7 +204,7 @@ void gather_reports(PeState& pe, CollectionId collection, std::vector<Report> bu
     throw std::logic_error("balance: " + std::to_string(all.size()) + " PE reports for " +
                            std::to_string(state.pes) + " PEs");
   }
-  for (const Report& r : all) add_to_instance(state, info, r);
+  for (const Report& r : all) add_to_instance(info, r);
   state.stats.lb_collect_seconds += tick_clock::seconds(tick_clock::now() - info.lb.collect_start);
   balance(pe, info);
 }
