@@ -2,7 +2,7 @@
 // messages between an element on the first process's PE and one on the last process's PE,
 // beside Open MPI's own ping-pong between the same two processes in the same run (the floor).
 //
-//   mpirun -np 2 build/bench/distribution_bench [--reps N]
+//   mpirun -np 2 build/bench/distribution_bench [--reps N] [--bytes N (one size only)]
 #include <mpi.h>
 
 #include <algorithm>
@@ -93,8 +93,10 @@ double vela_pingpong_us(std::size_t bytes, int rounds, vela::rt::MpiProgress pro
 
 int main(int argc, char** argv) {
   int reps = 5;
+  std::size_t only = 0;  // --bytes N: that size only
   for (int i = 1; i + 1 < argc; ++i) {
     if (std::string(argv[i]) == "--reps") reps = std::max(1, std::atoi(argv[i + 1]));
+    if (std::string(argv[i]) == "--bytes") only = std::strtoull(argv[i + 1], nullptr, 10);
   }
   // The runtime initializes MPI (MPI_THREAD_MULTIPLE) when it is launched by mpirun.
   { vela::rt::Runtime probe(vela::rt::Options{}); }
@@ -121,6 +123,7 @@ int main(int argc, char** argv) {
   }
   for (std::size_t bytes : {std::size_t{8}, std::size_t{1024}, std::size_t{8192},
                             std::size_t{65536}, std::size_t{1} << 20}) {
+    if (only != 0 && bytes != only) continue;
     const int rounds = bytes >= (1u << 20) ? 200 : bytes >= 65536 ? 1000 : 5000;
     double mpi = 1e300, pe = 1e300, thread = 1e300;
     for (int r = 0; r < reps; ++r) {

@@ -186,10 +186,11 @@ Runtime::Runtime(Options options) : state_(std::make_unique<detail::RuntimeState
   state_->layout = layout;
   state_->pes = layout.pes;
   // Processes of one run share a machine's cores unless mpirun spread them: count them all.
-  state_->oversubscribed =
-      layout.processes > 1
-          ? layout.local_pes * layout.processes + layout.processes > available_cores()
-          : state_->pes > available_cores();
+  // (With --mpi-progress thread each process also has its communication thread.)
+  const PeId threads_per_process =
+      layout.local_pes +
+      (layout.processes > 1 && state_->options.mpi_progress == MpiProgress::thread ? 1 : 0);
+  state_->oversubscribed = threads_per_process * layout.processes > available_cores();
   for (PeId p = 0; p < layout.local_pes; ++p) {
     auto pe = std::make_unique<detail::PeState>();
     pe->id = layout.first_pe + p;
