@@ -85,12 +85,6 @@ void send_entry_message(const Outgoing& out, CollectionId collection, std::uint6
     const PeId to = slot.element != nullptr ? pe->id
                     : slot.location.pe >= 0 ? slot.location.pe
                                             : state.collection(collection).home[linear];
-    // Border objects (DS-4): an element that sends to another cluster; this PE serves
-    // messages to it first.
-    if (state.grid_queue && from != nullptr &&
-        state.cluster[static_cast<std::size_t>(to)] != pe->cluster) [[unlikely]] {
-      ElementAccess::border(*from) = true;
-    }
     post(state, to, m);
   } catch (...) {
     free_message(m);

@@ -150,9 +150,8 @@ std::vector<double> parse_speeds(const std::string& spec,
   std::vector<double> given;
   for (const std::string& part : split(spec, ',')) {
     double v = 0.0;
-    const bool decimal = !part.empty() &&
-                         part.find_first_not_of("0123456789.eE+-") == std::string::npos &&
-                         part.find_first_of("xX") == std::string::npos;
+    const bool decimal =
+        !part.empty() && part.find_first_not_of("0123456789.eE+-") == std::string::npos;
     const auto r = std::from_chars(part.data(), part.data() + part.size(), v);
     if (!decimal || r.ec != std::errc{} || r.ptr != part.data() + part.size() ||
         !std::isfinite(v) || v <= 0.0 || v > 1e6) {

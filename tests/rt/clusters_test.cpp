@@ -176,17 +176,17 @@ std::mutex order_mutex;
 std::vector<int> order;  // which element ran, in order, on PE 0
 
 // Element 0 and 1 live on PE 0 (cluster 0), element 2 on PE 1 (cluster 1). Element 0 sends to
-// element 2 once (it becomes a border object); then element 1 queues ten messages to itself
-// and, after them, one to element 0: the Grid Queue runs element 0's first.
+// element 2 once (it becomes a border object); then element 1 queues `n` messages to element
+// `many` and, after them, one to element `once`, all on PE 0.
 class Node : public vela::rt::ElementBase {
  public:
   Node() = default;
   explicit Node(int) {}
   void cross() { send<&Node::noop>(Index{2, 0, 0}); }
   void noop() {}
-  void flood(int n) {
-    for (int i = 0; i < n; ++i) send<&Node::work>(Index{1, 0, 0});
-    send<&Node::work>(Index{0, 0, 0});
+  void flood(int n, int many, int once) {
+    for (int i = 0; i < n; ++i) send<&Node::work>(Index{many, 0, 0});
+    send<&Node::work>(Index{once, 0, 0});
   }
   void work() {
     std::lock_guard lock(order_mutex);
@@ -194,7 +194,9 @@ class Node : public vela::rt::ElementBase {
   }
 };
 
-std::vector<int> run_order(int grid_period, int flood) {
+// The order in which elements ran `work` on PE 0; `stats` gets the run's statistics.
+std::vector<int> run_order(int grid_period, int n, int many, int once,
+                           vela::rt::RunStats* stats = nullptr) {
   order.clear();
   vela::rt::Options o;
   o.pes = 2;
@@ -203,64 +205,37 @@ std::vector<int> run_order(int grid_period, int flood) {
   o.grid_queue_period = grid_period;
   vela::rt::Runtime runtime(o);
   runtime.run([&](vela::rt::Context& ctx) {
-    auto n = ctx.create<Node>("n", Shape::line(3),
-                              vela::rt::UserMap([](const Index& i, const Shape&, vela::rt::PeId) {
-                                return i.x < 2 ? 0 : 1;
-                              }),
-                              0);
-    n[Index{0, 0, 0}].send<&Node::cross>();
-    n[Index{1, 0, 0}].send<&Node::flood>(flood);
+    auto nodes = ctx.create<Node>("n", Shape::line(3),
+                                  vela::rt::UserMap([](const Index& i, const Shape&,
+                                                       vela::rt::PeId) { return i.x < 2 ? 0 : 1; }),
+                                  0);
+    nodes[Index{0, 0, 0}].send<&Node::cross>();
+    nodes[Index{1, 0, 0}].send<&Node::flood>(n, many, once);
   });
+  if (stats != nullptr) *stats = runtime.stats();
   return order;
 }
 
+// Ten messages to element 1, then one to the border element 0: the Grid Queue runs element
+// 0's first.
 TEST(GridQueue, MessagesToBorderElementsRunFirst) {
-  const std::vector<int> with = run_order(8, 10);
+  const std::vector<int> with = run_order(8, 10, 1, 0);
   ASSERT_EQ(with.size(), 11u);
   EXPECT_EQ(with.front(), 0) << "the border element's message overtakes the queue";
-  const std::vector<int> without = run_order(0, 10);
+  const std::vector<int> without = run_order(0, 10, 1, 0);
   ASSERT_EQ(without.size(), 11u);
   EXPECT_EQ(without.back(), 0) << "without a Grid Queue, arrival order";
 }
 
-// Element 0 is a border object flooded with its own messages; element 1's one message must
-// not wait for all of them.
-class Flooded : public vela::rt::ElementBase {
- public:
-  Flooded() = default;
-  explicit Flooded(int) {}
-  void cross() { send<&Flooded::noop>(Index{2, 0, 0}); }
-  void noop() {}
-  void flood(int n) {
-    for (int i = 0; i < n; ++i) send<&Flooded::work>(Index{0, 0, 0});
-    send<&Flooded::work>(Index{1, 0, 0});
-  }
-  void work() {
-    std::lock_guard lock(order_mutex);
-    order.push_back(index().x);
-  }
-};
-
+// The border element 0 is flooded with twenty messages; element 1's one message must not wait
+// for all of them.
 TEST(GridQueue, TheStarvationGuardLetsAnOrdinaryMessageThroughAfterThePeriod) {
-  order.clear();
-  vela::rt::Options o;
-  o.pes = 2;
-  o.pin = false;
-  o.clusters = "1,1";
-  o.grid_queue_period = 4;
-  vela::rt::Runtime runtime(o);
-  runtime.run([&](vela::rt::Context& ctx) {
-    auto n = ctx.create<Flooded>("f", Shape::line(3),
-                                 vela::rt::UserMap([](const Index& i, const Shape&,
-                                                      vela::rt::PeId) { return i.x < 2 ? 0 : 1; }),
-                                 0);
-    n[Index{0, 0, 0}].send<&Flooded::cross>();
-    n[Index{1, 0, 0}].send<&Flooded::flood>(20);
-  });
+  vela::rt::RunStats stats;
+  run_order(4, 20, 0, 1, &stats);
   ASSERT_EQ(order.size(), 21u);
   const auto at = std::find(order.begin(), order.end(), 1) - order.begin();
   EXPECT_LE(at, 4) << "element 1 ran after " << at << " border messages";
-  EXPECT_GT(runtime.stats().grid_messages, 0u);
+  EXPECT_GT(stats.grid_messages, 0u);
 }
 
 // ---- PE speeds ----
