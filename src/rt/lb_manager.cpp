@@ -2,11 +2,16 @@
 // (PE 0) gathers each PE's measurements into an lb::Instance, runs the strategy, migrates the
 // elements it moves, and resumes every element once they have all arrived. With --lb-policy
 // the root gathers at every sync point and the policy decides, on the step's measurements,
-// whether to balance and with which strategy.
+// whether to balance and with which strategy. A strategy with a distributed form
+// (hilbert-distributed, diffusion) runs without a policy on the PEs instead: nothing is
+// gathered, each PE's agent (vela/lb/distributed.hpp) decides with the agents its algorithm
+// names, and each PE migrates its own elements (docs/architecture.md, "Distributed strategies").
+#include <deque>
 #include <filesystem>
 
 #include "state.hpp"
 #include "trace/timeline.hpp"
+#include "vela/lb/distributed.hpp"
 #include "vela/lb/evaluate.hpp"
 #include "vela/lb/io.hpp"
 #include "vela/lb/registry.hpp"
@@ -14,6 +19,23 @@
 namespace vela::rt::detail {
 
 namespace {
+
+// Whether steps run --lb's distributed form. Not with a policy: it decides at the root on a
+// gathered instance, and the root then runs whichever strategy it names offline (the same
+// answer as the distributed form's, as that instance is there anyway).
+bool distributed_strategy(const RuntimeState& state) {
+  return state.options.lb_policy.empty() && lb::has_distributed_form(state.options.lb);
+}
+
+// An agent's message on the wire, with the step it belongs to.
+struct AgentWire {
+  std::uint64_t step = 0;
+  PeId from = 0;
+  std::uint32_t tag = 0;
+  std::vector<std::uint64_t> ints;
+  std::vector<double> reals;
+  void pup(pup::Archive& ar) { ar | step | from | tag | ints | reals; }
+};
 
 // The end of a step: sync-point collections resume; periodic ones just carry on.
 void finish_step(RuntimeState& state, CollectionInfo& info) {
@@ -24,9 +46,24 @@ void finish_step(RuntimeState& state, CollectionInfo& info) {
   for (PeId p = 0; p < state.pes; ++p) post_system(state, p, Kind::resume, info.id, 0, {});
 }
 
+// The step ends once its moves are decided, --lb-dump is written and every migration arrived.
+void finish_when_settled(RuntimeState& state, CollectionInfo& info) {
+  const LbRound& round = info.lb;
+  if (round.decided && !round.dump_pending && round.awaited_migrations == 0) {
+    finish_step(state, info);
+  }
+}
+
 void start_step(RuntimeState& state, CollectionInfo& info) {
   LbRound& round = info.lb;
   round.collect_start = tick_clock::now();
+  round.strategy_from = Clock::now();
+  round.distributed = distributed_strategy(state);
+  round.decided = false;
+  round.awaited_migrations = 0;
+  round.ready = 0;
+  round.done = 0;
+  round.dump_pending = round.distributed && !state.options.lb_dump.empty();
   round.instance = {};
   round.instance.dims = info.shape.dims;
   round.instance.pes.assign(static_cast<std::size_t>(state.pes), lb::Pe{});
@@ -35,7 +72,8 @@ void start_step(RuntimeState& state, CollectionInfo& info) {
     round.instance.pes[p].speed = state.speed[p];
     round.instance.pes[p].cluster = state.cluster[p];
   }
-  for (PeId p = 0; p < state.pes; ++p) post_system(state, p, Kind::lb_collect, info.id, 0, {});
+  const std::vector<std::byte> step = pup::pack(round.syncs);
+  for (PeId p = 0; p < state.pes; ++p) post_system(state, p, Kind::lb_collect, info.id, 0, step);
 }
 
 void dump(const RuntimeState& state, const CollectionInfo& info, const lb::Instance& instance) {
@@ -70,10 +108,9 @@ lb::Strategy* named_strategy(const RuntimeState& state, LbRound& round,
   return it->second.get();
 }
 
-void balance(PeState& pe, CollectionInfo& info) {
-  RuntimeState& state = *pe.runtime;
-  LbRound& round = info.lb;
-  lb::Instance& instance = round.instance;
+// The gathered instance in element order, checked.
+void order_instance(CollectionInfo& info) {
+  lb::Instance& instance = info.lb.instance;
   std::sort(instance.objects.begin(), instance.objects.end(),
             [](const lb::Object& a, const lb::Object& b) { return a.id < b.id; });
   // Every element reported once, so an element's position is its linear index.
@@ -91,6 +128,13 @@ void balance(PeState& pe, CollectionInfo& info) {
       throw std::logic_error("balance: an edge names an element outside the collection");
     }
   }
+}
+
+void balance(PeState& pe, CollectionInfo& info) {
+  RuntimeState& state = *pe.runtime;
+  LbRound& round = info.lb;
+  lb::Instance& instance = round.instance;
+  order_instance(info);
   std::string name = state.options.lb;
   lb::Strategy* strategy = round.strategy.get();
   if (round.policy) {
@@ -142,7 +186,8 @@ void balance(PeState& pe, CollectionInfo& info) {
     moves[static_cast<std::size_t>(now)].emplace_back(instance.objects[i].id, next);
     ++count;
   }
-  round.awaited_migrations = count;
+  round.awaited_migrations = static_cast<std::int64_t>(count);
+  round.decided = true;
   instance = {};
   if (count == 0) {
     finish_step(state, info);
@@ -152,6 +197,104 @@ void balance(PeState& pe, CollectionInfo& info) {
     auto& list = moves[static_cast<std::size_t>(p)];
     if (!list.empty()) post_system(state, p, Kind::migrate_order, info.id, 0, pup::pack(list));
   }
+}
+
+// The elements' places on the Hilbert curve, made once per process from the collection's shape
+// (every PE knows it): the coordinates the root's instance gives its objects, so the same order.
+std::shared_ptr<const lb::CurvePositions> curve_of(CollectionInfo& info, int bits) {
+  std::call_once(info.curve_once, [&info, bits] {
+    lb::Instance coordinates;
+    coordinates.dims = info.shape.dims;
+    coordinates.objects.resize(info.shape.size());
+    for (std::uint64_t i = 0; i < info.shape.size(); ++i) {
+      const Index index = info.shape.at(i);
+      coordinates.objects[i].coords = {static_cast<double>(index.x), static_cast<double>(index.y),
+                                       static_cast<double>(index.z)};
+    }
+    info.curve = std::make_shared<const lb::CurvePositions>(lb::curve_positions(coordinates, bits));
+  });
+  return info.curve;
+}
+
+// Sends what the agent of `collection` on `pe` has to say: to other PEs as runtime messages, to
+// itself straight back (not a message: nothing crosses); then tells the root when the agent
+// reaches its barrier, and once it is done orders its moves and reports how many.
+void pump(PeState& pe, CollectionId collection, AgentStep& step,
+          std::vector<lb::AgentMessage>& out) {
+  RuntimeState& state = *pe.runtime;
+  std::deque<lb::AgentMessage> own;
+  for (;;) {
+    for (lb::AgentMessage& m : out) {
+      if (m.to == pe.id) {
+        own.push_back(std::move(m));
+        continue;
+      }
+      if (const AgentObserver observe = agent_observer.load(std::memory_order_relaxed)) {
+        observe(pe.id, m.to, m.tag);
+      }
+      AgentWire wire{step.step, pe.id, m.tag, std::move(m.ints), std::move(m.reals)};
+      post_system(state, m.to, Kind::lb_agent, collection, 0, pup::pack(wire));
+    }
+    out.clear();
+    if (own.empty()) break;
+    const lb::AgentMessage next = std::move(own.front());
+    own.pop_front();
+    step.agent->receive(next, out);
+  }
+  if (step.agent->at_barrier() && !step.ready_sent) {
+    step.ready_sent = true;
+    post_system(state, 0, Kind::lb_ready, collection, 0, {});
+  }
+  if (!step.agent->done()) return;
+  std::vector<std::pair<std::uint64_t, PeId>> moves;
+  for (const auto& [object, to] : step.agent->moves()) moves.emplace_back(object, to);
+  pe.agents.erase(collection);  // `step` with it
+  if (!moves.empty())
+    post_system(state, pe.id, Kind::migrate_order, collection, 0, pup::pack(moves));
+  post_system(state, 0, Kind::lb_done, collection, 0,
+              pup::pack(static_cast<std::uint64_t>(moves.size())));
+}
+
+// This PE's agent for the step, from its own measurements; messages that came before it are
+// handed to it now.
+void start_agent(PeState& pe, CollectionId collection, std::uint64_t number, const Report& report) {
+  RuntimeState& state = *pe.runtime;
+  CollectionInfo& info = state.collection(collection);
+  const std::string& name = state.options.lb;
+  const lb::ParamValues params(name, lb::find_strategy(name).params, state.lb_params);
+  lb::LocalView view;
+  view.pe = pe.id;
+  view.pes = state.pes;
+  view.objects_total = info.shape.size();
+  view.background = report.background;
+  view.speeds = state.speed;
+  view.objects.reserve(report.objects.size());
+  for (const ObjectRecord& o : report.objects) {
+    view.objects.push_back({static_cast<lb::ObjectPosition>(o.linear), o.load, true});
+  }
+  view.edges.reserve(report.edges.size());
+  for (const EdgeRecord& e : report.edges) {
+    view.edges.emplace_back(static_cast<lb::ObjectPosition>(e.from),
+                            static_cast<lb::ObjectPosition>(e.to));
+  }
+  std::shared_ptr<const lb::CurvePositions> curve;
+  if (name == "hilbert-distributed") curve = curve_of(info, static_cast<int>(params.get("bits")));
+  // Where this PE would send a message for the element: the location manager's belief.
+  lb::Locator locate = [&pe, &info](lb::ObjectPosition x) {
+    const Location& known = pe.table(info.id).slots[x].location;
+    return known.pe >= 0 ? known.pe : info.home[x];
+  };
+  AgentStep& step = pe.agents[collection];
+  if (step.agent || (!step.early.empty() && step.step != number)) {
+    throw std::logic_error("balance: collection " + info.name + ": PE " + std::to_string(pe.id) +
+                           " got a distributed strategy's messages of another step");
+  }
+  step.step = number;
+  step.agent = lb::make_agent(name, params, std::move(view), std::move(curve), std::move(locate));
+  std::vector<lb::AgentMessage> out;
+  step.agent->start(out);
+  for (const lb::AgentMessage& m : std::exchange(step.early, {})) step.agent->receive(m, out);
+  pump(pe, collection, step, out);
 }
 
 // The root: every PE's report is in; the instance is made from them.
@@ -205,6 +348,15 @@ void gather_reports(PeState& pe, CollectionId collection, std::vector<Report> bu
                            std::to_string(state.pes) + " PEs");
   }
   for (const Report& r : all) add_to_instance(info, r);
+  if (info.lb.distributed) {
+    // Gathered for --lb-dump only: the PEs balance on their own.
+    order_instance(info);
+    dump(state, info, info.lb.instance);
+    info.lb.instance = {};
+    info.lb.dump_pending = false;
+    finish_when_settled(state, info);
+    return;
+  }
   state.stats.lb_collect_seconds += tick_clock::seconds(tick_clock::now() - info.lb.collect_start);
   balance(pe, info);
 }
@@ -275,7 +427,17 @@ void on_lb_collect(PeState& pe, Message& message) {
       std::max(0.0, tick_clock::seconds(now - pe.period_start - pe.idle_ticks - collection_ticks));
   pe.idle_ticks = 0;
   pe.period_start = now;
+  std::uint64_t step = 0;
+  pup::unpack(message.payload(), step);
   std::vector<Report> own;
+  if (distributed_strategy(state)) {
+    if (!state.options.lb_dump.empty()) {
+      own.push_back(report);
+      gather_reports(pe, message.collection, std::move(own));
+    }
+    start_agent(pe, message.collection, step, report);
+    return;
+  }
   own.push_back(std::move(report));
   gather_reports(pe, message.collection, std::move(own));
 }
@@ -289,7 +451,76 @@ void on_lb_report(PeState& pe, Message& message) {
 void on_migrated(PeState& pe, Message& message) {
   RuntimeState& state = *pe.runtime;
   CollectionInfo& info = state.collection(message.collection);
-  if (--info.lb.awaited_migrations == 0) finish_step(state, info);
+  --info.lb.awaited_migrations;
+  finish_when_settled(state, info);
+}
+
+void on_lb_agent(PeState& pe, Message& message) {
+  AgentWire wire;
+  pup::unpack(message.payload(), wire);
+  lb::AgentMessage m{wire.from, pe.id, wire.tag, std::move(wire.ints), std::move(wire.reals)};
+  AgentStep& step = pe.agents[message.collection];
+  if (!step.agent) {  // this PE has not measured yet
+    if (!step.early.empty() && step.step != wire.step) {
+      throw std::logic_error("balance: a distributed strategy's messages of two steps at once");
+    }
+    step.step = wire.step;
+    step.early.push_back(std::move(m));
+    return;
+  }
+  if (wire.step != step.step) {
+    throw std::logic_error("balance: a distributed strategy's message of step " +
+                           std::to_string(wire.step) + " during step " + std::to_string(step.step));
+  }
+  std::vector<lb::AgentMessage> out;
+  step.agent->receive(m, out);
+  pump(pe, message.collection, step, out);
+}
+
+// The root: every agent waits at its barrier (no message between them is in flight then).
+void on_lb_ready(PeState& pe, Message& message) {
+  RuntimeState& state = *pe.runtime;
+  CollectionInfo& info = state.collection(message.collection);
+  if (++info.lb.ready < state.pes) return;
+  for (PeId p = 0; p < state.pes; ++p) {
+    post_system(state, p, Kind::lb_proceed, message.collection, 0, {});
+  }
+}
+
+void on_lb_proceed(PeState& pe, Message& message) {
+  const auto at = pe.agents.find(message.collection);
+  if (at == pe.agents.end() || !at->second.agent) {
+    throw std::logic_error("balance: a barrier passed on PE " + std::to_string(pe.id) +
+                           " without its agent");
+  }
+  std::vector<lb::AgentMessage> out;
+  at->second.agent->pass_barrier(out);
+  pump(pe, message.collection, at->second, out);
+}
+
+// The root: a PE's agent is done and its moves ordered. Once every PE's is, the step is
+// decided: its time (from the request for measurements, as nothing is gathered) is the
+// strategy's, as the central path counts its strategy's run.
+void on_lb_done(PeState& pe, Message& message) {
+  RuntimeState& state = *pe.runtime;
+  CollectionInfo& info = state.collection(message.collection);
+  LbRound& round = info.lb;
+  std::uint64_t moves = 0;
+  pup::unpack(message.payload(), moves);
+  round.awaited_migrations += static_cast<std::int64_t>(moves);
+  if (++round.done == state.pes) {
+    const auto to = Clock::now();
+    const double seconds = std::chrono::duration<double>(to - round.strategy_from).count();
+    state.stats.lb_steps += 1;
+    state.stats.lb_seconds += seconds;
+    round.last_strategy_seconds = seconds;
+    if (state.timeline) {
+      state.timeline->complete(pe.id, trace::Category::lb, state.options.lb.c_str(),
+                               round.strategy_from, to, info.name);
+    }
+    round.decided = true;
+  }
+  finish_when_settled(state, info);
 }
 
 void on_resume(PeState& pe, Message& message) {

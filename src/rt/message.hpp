@@ -33,6 +33,10 @@ enum class Kind : std::uint8_t {
   migrated,       // destination PE -> LB root: an element arrived
   resume,         // LB root -> every PE: call resume_from_sync
   contribution,   // element -> root: one reduction contribution
+  lb_agent,       // PE -> PE: a distributed strategy's message between two PEs' agents
+  lb_ready,       // PE -> LB root: this PE's agent waits at its barrier
+  lb_proceed,     // LB root -> every PE: every agent waits there, go on
+  lb_done,        // PE -> LB root: this PE's agent is done, its moves ordered
 };
 
 // Runtime messages overtake entry methods queued on the same PE, whatever their priority.

@@ -144,6 +144,18 @@ void dispatch_system(PeState& pe, Message& message) {
     case Kind::contribution:
       on_contribution(pe, message);
       return;
+    case Kind::lb_agent:
+      on_lb_agent(pe, message);
+      return;
+    case Kind::lb_ready:
+      on_lb_ready(pe, message);
+      return;
+    case Kind::lb_proceed:
+      on_lb_proceed(pe, message);
+      return;
+    case Kind::lb_done:
+      on_lb_done(pe, message);
+      return;
   }
 }
 

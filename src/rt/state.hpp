@@ -23,6 +23,7 @@
 #include "pinning.hpp"
 #include "topology.hpp"
 #include "transport.hpp"
+#include "vela/lb/distributed.hpp"
 #include "vela/lb/policy.hpp"
 #include "vela/lb/strategy.hpp"
 #include "vela/rt/runtime.hpp"
@@ -97,6 +98,14 @@ struct ReportGather {
   std::vector<Report> reports;
   int parts = 0;  // its own report and one bundle per child, when complete
 };
+// A PE's part in a step balanced by a distributed strategy (one collection): its agent, made
+// from its own measurements, and what other PEs' agents sent before it had measured.
+struct AgentStep {
+  std::uint64_t step = 0;                       // the collection's sync count it belongs to
+  std::unique_ptr<lb::DistributedAgent> agent;  // null until this PE has measured
+  std::vector<lb::AgentMessage> early;
+  bool ready_sent = false;
+};
 
 struct PeState {
   PeState() = default;
@@ -143,6 +152,7 @@ struct PeState {
   std::array<CollectionTable, 256> tables;
   std::unordered_map<ElementKey, std::vector<Message*>, ElementKeyHash> parked;
   std::map<CollectionId, ReportGather> gathers;  // balancing steps under way, by collection
+  std::map<CollectionId, AgentStep> agents;      // distributed ones, by collection
   ElementBase* current = nullptr;                // element whose entry method is running
 
   // Measurement, in clock ticks: `mark` is the last entry boundary (the end of one entry is
@@ -171,8 +181,18 @@ struct LbRound {
   std::uint64_t arrived = 0;  // at_sync calls in this round
   std::uint64_t syncs = 0;    // completed balancing points
   lb::Instance instance;
-  std::uint64_t awaited_migrations = 0;
+  // Migrations ordered minus those arrived; the step ends when the moves are decided and this
+  // is 0 (with a distributed strategy, PEs report their counts while elements already arrive).
+  std::int64_t awaited_migrations = 0;
+  bool decided = false;
   Ticks collect_start = 0;  // when the root asked for measurements
+  Clock::time_point strategy_from;
+  // A step of a distributed strategy (no policy): nothing is gathered but for --lb-dump; each
+  // PE's agent decides with its peers, and the PEs report at their barrier and when done.
+  bool distributed = false;
+  PeId ready = 0;
+  PeId done = 0;
+  bool dump_pending = false;  // --lb-dump's gather has not reached the root yet
   std::unique_ptr<lb::Strategy> strategy;
   // With --lb-policy: asked at every sync point; the strategies it names, made on first use
   // (keyed by name and parameters); the last strategy's time, for its cost estimates.
@@ -210,6 +230,10 @@ struct CollectionInfo {
   std::vector<PeId> home;  // initial PE, which tracks where the element is
   FactoryId factory = 0;
   std::vector<std::byte> arguments;
+  // Every process: the elements' places on the Hilbert curve (hilbert-distributed's agents),
+  // made once, by the first of its PEs to need them.
+  std::once_flag curve_once;
+  std::shared_ptr<const lb::CurvePositions> curve;
   // Root (PE 0) only:
   LbRound lb;
   std::map<std::uint32_t, ReductionRound> reductions;
@@ -297,6 +321,14 @@ void on_lb_report(PeState& pe, Message& message);
 void on_migrated(PeState& pe, Message& message);
 void on_resume(PeState& pe, Message& message);
 void on_contribution(PeState& pe, Message& message);
+void on_lb_agent(PeState& pe, Message& message);
+void on_lb_ready(PeState& pe, Message& message);
+void on_lb_proceed(PeState& pe, Message& message);
+void on_lb_done(PeState& pe, Message& message);
+// Tests: called on the sending PE for every message a distributed strategy's agent sends to
+// another PE (tag: lb::AgentTag); null: none.
+using AgentObserver = void (*)(PeId from, PeId to, std::uint32_t tag);
+inline std::atomic<AgentObserver> agent_observer{nullptr};
 // On PE 0: starts a step for every collection balanced periodically whose turn has come.
 void balance_periodic_collections(PeState& pe);
 

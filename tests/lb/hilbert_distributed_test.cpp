@@ -1,4 +1,5 @@
-// The distributed Hilbert cut: its rounds and messages, and agreement with the central cut.
+// The distributed Hilbert cut: its segments, rounds and messages, and agreement with the
+// central cut.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -38,14 +39,41 @@ std::vector<std::size_t> boundaries(const Assignment& a, const std::vector<std::
   return b;
 }
 
+// The scan and the broadcast run between the P segment owners (one per PE), not between the
+// objects: their rounds and messages depend on the PE count only.
 TEST(HilbertDistributed, CountsRoundsAndMessagesOfThePrefixSumAndBroadcast) {
-  const Instance in = grid(10, 10, 4, 1);  // 100 objects
-  const DistributedCut cut = hilbert_distributed_cut(in, hilbert_order(in));
-  EXPECT_EQ(cut.prefix_rounds, 7u);  // ceil(log2 100)
-  EXPECT_EQ(cut.broadcast_rounds, 7u);
-  std::uint64_t prefix_messages = 0;
-  for (std::uint64_t d = 1; d < 100; d *= 2) prefix_messages += 100 - d;
-  EXPECT_EQ(cut.messages, prefix_messages + 99);  // the broadcast reaches the 99 others once
+  for (const PeId pes : {1, 2, 4, 7, 16}) {
+    const Instance in = grid(10, 10, pes, 1);  // 100 objects
+    const DistributedCut cut = hilbert_distributed_cut(in, hilbert_order(in));
+    std::uint32_t rounds = 0;
+    std::uint64_t scan_messages = 0;
+    for (PeId d = 1; d < pes; d *= 2) {
+      ++rounds;
+      scan_messages += static_cast<std::uint64_t>(pes - d);
+    }
+    EXPECT_EQ(cut.prefix_rounds, rounds) << pes;  // ceil(log2 P)
+    EXPECT_EQ(cut.broadcast_rounds, rounds) << pes;
+    // The broadcast reaches the P - 1 other owners once each.
+    EXPECT_EQ(cut.messages, scan_messages + static_cast<std::uint64_t>(pes - 1)) << pes;
+  }
+}
+
+// The segments: contiguous, covering the curve, as equal as integers allow, empty ones when
+// there are more PEs than objects; segment_of inverts segment_begin.
+TEST(HilbertDistributed, SegmentsCoverTheCurveInPeOrder) {
+  for (const std::uint64_t n : {1u, 5u, 100u, 1001u}) {
+    for (const std::uint64_t pes : {1u, 3u, 4u, 7u, 2000u}) {
+      EXPECT_EQ(hilbert_segment_begin(n, pes, 0), 0u);
+      EXPECT_EQ(hilbert_segment_begin(n, pes, pes), n);
+      for (std::uint64_t s = 0; s < pes; ++s) {
+        const std::uint64_t begin = hilbert_segment_begin(n, pes, s);
+        const std::uint64_t end = hilbert_segment_begin(n, pes, s + 1);
+        ASSERT_LE(begin, end);
+        EXPECT_LE(end - begin, n / pes + 1);
+        for (std::uint64_t k = begin; k < end; ++k) EXPECT_EQ(hilbert_segment_of(k, n, pes), s);
+      }
+    }
+  }
 }
 
 TEST(HilbertDistributed, AgreesWithTheCentralCutWithinOneObjectPerBoundary) {

@@ -2,16 +2,19 @@
 // process 0, which checks the results; the other processes run their PEs). Also passes in one
 // process, where it checks the same properties without the transport.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "support/patches.hpp"
 #include "vela/rt/runtime.hpp"
 
 namespace {
@@ -214,6 +217,29 @@ TEST(Distributed, MigrationAcrossProcessesEveryStepLosesNoMessage) {
   EXPECT_EQ(total, expected);
   if (runtime.pes() > 1) {
     EXPECT_GE(runtime.stats().migrations, static_cast<std::uint64_t>(n));
+  }
+}
+
+// The distributed strategies across processes: the agents' messages cross the transport, and
+// every step's placement is what the offline strategy makes of the step's instance.
+TEST(Distributed, DistributedStrategiesGiveTheOfflineAnswerAcrossProcesses) {
+  // --lb-dump must be the same in every process: named after the job, not the process.
+  const char* job = std::getenv("PMIX_NAMESPACE");
+  for (const std::string strategy : {"hilbert-distributed", "diffusion"}) {
+    vela::rt::Options o = options_with(strategy);
+    o.lb_dump = ::testing::TempDir() + "vela_distributed_" + strategy + "_" +
+                (job != nullptr ? std::string(job) : std::to_string(::getpid()));
+    vela::rt::Runtime runtime(o);
+    const auto placements = vela::testing::run_patches(runtime, 8, 5, 3);
+    if (runtime.process() != 0) continue;
+    ASSERT_EQ(placements.size(), 3u) << strategy;
+    const std::size_t moved =
+        vela::testing::expect_offline_placements(o.lb_dump, strategy, {}, placements);
+    if (runtime.pes() > 1) {
+      EXPECT_GT(moved, 0u) << strategy;
+    }
+    EXPECT_EQ(runtime.stats().lb_steps, 3u) << strategy;
+    std::filesystem::remove_all(o.lb_dump);
   }
 }
 

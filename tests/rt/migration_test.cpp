@@ -237,15 +237,16 @@ class Worker : public vela::rt::ElementBase {
 
 }  // namespace periodic
 
-// 32 workers poking each other for 300 rounds on 2 PEs, balanced every 2 ms with greedy (and
-// the policy, when one is named); every worker must finish with its own state intact.
-vela::rt::RunStats run_periodic(const std::string& policy = "", const std::string& param = "") {
+// 32 workers poking each other for 300 rounds on 2 PEs, balanced every 2 ms with `strategy`
+// (and the policy, when one is named); every worker must finish with its own state intact.
+vela::rt::RunStats run_periodic(const std::string& policy = "", const std::string& param = "",
+                                const std::string& strategy = "greedy") {
   periodic::finished = 0;
   periodic::pokes = 0;
   periodic::wrong_state = 0;
   vela::rt::Options options;
   options.pes = 2;
-  options.lb = "greedy";
+  options.lb = strategy;
   options.lb_interval = 0.002;
   options.lb_policy = policy;
   if (!param.empty()) options.lb_policy_params = {param};
@@ -267,6 +268,16 @@ TEST(Migration, PeriodicBalancingMovesElementsWhileTheyRun) {
   const vela::rt::RunStats stats = run_periodic();
   EXPECT_GT(stats.lb_steps, 0u);
   EXPECT_GT(stats.migrations, 0u);
+}
+
+// The distributed strategies' PEs decide while the elements run (the workers talk in a ring,
+// so diffusion has neighbours to give to).
+TEST(Migration, PeriodicBalancingRunsTheDistributedStrategies) {
+  for (const std::string strategy : {"hilbert-distributed", "diffusion"}) {
+    const vela::rt::RunStats stats = run_periodic("", "", strategy);
+    EXPECT_GT(stats.lb_steps, 0u) << strategy;
+    EXPECT_GT(stats.migrations, 0u) << strategy;
+  }
 }
 
 TEST(Migration, PeriodicBalancingAsksThePolicy) {

@@ -45,14 +45,32 @@ Assignment hilbert_cut(const Instance& instance, const std::vector<std::uint32_t
 // Returns 0 when total <= 0 (callers then pass object counts as loads, as hilbert_cut does).
 PeId hilbert_destination(double inclusive_prefix, double load, double total, PeId pes);
 
-// ST-9 as the distributed algorithm runs it, simulated round by round over arrays: object k
-// of the curve holds its load (0 if it cannot move); an inclusive prefix sum by recursive
-// doubling (round r: every object k >= 2^r adds the value object k - 2^r held after round
-// r - 1, one message each) in ceil(log2 n) rounds; the last object's prefix, the total, goes
-// to all by a binomial-tree broadcast in ceil(log2 n) more rounds; each object then applies
-// hilbert_destination alone. Shares are equal (the rule has no PE speeds or background);
-// non-migratable objects keep their PE and take no share. The runtime runs the same rounds as
-// messages.
+// The curve's segments in the distributed form: positions [0, n) cut into `segments`
+// contiguous pieces, segment s holding [s * n / segments, (s + 1) * n / segments) (empty ones
+// when segments > n), owned by PE s.
+inline std::uint64_t hilbert_segment_begin(std::uint64_t n, std::uint64_t segments,
+                                           std::uint64_t s) {
+  return s * n / segments;
+}
+inline std::uint64_t hilbert_segment_of(std::uint64_t position, std::uint64_t n,
+                                        std::uint64_t segments) {
+  return ((position + 1) * segments - 1) / n;  // the last s with begin(s) <= position
+}
+
+// ST-9 as the PEs run it (lb::make_agent, and the runtime), simulated over arrays. The curve is
+// cut into P segments (hilbert_segment_begin, P = instance.pes.size()), one per PE. Object k
+// of the curve holds its load (0 if it cannot move) and a count (1, 0 if it cannot move); the
+// owner of each segment sums its objects left to right from 0.0 (its local inclusive
+// prefixes and the segment's total); an exclusive scan of the segment totals by recursive
+// doubling (round r: owner s >= 2^r receives the window owner s - 2^r held after round r - 1
+// and sets offset = received + offset, window = received + window; one message each) in
+// ceil(log2 P) rounds; the last owner's window, the total, goes to every owner down a binomial
+// tree in ceil(log2 P) more rounds; object k's inclusive prefix is its segment's offset plus
+// its local prefix, and hilbert_destination places it alone (by count when the total load is
+// not positive). Shares are equal (the rule has no PE speeds or background); non-migratable
+// objects keep their PE and take no share. The segments make the summation order one that the
+// PEs can follow exactly, so the runtime's distributed run and this function agree bit for
+// bit; `messages` counts the scan's and the broadcast's messages between owners.
 struct DistributedCut {
   Assignment assignment;
   std::uint32_t prefix_rounds = 0;

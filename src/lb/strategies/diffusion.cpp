@@ -28,6 +28,7 @@
 // its own step, an invocation costs what the busiest PE's step costs, whatever the total
 // object count. The stats report that figure ("max_pe_ms") and the mean ("mean_pe_ms"), and the
 // same as counts of objects and adjacency entries read ("max_pe_visits", "mean_pe_visits").
+// The runtime runs exactly this sweep with one agent per PE (diffusion_agent.cpp).
 #include <algorithm>
 #include <chrono>
 #include <cstddef>

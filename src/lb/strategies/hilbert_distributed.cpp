@@ -1,5 +1,7 @@
-// Distributed Hilbert strategy (ST-9): the cut of the central strategy computed the way the
-// objects themselves would compute it, by a parallel prefix sum, a broadcast and a local rule.
+// Distributed Hilbert strategy (ST-9): the cut of the central strategy computed the way the PEs
+// compute it in a run (one curve segment per PE), by a parallel prefix sum over the segments, a
+// broadcast and a local rule. The runtime's agents (hilbert_agent.cpp) follow the same sums.
+#include <algorithm>
 #include <chrono>
 #include <stdexcept>
 
@@ -20,37 +22,53 @@ DistributedCut hilbert_distributed_cut(const Instance& instance,
   DistributedCut result;
   result.assignment = current_assignment(instance);
   if (n == 0) return result;
+  const std::size_t pes = instance.pes.size();
 
-  std::vector<double> load(n);
-  bool any_work = false;
-  for (std::size_t k = 0; k < n; ++k) {
-    const Object& o = instance.objects[order[k]];
-    load[k] = o.migratable ? o.load : 0.0;
-    any_work = any_work || load[k] > 0.0;
+  // Each owner's running sums over its segment, load and count side by side: the count stands
+  // in for the load when no object has work (as hilbert_cut shares by count).
+  std::vector<double> local_load(n), local_count(n);
+  std::vector<double> window_load(pes, 0.0), window_count(pes, 0.0);
+  for (std::size_t s = 0; s < pes; ++s) {
+    double load = 0.0, count = 0.0;
+    for (std::size_t k = hilbert_segment_begin(n, pes, s); k < hilbert_segment_begin(n, pes, s + 1);
+         ++k) {
+      const Object& o = instance.objects[order[k]];
+      load += o.migratable ? o.load : 0.0;
+      count += o.migratable ? 1.0 : 0.0;
+      local_load[k] = load;
+      local_count[k] = count;
+    }
+    window_load[s] = load;
+    window_count[s] = count;
   }
-  if (!any_work) {  // as hilbert_cut does: share the movable objects by count
-    for (std::size_t k = 0; k < n; ++k) load[k] = instance.objects[order[k]].migratable ? 1.0 : 0.0;
-  }
-
-  // Recursive doubling: after the round with distance d, prefix[k] sums load[k-2d+1 .. k].
-  std::vector<double> prefix = load;
-  std::vector<double> next(n);
-  for (std::size_t d = 1; d < n; d *= 2) {
-    for (std::size_t k = 0; k < n; ++k) next[k] = k >= d ? prefix[k] + prefix[k - d] : prefix[k];
-    prefix.swap(next);
-    result.messages += n - d;
+  // Recursive doubling over the owners: after the round with distance d, window[s] sums the
+  // segments (s - 2d, s] and offset[s] the segments (s - 2d, s).
+  std::vector<double> offset_load(pes, 0.0), offset_count(pes, 0.0);
+  for (std::size_t d = 1; d < pes; d *= 2) {
+    for (std::size_t s = pes; s-- > d;) {  // downwards: s - d still holds the last round's value
+      offset_load[s] = window_load[s - d] + offset_load[s];
+      offset_count[s] = window_count[s - d] + offset_count[s];
+      window_load[s] = window_load[s - d] + window_load[s];
+      window_count[s] = window_count[s - d] + window_count[s];
+    }
+    result.messages += pes - d;
     ++result.prefix_rounds;
   }
-  // Binomial-tree broadcast of the total from the last object: the holders double each round.
-  const double total = prefix[n - 1];
-  for (std::size_t holders = 1; holders < n; holders *= 2) {
-    result.messages += std::min(holders, n - holders);
+  // Binomial-tree broadcast of the total from the last owner: the holders double each round.
+  for (std::size_t holders = 1; holders < pes; holders *= 2) {
+    result.messages += std::min(holders, pes - holders);
     ++result.broadcast_rounds;
   }
-  const auto pes = static_cast<PeId>(instance.pes.size());
+  const bool by_count = !(window_load[pes - 1] > 0.0);
+  const double total = by_count ? window_count[pes - 1] : window_load[pes - 1];
   for (std::size_t k = 0; k < n; ++k) {
-    if (!instance.objects[order[k]].migratable) continue;
-    result.assignment.pe[order[k]] = hilbert_destination(prefix[k], load[k], total, pes);
+    const Object& o = instance.objects[order[k]];
+    if (!o.migratable) continue;
+    const std::size_t s = hilbert_segment_of(k, n, pes);
+    const double prefix =
+        by_count ? offset_count[s] + local_count[k] : offset_load[s] + local_load[k];
+    result.assignment.pe[order[k]] =
+        hilbert_destination(prefix, by_count ? 1.0 : o.load, total, static_cast<PeId>(pes));
   }
   return result;
 }
@@ -59,8 +77,8 @@ namespace builtin {
 
 StrategyInfo hilbert_distributed() {
   return {"hilbert-distributed",
-          "hilbert's cut computed as the objects would: parallel prefix sum, broadcast, local "
-          "rule (equal PE shares)",
+          "hilbert's cut computed as the PEs would, one curve segment each: parallel prefix sum, "
+          "broadcast, local rule (equal PE shares); runs distributed in the runtime",
           {{"bits", "lattice resolution for non-integer coordinates", kHilbertDefaultBits,
             kHilbertMinBits, kHilbertMaxBits, true}},
           [](const ParamValues& p) -> std::unique_ptr<Strategy> {
