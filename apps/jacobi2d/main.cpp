@@ -240,6 +240,7 @@ int run_ranks(const Problem& p, const vela::rt::Options& options, int ranks) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  vela::vp::prepare_ranks_across_processes(argc, argv);  // --ranks may move between processes
   CLI::App app{"jacobi2d: 5-point stencil on an N x N mesh in M x M migratable blocks"};
   Problem p;
   vela::rt::Options options;

@@ -165,11 +165,14 @@ void migrate_out(PeState& pe, Message& message) {
                     ElementAccess::at_sync(*element)};
     // One copy: sized first, then the runtime's header and the element's state packed straight
     // into the message's buffer (not zeroed first).
+    const PeId first = state.layout.first_pe;
+    pe.migrating_out_of_process = to < first || to >= first + state.layout.local_pes;
     pup::Sizer sizer;
     sizer | arrival | *element;
     RawBytes bytes{std::unique_ptr<std::byte[]>(new std::byte[sizer.size()]), sizer.size()};
     pup::Packer packer(std::span<std::byte>(bytes.data.get(), bytes.size));
     packer | arrival | *element;
+    pe.migrating_out_of_process = false;
     if (packer.size() != sizer.size()) {
       throw std::logic_error("migrate: element " + std::to_string(linear) +
                              "'s pup packed another size than it sized");

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <sstream>
 #include <stdexcept>
 #include <string_view>
 
@@ -174,7 +175,31 @@ void Context::exit(int code) {
   detail::stop_all(state_);
 }
 
+namespace {
+
+// A hash of where the code sits: every executable mapping, its address range and file. Taken
+// first thing, before MPI or hwloc load their plugins (each process may load those elsewhere;
+// they never run on a rank's stack).
+std::uint64_t code_layout() {
+  std::ifstream maps("/proc/self/maps");
+  std::uint64_t h = 1469598103934665603ull;
+  std::string line;
+  while (std::getline(maps, line)) {
+    std::istringstream fields(line);
+    std::string range, perms, offset, device, inode, path;
+    fields >> range >> perms >> offset >> device >> inode >> path;
+    if (perms.size() < 3 || perms[2] != 'x') continue;
+    for (const char c : range + " " + path) {
+      h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+    }
+  }
+  return h;
+}
+
+}  // namespace
+
 Runtime::Runtime(Options options) : state_(std::make_unique<detail::RuntimeState>()) {
+  state_->code_layout = code_layout();
   validate(options);
   if (options.pin) state_->pinning = std::make_unique<Pinning>();
   const detail::ProcessLayout layout = detail::process_layout(
@@ -213,6 +238,22 @@ int Runtime::process() const {
 
 int Runtime::processes() const {
   return state_->layout.processes;
+}
+
+bool Runtime::same_on_every_process(std::uint64_t value) {
+  if (!state_->transport) return true;
+  // Two exact halves: a double holds any 32-bit value.
+  const std::vector<double> mine{static_cast<double>(value >> 32),
+                                 static_cast<double>(value & 0xffffffffu)};
+  const std::vector<double> all = state_->transport->allgather(mine);
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    if (all[i] != mine[i % 2]) return false;
+  }
+  return true;
+}
+
+bool Runtime::same_code_on_every_process() {
+  return same_on_every_process(state_->code_layout);
 }
 
 const RunStats& Runtime::stats() const {

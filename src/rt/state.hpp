@@ -154,6 +154,9 @@ struct PeState {
   std::map<CollectionId, ReportGather> gathers;  // balancing steps under way, by collection
   std::map<CollectionId, AgentStep> agents;      // distributed ones, by collection
   ElementBase* current = nullptr;                // element whose entry method is running
+  // While an element migrating to a PE of another process is sized and packed (an element
+  // whose state is only valid in its own process packs it whole then).
+  bool migrating_out_of_process = false;
 
   // Measurement, in clock ticks: `mark` is the last entry boundary (the end of one entry is
   // the start of the next); idle and the period since the last balancing step.
@@ -243,6 +246,7 @@ struct RuntimeState {
   Options options;
   PeId pes = 1;  // of the whole run
   ProcessLayout layout;
+  std::uint64_t code_layout = 0;  // where the code sat when the runtime was made (a hash)
   std::vector<std::unique_ptr<PeState>> pe;  // this process's, by PE id - layout.first_pe
   std::unique_ptr<Transport> transport;      // several processes; null: one
   Clock::time_point start;

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <string>
 
+#include "heap_routing.hpp"
 #include "rank.hpp"
 
 namespace vela::vp::detail {
@@ -115,6 +116,7 @@ bool accept(RankContext& rank, Envelope envelope, Payload data) {
 
 void post_message(RankContext& rank, const void* buffer, std::size_t bytes, Type type, int dest,
                   int tag, std::uint8_t channel) {
+  const HeapPause pause;  // the payload and the receiver's queue entries are not this rank's
   Envelope e;
   e.source = rank.rank;
   e.tag = tag;

@@ -13,6 +13,7 @@
 #include <new>
 #include <vector>
 
+#include "heap_routing.hpp"
 #include "privatization.hpp"
 #include "privatization_detail.hpp"
 #include "thread_locals.hpp"
@@ -76,11 +77,42 @@ void check_no_ranks(const Registry& r, const char* call) {
   }
 }
 
+// The block's memory: from the rank's slot heap when it has one (what the copies allocate goes
+// there too, under heap routing), else from the process heap.
+std::byte* allocate_block(const Registry& r, SlotHeap* heap) {
+  if (heap == nullptr) {
+    return static_cast<std::byte*>(
+        ::operator new (r.block_bytes, std::align_val_t{r.block_alignment}));
+  }
+  void* p = heap->allocate(r.block_bytes, r.block_alignment);
+  if (p == nullptr) {
+    throw Error(
+        fmt::format("privatized globals: the rank's heap ({} bytes, --vp-heap) cannot "
+                    "hold their {} bytes",
+                    heap->capacity(), r.block_bytes));
+  }
+  return static_cast<std::byte*>(p);
+}
+
+void free_block(const Registry& r, std::byte* block, SlotHeap* heap) noexcept {
+  if (heap != nullptr) {
+    heap->release(block);
+  } else {
+    ::operator delete (block, std::align_val_t{r.block_alignment});
+  }
+}
+
 // The rank's copies of the privatized variables, made from their main copies.
-std::byte* make_block(const Registry& r) {
+std::byte* make_block(const Registry& r, SlotHeap* heap) {
   if (r.block_bytes == 0) return nullptr;
-  auto* block =
-      static_cast<std::byte*>(::operator new (r.block_bytes, std::align_val_t{r.block_alignment}));
+  std::byte* block = allocate_block(r, heap);
+  struct Route {
+    SlotHeap* saved;
+    explicit Route(SlotHeap* h) : saved(active_heap()) {
+      if (h != nullptr) set_active_heap(h);
+    }
+    ~Route() { set_active_heap(saved); }
+  } route(heap);
   std::size_t made = 0;
   try {
     for (; made < r.variables.size(); ++made) {
@@ -93,19 +125,19 @@ std::byte* make_block(const Registry& r) {
       const PrivatizedVariable& v = r.variables[made];
       if (v.destroy != nullptr) v.destroy(block + v.offset);
     }
-    ::operator delete (block, std::align_val_t{r.block_alignment});
+    free_block(r, block, heap);
     throw;
   }
   return block;
 }
 
-void drop_block(const Registry& r, std::byte* block) noexcept {
+void drop_block(const Registry& r, std::byte* block, SlotHeap* heap) noexcept {
   if (block == nullptr) return;
   for (std::size_t i = r.variables.size(); i > 0; --i) {
     const PrivatizedVariable& v = r.variables[i - 1];
     if (v.destroy != nullptr) v.destroy(block + v.offset);
   }
-  ::operator delete (block, std::align_val_t{r.block_alignment});
+  free_block(r, block, heap);
 }
 
 // A registered global's bytes: most are ints and doubles, copied without a call to memcpy.
@@ -193,35 +225,81 @@ struct RankGlobals::Impl {
   std::vector<std::byte> saved;        // registered globals while the rank is switched out
   const std::vector<Global>* globals = nullptr;
   std::unique_ptr<TlsBlock> tls;
+  SlotHeap* heap = nullptr;
 };
 
-RankGlobals::RankGlobals(int rank, bool tls) : impl_(std::make_unique<Impl>()) {
+namespace {
+
+// Registered globals: a rank's saved copy starts from the values the globals had when the
+// process's first rank began (under the registry's mutex).
+// Every rank of a run starts from those values, not from what a rank that ran before left in
+// them; a rank arriving from another process brings its own `saved`.
+void join_globals(Registry& r, std::vector<std::byte>& saved, const std::vector<Global>*& globals) {
+  if (r.globals.empty()) return;
+  if (r.live == 0) {
+    r.global_initial.resize(r.global_bytes);
+    for (const Global& g : r.globals) {
+      std::memcpy(r.global_initial.data() + g.offset, g.address, g.bytes);
+    }
+  }
+  if (saved.size() != r.global_bytes) saved = r.global_initial;
+  globals = &r.globals;
+}
+
+}  // namespace
+
+RankGlobals::RankGlobals(int rank, bool tls, SlotHeap* heap) : impl_(std::make_unique<Impl>()) {
   Impl& s = *impl_;
   s.rank = rank;
+  s.heap = heap;
   if (tls) s.tls = std::make_unique<TlsBlock>();
   Registry& r = registry();
   std::lock_guard lock(r.mutex);
-  s.block = make_block(r);
-  if (!r.globals.empty()) {
-    // Every rank of a run starts from the values the globals had when the first one began,
-    // not from what a rank that ran before left in them.
-    if (r.live == 0) {
-      r.global_initial.resize(r.global_bytes);
-      for (const Global& g : r.globals) {
-        std::memcpy(r.global_initial.data() + g.offset, g.address, g.bytes);
-      }
-    }
-    s.saved = r.global_initial;
-    s.globals = &r.globals;
-  }
+  s.block = make_block(r, heap);
+  join_globals(r, s.saved, s.globals);
   ++r.live;
+}
+
+void RankGlobals::leave() noexcept {
+  impl_->block = nullptr;
+}
+
+std::byte* RankGlobals::block() const noexcept {
+  return impl_->block;
+}
+
+const std::vector<std::byte>& RankGlobals::saved() const noexcept {
+  return impl_->saved;
+}
+
+std::unique_ptr<RankGlobals> RankGlobals::arrive(int rank, SlotHeap* heap, std::byte* block,
+                                                 std::vector<std::byte> saved) {
+  // Built empty (no block: the registry has none, or it is replaced), then given the block
+  // that came with the slot.
+  std::unique_ptr<RankGlobals> g(new RankGlobals(rank, false, nullptr, nullptr));
+  Impl& s = *g->impl_;
+  s.heap = heap;
+  s.block = block;
+  s.saved = std::move(saved);
+  Registry& r = registry();
+  std::lock_guard lock(r.mutex);
+  join_globals(r, s.saved, s.globals);
+  ++r.live;
+  return g;
+}
+
+RankGlobals::RankGlobals(int rank, bool tls, SlotHeap* heap, std::nullptr_t)
+    : impl_(std::make_unique<Impl>()) {
+  impl_->rank = rank;
+  impl_->heap = heap;
+  static_cast<void>(tls);
 }
 
 RankGlobals::~RankGlobals() {
   Impl& s = *impl_;
   Registry& r = registry();
   std::lock_guard lock(r.mutex);
-  drop_block(r, s.block);
+  drop_block(r, s.block, s.heap);
   if (--r.live == 0 && !r.globals.empty()) {
     // After the run, code outside ranks sees the globals as they were before it.
     for (const Global& g : r.globals) {

@@ -9,19 +9,34 @@
 //       out at each switch-out, O(number of globals) — the baseline the seed compares with.
 #pragma once
 
+#include <cstddef>
 #include <memory>
+#include <vector>
 
 #include "vela/rt/index.hpp"
 #include "vela/vp/vp.hpp"
 
 namespace vela::vp::detail {
 
+class SlotHeap;
+
 class RankGlobals {
  public:
   // Made when rank `rank` starts, on its PE's thread: privatized<T> copies constructed from
   // their initial values, the rank's TLS block when `tls`, the save area of registered globals.
-  RankGlobals(int rank, bool tls);
+  // With a slot heap, the privatized copies are made in it (and what they allocate, under heap
+  // routing), so that they move with the rank to another process.
+  RankGlobals(int rank, bool tls, SlotHeap* heap = nullptr);
   ~RankGlobals();
+
+  // Moving the rank to another process. Here: the privatized block left with the slot heap
+  // (never destroyed here); what must travel is the block's address and the saved registered
+  // globals. There: the globals rebuilt from them.
+  void leave() noexcept;
+  std::byte* block() const noexcept;
+  const std::vector<std::byte>& saved() const noexcept;
+  static std::unique_ptr<RankGlobals> arrive(int rank, SlotHeap* heap, std::byte* block,
+                                             std::vector<std::byte> saved);
   RankGlobals(const RankGlobals&) = delete;
   RankGlobals& operator=(const RankGlobals&) = delete;
 
@@ -32,6 +47,8 @@ class RankGlobals {
   void switch_out();
 
  private:
+  // An empty one, for arrive().
+  RankGlobals(int rank, bool tls, SlotHeap* heap, std::nullptr_t);
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

@@ -5,6 +5,11 @@
 #include <boost/context/preallocated.hpp>
 #include <boost/context/stack_context.hpp>
 
+#include <algorithm>
+#include <cstring>
+#include <new>
+
+#include "heap_routing.hpp"
 #include "state.hpp"
 #include "thread_locals.hpp"
 
@@ -26,6 +31,19 @@ namespace ctx = boost::context;
 namespace {
 
 thread_local RankContext* running = nullptr;
+std::atomic<World*> this_world{nullptr};
+
+// A suspended fiber is one pointer into its stack (Boost.Context's fcontext); moving a rank to
+// another process carries it raw, and the side it left forgets it without unwinding the fiber.
+static_assert(sizeof(ctx::fiber) == sizeof(void*));
+std::uintptr_t fiber_handle(const ctx::fiber& f) {
+  std::uintptr_t h;
+  std::memcpy(&h, static_cast<const void*>(&f), sizeof h);
+  return h;
+}
+void set_fiber_handle(ctx::fiber& f, std::uintptr_t h) {
+  std::memcpy(static_cast<void*>(&f), &h, sizeof h);
+}
 
 // The stack a rank's fiber runs on: its slot of the world's range. The slot is given back when
 // the rank finishes (World::stacks closes it), not by the fiber.
@@ -90,6 +108,19 @@ ctx::fiber rank_main(RankContext& rank, ctx::fiber&& caller) {
   } catch (const Cancelled&) {
   } catch (...) {
     rank.error = std::current_exception();
+    if (rank.heap != nullptr) {
+      // Made while the rank's heap was in use, the exception would die with the slot: keep
+      // its message in an Error from the process heap.
+      const HeapPause pause;
+      try {
+        throw;
+      } catch (const std::exception& e) {
+        rank.error = std::make_exception_ptr(Error(e.what()));
+      } catch (...) {
+        rank.error = std::make_exception_ptr(Error("rank " + std::to_string(rank.rank) +
+                                                   ": an exception that is not a std::exception"));
+      }
+    }
   }
   rank.state = RankState::finished;
   leaving_rank(rank, nullptr, true);
@@ -112,6 +143,10 @@ RankContext& current(const char* call) {
   return *rank;
 }
 
+World* local_world() noexcept {
+  return this_world.load(std::memory_order_acquire);
+}
+
 RequestState* RankContext::new_request() {
   RequestState* r;
   if (!free_requests.empty()) {
@@ -119,10 +154,38 @@ RequestState* RankContext::new_request() {
     free_requests.pop_back();
     *r = RequestState{};
   } else {
-    r = &requests.emplace_back();
+    requests.reserve(requests.size() + 1);
+    if (heap != nullptr) {
+      void* p = heap->allocate(sizeof(RequestState), alignof(RequestState));
+      if (p == nullptr)
+        throw Error("rank " + std::to_string(rank) + ": its heap is full (--vp-heap)");
+      r = ::new (p) RequestState;
+    } else {
+      r = new RequestState;
+    }
+    requests.push_back(r);
   }
   r->in_use = true;
   return r;
+}
+
+void RankContext::drop_requests() noexcept {
+  for (RequestState* r : requests) {
+    if (heap != nullptr) {
+      r->~RequestState();
+      heap->release(r);
+    } else {
+      delete r;
+    }
+  }
+  requests.clear();
+  free_requests.clear();
+  posted.clear();
+}
+
+RankContext::~RankContext() {
+  // In a slot heap they are gone with the slot (a finished or departed rank's).
+  if (heap == nullptr) drop_requests();
 }
 
 void RankContext::release(RequestState* request) {
@@ -134,7 +197,6 @@ void RankContext::release(RequestState* request) {
 void resume(RankContext& rank) {
   World& world = *rank.world;
   if (rank.state == RankState::created) {
-    rank.stack = world.stacks->open(static_cast<std::size_t>(rank.rank));
     const std::size_t size = world.stacks->stack_bytes();
     SlotStack slot;
     slot.context.size = size;
@@ -152,21 +214,27 @@ void resume(RankContext& rank) {
   RankContext* outer = running;
   running = &rank;
   if (rank.globals) rank.globals->switch_in();
+  SlotHeap* outer_heap = active_heap();
+  set_active_heap(rank.resume_heap);
   leaving_for_rank(rank);
   rank.fiber = std::move(rank.fiber).resume();
   back_from_rank(rank);
+  set_active_heap(outer_heap);
   if (rank.globals) rank.globals->switch_out();
   running = outer;
   if (rank.state == RankState::finished) {
-    // The fiber has returned: its stack is free.
+    // The fiber has returned: its stack and heap are free (the globals' copies and the
+    // requests first, while their memory is still there).
+    rank.globals.reset();
+    rank.drop_requests();
     rank.stack_resident = world.stacks->resident(static_cast<std::size_t>(rank.rank));
-    world.stacks->close(static_cast<std::size_t>(rank.rank));
+    world.stacks->close(static_cast<std::size_t>(rank.rank), true);
     rank.stack = nullptr;
+    rank.heap = nullptr;
 #if defined(VELA_TSAN_FIBERS)
     __tsan_destroy_fiber(rank.tsan_fiber);
     rank.tsan_fiber = nullptr;
 #endif
-    rank.globals.reset();
     world.finished.fetch_add(1, std::memory_order_relaxed);
     if (rank.error && !rank.cancelled) {
       std::exception_ptr e = std::move(rank.error);
@@ -201,14 +269,19 @@ CallLabel::CallLabel(const char* call) : rank_(current()) {
   if (rank_ == nullptr) return;
   outer_ = rank_->label;
   if (outer_ == nullptr) rank_->label = call;
+  heap_ = active_heap();
+  set_active_heap(nullptr);
 }
 
 CallLabel::~CallLabel() {
-  if (rank_ != nullptr && outer_ == nullptr) rank_->label = nullptr;
+  if (rank_ == nullptr) return;
+  if (outer_ == nullptr) rank_->label = nullptr;
+  set_active_heap(static_cast<SlotHeap*>(heap_));
 }
 
 void suspend(RankContext& rank, RankState state, const char* call) {
   rank.state = state;
+  rank.resume_heap = active_heap();
   rank.waiting_in = rank.label != nullptr ? rank.label : call;
   leaving_rank(rank, &rank.fake_stack, false);
   rank.caller = std::move(rank.caller).resume();
@@ -219,22 +292,42 @@ void suspend(RankContext& rank, RankState state, const char* call) {
 
 // ---- the element ----
 
+// The rank's context is made in its slot, which is opened here for good: the context page
+// stays readable after the rank finishes (vp::run reads it), its stack and heap do not.
 RankElement::RankElement(std::uintptr_t world) : world_(reinterpret_cast<World*>(world)) {
-  auto* c = new RankContext;
-  c->rank = static_cast<int>(linear_index());
+  const auto r = static_cast<std::size_t>(linear_index());
+  void* stack = world_->stacks->open(r);
+  auto* c = ::new (world_->stacks->context(r)) RankContext;
+  c->rank = static_cast<int>(r);
   c->world = world_;
   c->element = this;
+  c->stack = stack;
+  c->heap = world_->stacks->heap(r);
+  c->resume_heap = c->heap;
   context_ = c;
-  world_->contexts[static_cast<std::size_t>(c->rank)] = c;
+  world_->contexts[r] = c;
 }
 
 RankElement::~RankElement() {
-  if (!handed_over_) delete context_;
+  if (!moved_out_) return;
+  // Packed for another process: what was here of the rank goes. Its fiber, heap blocks and
+  // globals' copies left with the slot's bytes: forgotten, not destroyed.
+  RankContext& c = *context_;
+  const auto r = static_cast<std::size_t>(c.rank);
+  set_fiber_handle(c.fiber, 0);
+  if (c.globals) {
+    c.globals->leave();
+    c.globals.reset();
+  }
+  c.requests.clear();
+  c.~RankContext();
+  world_->contexts[r] = nullptr;
+  world_->stacks->close(r, false);
 }
 
 void RankElement::start() {
   RankContext& rank = *context_;
-  rank.globals = std::make_unique<RankGlobals>(rank.rank, world_->options->tls_globals);
+  rank.globals = std::make_unique<RankGlobals>(rank.rank, world_->options->tls_globals, rank.heap);
   run_on_pe(rank);
 }
 
@@ -253,19 +346,124 @@ void RankElement::resume_from_sync() {
   if (rank.state == RankState::at_sync) run_on_pe(rank);
 }
 
-// Within one process a rank moves by handing its context (fiber, stack slot, queues) to the
-// element built on the new PE: the stack is not copied and the fiber resumes there.
+namespace {
+
+// Pointers put through an archive as their values (valid in the other process: the slot, the
+// code and the string literals sit at the same addresses there).
+template <class T>
+void raw_pointer(pup::Archive& ar, T*& p) {
+  auto v = reinterpret_cast<std::uintptr_t>(p);
+  ar | v;
+  if (ar.unpacking()) p = reinterpret_cast<T*>(v);
+}
+
+template <class T>
+void raw_pointers(pup::Archive& ar, std::vector<T*>& list) {
+  const std::size_t n = ar.length(list.size(), sizeof(std::uintptr_t));
+  if (ar.unpacking()) list.assign(n, nullptr);
+  for (T*& p : list) raw_pointer(ar, p);
+}
+
+}  // namespace
+
+// Within one process a rank moves by handing its context (in its slot) to the element built on
+// the new PE: nothing is copied and the fiber resumes there. To another process it moves as
+// the bytes of its slot (the live part of the stack, the used part of the heap), copied to the
+// same addresses there, and its context's queues and counters, rebuilt in the same place.
 void RankElement::pup(pup::Archive& ar) {
-  auto world = reinterpret_cast<std::uintptr_t>(world_);
-  auto context = reinterpret_cast<std::uintptr_t>(context_);
-  ar | world | context;
-  if (ar.packing()) handed_over_ = true;
+  bool other_process = false;
+  if (!ar.unpacking()) other_process = rt::detail::this_pe()->migrating_out_of_process;
+  ar | other_process;
+  if (!other_process) {
+    auto world = reinterpret_cast<std::uintptr_t>(world_);
+    auto context = reinterpret_cast<std::uintptr_t>(context_);
+    ar | world | context;
+    if (ar.unpacking()) {
+      world_ = reinterpret_cast<World*>(world);
+      context_ = reinterpret_cast<RankContext*>(context);
+      context_->element = this;
+      world_->migrations.fetch_add(1, std::memory_order_relaxed);
+    }
+    return;
+  }
+  std::int32_t r = ar.unpacking() ? 0 : context_->rank;
+  ar | r;
   if (ar.unpacking()) {
-    world_ = reinterpret_cast<World*>(world);
-    context_ = reinterpret_cast<RankContext*>(context);
-    context_->element = this;
+    world_ = local_world();
+    if (world_ == nullptr || r < 0 || r >= world_->size) {
+      ar.fail("a rank arrived from another process where no run of its ranks is under way",
+              ar.offset());
+    }
+    const auto slot = static_cast<std::size_t>(r);
+    void* stack = world_->stacks->open(slot, false);
+    auto* c = ::new (world_->stacks->context(slot)) RankContext;
+    c->rank = r;
+    c->world = world_;
+    c->element = this;
+    c->stack = stack;
+    c->heap = world_->stacks->heap(slot);
+    context_ = c;
+  } else if (context_->state != RankState::at_sync) {
+    throw std::logic_error("rank " + std::to_string(r) +
+                           " can move to another process only while it waits in migrate()");
+  }
+  RankContext& c = *context_;
+  StackRange& stacks = *world_->stacks;
+  // The fiber and the live part of its stack (from just below the saved context to the top).
+  std::uintptr_t fiber = fiber_handle(c.fiber);
+  ar | fiber;
+  const auto bottom = reinterpret_cast<std::uintptr_t>(c.stack);
+  const std::uintptr_t top = bottom + stacks.stack_bytes();
+  std::uint64_t stack_used = top - std::max(bottom, fiber - 256);
+  ar | stack_used;
+  if (ar.unpacking()) {
+    if (fiber <= bottom || fiber >= top || stack_used > stacks.stack_bytes()) {
+      ar.fail("a rank's saved stack lies outside its slot", ar.offset());
+    }
+    set_fiber_handle(c.fiber, fiber);
+  }
+  ar.bytes(reinterpret_cast<void*>(top - stack_used), stack_used);
+  std::uint64_t heap_used = c.heap != nullptr && !ar.unpacking() ? c.heap->used_bytes() : 0;
+  ar | heap_used;
+  if (ar.unpacking() && heap_used > stacks.heap_bytes()) {
+    ar.fail("a rank's heap is larger than this process's --vp-heap", ar.offset());
+  }
+  ar.bytes(stacks.heap_region(static_cast<std::size_t>(r)), heap_used);
+  // The context.
+  auto state = c.state;
+  ar | state | c.waiting_source | c.waiting_tag | c.waiting_collective;
+  c.state = state;
+  raw_pointer(ar, c.waiting_in);
+  raw_pointer(ar, c.label);
+  raw_pointer(ar, c.resume_heap);
+  ar | c.unexpected;
+  raw_pointers(ar, c.posted);
+  raw_pointers(ar, c.requests);
+  raw_pointers(ar, c.free_requests);
+  ar | c.next_send | c.next_receive | c.early | c.collectives | c.switches;
+  bool globals = c.globals != nullptr;
+  std::byte* block = globals ? c.globals->block() : nullptr;
+  std::vector<std::byte> saved = globals ? c.globals->saved() : std::vector<std::byte>{};
+  ar | globals;
+  raw_pointer(ar, block);
+  ar | saved;
+  if (ar.packing()) moved_out_ = true;
+  if (ar.unpacking()) {
+    if (globals) c.globals = RankGlobals::arrive(r, c.heap, block, std::move(saved));
+    world_->contexts[static_cast<std::size_t>(r)] = &c;
     world_->migrations.fetch_add(1, std::memory_order_relaxed);
   }
+}
+
+World::~World() {
+  for (RankContext* c : contexts) {
+    if (c != nullptr) c->~RankContext();
+  }
+  this_world.store(nullptr);
+}
+
+void World::join_processes() {
+  this_world.store(this, std::memory_order_release);
 }
 
 }  // namespace vela::vp::detail

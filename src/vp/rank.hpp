@@ -39,6 +39,7 @@ inline constexpr std::uint8_t collective_channel = 1;
 struct Incoming {
   Envelope envelope;
   Payload data;
+  void pup(pup::Archive& ar) { ar | envelope | data; }
 };
 
 // A receive (or a completed send) under way.
@@ -64,6 +65,11 @@ class RankElement;
 // lookup (a rank mostly talks to the same peer several times in a row).
 class SequenceNumbers {
  public:
+  void pup(pup::Archive& ar) {
+    ar | counters_;
+    last_ = nullptr;
+  }
+
   std::uint32_t& counter(std::uint64_t key) {
     if (last_ != nullptr && last_key_ == key) return *last_;
     last_key_ = key;
@@ -105,11 +111,15 @@ struct RankContext {
   bool cancelled = false;  // being unwound at the end of a failed run
   std::exception_ptr error;
   std::unique_ptr<RankGlobals> globals;
+  SlotHeap* heap = nullptr;         // its slot's heap (runs with one), else nullptr
+  SlotHeap* resume_heap = nullptr;  // the heap its code allocates from when it is resumed
 
   // Matching, in MPI's order: arrivals not yet received, receives not yet matched.
   std::deque<Incoming> unexpected;
   std::vector<RequestState*> posted;
-  std::deque<RequestState> requests;  // stable addresses; reused when free
+  // Owned, at stable addresses (in the slot heap when there is one, so that they move with
+  // the rank and the program's request handles stay valid); reused when free.
+  std::vector<RequestState*> requests;
   std::vector<RequestState*> free_requests;
 
   // Send order per (peer, channel): next number to send, next number to match, and arrivals
@@ -129,12 +139,26 @@ struct RankContext {
   void* tsan_fiber = nullptr;
   void* tsan_scheduler = nullptr;
 
+  RankContext() = default;
+  ~RankContext();
+  RankContext(const RankContext&) = delete;
+  RankContext& operator=(const RankContext&) = delete;
+
   RequestState* new_request();
   void release(RequestState* request);
+  // Destroys every request (the rank finished: its heap is about to go).
+  void drop_requests() noexcept;
 };
 
 // One vp::run.
 struct World {
+  World() = default;
+  ~World();  // destroys the contexts of the ranks in this process, then their slots
+  // Ranks arriving from other processes join this world (one run across processes at a time).
+  void join_processes();
+  World(const World&) = delete;
+  World& operator=(const World&) = delete;
+
   const Options* options = nullptr;
   const std::function<void()>* body = nullptr;
   int size = 0;
@@ -144,8 +168,9 @@ struct World {
   std::atomic<int> finished{0};
   std::atomic<std::uint64_t> migrations{0};
   std::atomic<bool> aborted{false};
-  bool abort_code_set = false;  // under the runtime's error mutex
-  double origin = 0.0;          // wtime()'s zero
+  bool across_processes = false;  // ranks may move to other processes (they have slot heaps)
+  bool abort_code_set = false;    // under the runtime's error mutex
+  double origin = 0.0;            // wtime()'s zero
   // Per PE, touched by that PE's thread only: ranks a same-PE send made ready, resumed by the
   // PE straight after the entry that sent, without a scheduler pass; messages handed over so.
   struct alignas(64) PeLocal {
@@ -177,9 +202,14 @@ class RankElement : public rt::ElementBase {
 
  private:
   World* world_ = nullptr;
-  RankContext* context_ = nullptr;  // owned, unless handed over to the element it migrated to
-  mutable bool handed_over_ = false;
+  // In its slot; the World destroys it, or this element when the rank left the process.
+  RankContext* context_ = nullptr;
+  mutable bool moved_out_ = false;  // packed for another process: its slot is freed here
 };
+
+// The World of the vp::run under way in this process (ranks arriving from another process
+// join it).
+World* local_world() noexcept;
 
 // The rank running on this thread, or nullptr (read through a call, never cached across a
 // switch: a rank may resume on another thread).

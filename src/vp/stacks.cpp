@@ -22,19 +22,43 @@ std::size_t round_up(std::size_t n, std::size_t to) {
   return (n + to - 1) / to * to;
 }
 
+// The range whose heaps the routing finds by address (one vp::run at a time uses heaps).
+struct Routing {
+  std::atomic<std::uintptr_t> begin{0};
+  std::atomic<std::uintptr_t> end{0};
+  std::size_t slot_bytes = 0;
+  std::size_t heap_offset = 0;
+  std::atomic<bool>* open = nullptr;
+};
+constinit Routing routing;
+
 }  // namespace
 
-StackRange::StackRange(std::size_t slots, std::size_t stack_bytes)
+HeapOwner heap_owning(const void* p) noexcept {
+  const auto a = reinterpret_cast<std::uintptr_t>(p);
+  const std::uintptr_t begin = routing.begin.load(std::memory_order_acquire);
+  if (a < begin || a >= routing.end.load(std::memory_order_relaxed)) return {};
+  const std::size_t slot = (a - begin) / routing.slot_bytes;
+  const std::uintptr_t heap = begin + slot * routing.slot_bytes + routing.heap_offset;
+  if (a <= heap || !routing.open[slot].load(std::memory_order_acquire)) return {true, nullptr};
+  return {true, reinterpret_cast<SlotHeap*>(heap)};
+}
+
+StackRange::StackRange(std::size_t slots, std::size_t stack_bytes, std::size_t context_bytes,
+                       std::size_t heap_bytes)
     : slots_(slots), page_(static_cast<std::size_t>(sysconf(_SC_PAGESIZE))) {
   if (stack_bytes < 16 * 1024) {
     throw Error("--vp-stack " + std::to_string(stack_bytes) +
                 ": a rank's stack needs at least 16384 bytes");
   }
   stack_bytes_ = round_up(stack_bytes, page_);
-  slot_bytes_ = stack_bytes_ + page_;
-  if (slots != 0 && slot_bytes_ > SIZE_MAX / slots) {
+  context_bytes_ = round_up(context_bytes, page_);
+  heap_bytes_ = round_up(heap_bytes, page_);
+  slot_bytes_ = page_ + stack_bytes_ + context_bytes_ + heap_bytes_;
+  if (slots != 0 && slot_bytes_ > SIZE_MAX / 2 / slots) {
     throw Error("--vp " + std::to_string(slots) + " ranks of --vp-stack " +
-                std::to_string(stack_bytes) + " bytes: more than the address space");
+                std::to_string(stack_bytes) + " and --vp-heap " + std::to_string(heap_bytes) +
+                " bytes: more than the address space");
   }
   const std::size_t total = slots * slot_bytes_;
   if (total == 0) return;
@@ -52,37 +76,79 @@ StackRange::StackRange(std::size_t slots, std::size_t stack_bytes)
     if (p != MAP_FAILED) munmap(p, total);
     p = mmap(nullptr, total, PROT_NONE, flags, -1, 0);
     if (p == MAP_FAILED) {
-      throw Error("--vp " + std::to_string(slots) + " ranks of " + std::to_string(stack_bytes_) +
-                  "-byte stacks: cannot reserve " + std::to_string(total) +
+      throw Error("--vp " + std::to_string(slots) + " ranks of " + std::to_string(slot_bytes_) +
+                  "-byte slots (stack and heap): cannot reserve " + std::to_string(total) +
                   " bytes of address space: " + std::strerror(errno));
     }
   } else {
     fixed_ = true;
   }
   base_ = static_cast<std::byte*>(p);
+  open_ = std::make_unique<std::atomic<bool>[]>(slots);
+  if (heap_bytes_ > 0) {
+    if (routing.begin.load() != 0) {
+      munmap(base_, total);
+      throw Error("--vp-heap: another run of ranks with heaps is under way in this process");
+    }
+    routing.slot_bytes = slot_bytes_;
+    routing.heap_offset = page_ + stack_bytes_ + context_bytes_;
+    routing.open = open_.get();
+    routing.end.store(reinterpret_cast<std::uintptr_t>(base_) + total);
+    routing.begin.store(reinterpret_cast<std::uintptr_t>(base_), std::memory_order_release);
+  }
 }
 
 StackRange::~StackRange() {
-  if (base_ != nullptr) munmap(base_, slots_ * slot_bytes_);
+  if (base_ == nullptr) return;
+  if (heap_bytes_ > 0) {
+    routing.begin.store(0, std::memory_order_release);
+    routing.end.store(0);
+  }
+  munmap(base_, slots_ * slot_bytes_);
 }
 
 std::byte* StackRange::slot_base(std::size_t slot) const {
   return base_ + slot * slot_bytes_;
 }
 
-void* StackRange::open(std::size_t slot) {
+void* StackRange::context(std::size_t slot) const {
+  return slot_base(slot) + page_ + stack_bytes_;
+}
+
+void* StackRange::heap_region(std::size_t slot) const {
+  return slot_base(slot) + page_ + stack_bytes_ + context_bytes_;
+}
+
+SlotHeap* StackRange::heap(std::size_t slot) const {
+  return heap_bytes_ == 0 ? nullptr : static_cast<SlotHeap*>(heap_region(slot));
+}
+
+void* StackRange::open(std::size_t slot, bool fresh) {
   std::byte* bottom = slot_base(slot) + page_;  // above the guard page
-  if (mprotect(bottom, stack_bytes_, PROT_READ | PROT_WRITE) != 0) {
-    throw Error("rank " + std::to_string(slot) + ": cannot commit its " +
-                std::to_string(stack_bytes_) + "-byte stack: " + std::strerror(errno));
+  const std::size_t bytes = slot_bytes_ - page_;
+  if (mprotect(bottom, bytes, PROT_READ | PROT_WRITE) != 0) {
+    throw Error("rank " + std::to_string(slot) + ": cannot commit its " + std::to_string(bytes) +
+                "-byte slot (stack and heap): " + std::strerror(errno));
   }
+  if (heap_bytes_ > 0 && fresh) SlotHeap::create(heap_region(slot), heap_bytes_);
+  open_[slot].store(true, std::memory_order_release);
   return bottom;
 }
 
-void StackRange::close(std::size_t slot) noexcept {
+void StackRange::close(std::size_t slot, bool keep_context) noexcept {
+  open_[slot].store(false, std::memory_order_release);
+  const auto drop = [](std::byte* from, std::size_t bytes) {
+    if (bytes == 0) return;
+    madvise(from, bytes, MADV_DONTNEED);
+    mprotect(from, bytes, PROT_NONE);
+  };
   std::byte* bottom = slot_base(slot) + page_;
-  madvise(bottom, stack_bytes_, MADV_DONTNEED);
-  mprotect(bottom, stack_bytes_, PROT_NONE);
+  if (!keep_context) {
+    drop(bottom, slot_bytes_ - page_);
+    return;
+  }
+  drop(bottom, stack_bytes_);
+  drop(static_cast<std::byte*>(heap_region(slot)), heap_bytes_);
 }
 
 std::size_t StackRange::resident(std::size_t slot) const {

@@ -1,36 +1,55 @@
-// Rank stacks from one reserved range of virtual memory, a fixed slot per rank (isomalloc, as
-// Charm++ does it): slot r always sits at the same address, so that a later transport can map a
-// migrating rank's stack at the same address in another process and resume it unchanged.
-// Each slot is a guard page (never accessible: a stack overflow faults instead of corrupting the
-// next rank) below the stack.
+// Rank slots from one reserved range of virtual memory, a fixed slot per rank (isomalloc, as
+// Charm++ does it): slot r always sits at the same address, in every process of one build, so
+// a rank moving to another process is copied to the same addresses there and resumes unchanged.
+// A slot, from low to high addresses:
+//   a guard page (never accessible: a stack overflow faults instead of corrupting a neighbour),
+//   the stack (it grows down towards the guard page),
+//   the rank's context (its RankContext, at a fixed address, so that the references to it in
+//     the rank's own frames stay valid wherever it runs),
+//   the rank's heap (a SlotHeap; only when the run has one: --vp-heap).
+// Nothing is committed until a slot is opened, and closing gives its pages back.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+
+#include "slot_heap.hpp"
 
 namespace vela::vp::detail {
 
 class StackRange {
  public:
-  // Reserves `slots` slots of `stack_bytes` (rounded up to whole pages) each, plus their guard
-  // pages; no memory is committed until a slot is opened. Throws Error when the range cannot be
-  // reserved, naming the sizes.
-  StackRange(std::size_t slots, std::size_t stack_bytes);
+  // Reserves `slots` slots: `stack_bytes` of stack, `context_bytes` of context and
+  // `heap_bytes` of heap each (each rounded up to whole pages), plus their guard pages. Throws
+  // Error when the range cannot be reserved, naming the sizes. The range's heaps are found by
+  // address (heap_owning) while the range lives.
+  StackRange(std::size_t slots, std::size_t stack_bytes, std::size_t context_bytes = 0,
+             std::size_t heap_bytes = 0);
   ~StackRange();
   StackRange(const StackRange&) = delete;
   StackRange& operator=(const StackRange&) = delete;
 
-  // Makes slot `slot`'s stack writable; returns its lowest address (the stack grows down from
-  // bottom + stack_bytes()).
-  void* open(std::size_t slot);
-  // Gives the slot's pages back to the system and makes it inaccessible again.
-  void close(std::size_t slot) noexcept;
+  // Makes slot `slot` writable and, with a heap, makes its empty heap (`fresh`), or leaves the
+  // heap's bytes to be copied in (not `fresh`). Returns the stack's lowest address (the stack
+  // grows down from bottom + stack_bytes()).
+  void* open(std::size_t slot, bool fresh = true);
+  // Gives the slot's pages back to the system and makes them inaccessible again; with
+  // `keep_context`, all but the context's.
+  void close(std::size_t slot, bool keep_context = false) noexcept;
   // Bytes of the slot's stack that have been written (resident pages).
   std::size_t resident(std::size_t slot) const;
 
+  void* context(std::size_t slot) const;
+  // The slot's heap (nullptr without one); valid while the slot is open.
+  SlotHeap* heap(std::size_t slot) const;
+  void* heap_region(std::size_t slot) const;
+
   std::size_t stack_bytes() const { return stack_bytes_; }
+  std::size_t heap_bytes() const { return heap_bytes_; }
   // Whether the range sits at the fixed address every process of one build asks for (then a
-  // rank's stack can live at the same address in another process).
+  // rank's slot can live at the same address in another process).
   bool at_fixed_address() const { return fixed_; }
 
  private:
@@ -40,8 +59,20 @@ class StackRange {
   std::size_t slots_ = 0;
   std::size_t page_ = 0;
   std::size_t stack_bytes_ = 0;
+  std::size_t context_bytes_ = 0;
+  std::size_t heap_bytes_ = 0;
   std::size_t slot_bytes_ = 0;
   bool fixed_ = false;
+  std::unique_ptr<std::atomic<bool>[]> open_;
 };
+
+// Where an address lies for the heap routing: outside every rank slot, in the heap of an open
+// slot (`heap` set), or in a slot that is closed or not a heap (memory that is gone: a block a
+// rank allocated before it left this process).
+struct HeapOwner {
+  bool in_slots = false;
+  SlotHeap* heap = nullptr;
+};
+HeapOwner heap_owning(const void* p) noexcept;
 
 }  // namespace vela::vp::detail

@@ -1,8 +1,12 @@
 // vp::run: the ranks' collection, its start, the end of the run (every rank returned, or a
 // deadlock reported and the blocked ranks unwound), and the calls about the rank itself.
+#include <unistd.h>
+
 #include <chrono>
+#include <cstdio>
 #include <string>
 
+#include "heap_routing.hpp"
 #include "rank.hpp"
 #include "state.hpp"
 
@@ -65,6 +69,40 @@ void record(const World& world) {
   }
 }
 
+// With heaps, what a rank's code allocates comes from its slot. The C library allocates
+// stdout's and stdin's buffers on their first use, which may be in a rank: that buffer would
+// then live in the rank's heap and go when the rank leaves or ends (with the output in it).
+// Give them their buffers now, when not done yet.
+void give_stdio_buffers() {
+  static char out[BUFSIZ];
+  static char in[BUFSIZ];
+  if (stdout->_IO_buf_base == nullptr) {
+    setvbuf(stdout, out, isatty(STDOUT_FILENO) ? _IOLBF : _IOFBF, sizeof out);
+  }
+  if (stdin->_IO_buf_base == nullptr) setvbuf(stdin, in, _IOFBF, sizeof in);
+}
+
+// Ranks over several processes: what moving them between processes needs, checked in every
+// process alike (each answers the same collective calls, so all stop with the same error).
+void check_across_processes(rt::Runtime& runtime, const World& world) {
+  if (!runtime.same_on_every_process(world.stacks->at_fixed_address() ? 1 : 0) ||
+      !world.stacks->at_fixed_address()) {
+    throw Error(
+        "vela::vp::run: ranks over several processes need their slots at the same "
+        "address in every process, and a process could not reserve it (a sanitizer "
+        "build, or the address is taken)");
+  }
+  if (!runtime.same_code_on_every_process()) {
+    throw Error(
+        "vela::vp::run: ranks move between processes only when the program's code sits "
+        "at the same addresses in every process, and here it does not (address-space "
+        "randomization is on): start each process under `setarch -R`, as in `mpirun -np " +
+        std::to_string(runtime.processes()) +
+        " setarch -R ./program` (programs linked with vela::mpi_main do this themselves "
+        "where the system lets them)");
+  }
+}
+
 }  // namespace
 
 void add_vp_options(CLI::App& app, Options& options) {
@@ -78,6 +116,11 @@ void add_vp_options(CLI::App& app, Options& options) {
                "Give each rank its own copy of the program's thread_local variables");
   app.add_option("--vp-map", options.map, "Initial placement of ranks: block | round-robin")
       ->check(CLI::IsMember({"block", "round-robin"}));
+  app.add_option("--vp-heap", options.heap_bytes,
+                 "Address space of each rank's heap, which moves with it between processes "
+                 "(suffixes k, m, g; default 64m across processes, none in one)")
+      ->transform(CLI::AsSizeValue(false))
+      ->check(CLI::Range(std::size_t{0}, std::size_t{1} << 40));
 }
 
 RunInfo last_run() {
@@ -92,12 +135,12 @@ int run(rt::Runtime& runtime, const Options& options, const std::function<void()
     throw Error("--vp-map '" + options.map + "': expected block or round-robin");
   }
   if (!body) throw Error("vela::vp::run: no rank body given");
-  if (runtime.processes() > 1) {
-    // A rank's context and stack live in its process's memory; moving them to another
-    // process (copying the stack slot to the same address there) is not built yet.
-    throw Error("vela::vp::run: ranks run in one process; this run has " +
-                std::to_string(runtime.processes()) +
-                " processes (start it without mpirun, with --pes for the PEs)");
+  if (options.tls_globals && runtime.processes() > 1) {
+    throw Error(
+        "--vp-tls-globals: ranks cannot take their own TLS blocks to another process; "
+        "this run has " +
+        std::to_string(runtime.processes()) +
+        " processes (use vela::vp::privatized<T>, or run in one process)");
   }
   check_privatization(options, runtime.pes());
   if (options.tls_globals) carry_rank_thread_locals();
@@ -105,8 +148,23 @@ int run(rt::Runtime& runtime, const Options& options, const std::function<void()
   world.options = &options;
   world.body = &body;
   world.size = options.ranks > 0 ? options.ranks : runtime.pes();
-  world.stacks =
-      std::make_unique<StackRange>(static_cast<std::size_t>(world.size), options.stack_bytes);
+  world.across_processes = runtime.processes() > 1;
+  // Across processes each rank gets a heap (what its code allocates moves with it); in one
+  // process only when asked for.
+  constexpr std::size_t default_heap = std::size_t{64} << 20;
+  const std::size_t heap =
+      options.heap_bytes > 0 ? options.heap_bytes : (world.across_processes ? default_heap : 0);
+  if (options.heap_bytes > 0 && options.heap_bytes < 4096) {
+    throw Error("--vp-heap " + std::to_string(options.heap_bytes) +
+                ": a rank's heap needs at least 4096 bytes (or 0 for the default)");
+  }
+  world.stacks = std::make_unique<StackRange>(static_cast<std::size_t>(world.size),
+                                              options.stack_bytes, sizeof(RankContext), heap);
+  if (heap > 0) give_stdio_buffers();
+  if (world.across_processes) {
+    check_across_processes(runtime, world);
+    world.join_processes();
+  }
   world.contexts.assign(static_cast<std::size_t>(world.size), nullptr);
   world.here = std::vector<World::PeLocal>(static_cast<std::size_t>(runtime.pes()));
   world.origin = seconds_now();
@@ -127,9 +185,11 @@ int run(rt::Runtime& runtime, const Options& options, const std::function<void()
   const bool aborted = world.aborted.load();
   std::string blocked;
   int count = 0;
-  if (!aborted && world.finished.load() < world.size) {
+  // Across processes each process answers for the ranks it holds at the end.
+  if (!aborted && (world.across_processes || world.finished.load() < world.size)) {
     for (const RankContext* rank : world.contexts) {
       if (rank != nullptr && rank->state == RankState::finished) continue;
+      if (rank == nullptr && world.across_processes) continue;
       if (++count <= 8) {
         blocked += (blocked.empty() ? "" : "; ") +
                    (rank == nullptr ? std::string("a rank never started") : describe(*rank));
@@ -164,12 +224,14 @@ bool in_rank() {
 
 void migrate() {
   RankContext& rank = current("migrate");
+  const HeapPause pause;
   rank.element->at_sync();
   suspend(rank, RankState::at_sync, "migrate");
 }
 
 void yield() {
   RankContext& rank = current("yield");
+  const HeapPause pause;
   rt::detail::send_entry<&RankElement::wake>(rank.world->ranks.id(),
                                              static_cast<std::uint64_t>(rank.rank), 0);
   suspend(rank, RankState::yielded, "yield");
@@ -177,6 +239,7 @@ void yield() {
 
 void abort(int code) {
   RankContext& rank = current("abort");
+  const HeapPause pause;
   rank.world->aborted.store(true);
   rt::detail::PeState* pe = rt::detail::this_pe();
   {

@@ -39,7 +39,8 @@ TEST(Jacobi2d, ChecksumIsTheSameForAnyPesBlocksAndBalancer) {
   ASSERT_FALSE(reference.empty());
   for (const int pes : {1, 2, 4}) {
     for (const int objects : {3, 4, 8}) {
-      for (const std::string lb : {"", "greedy", "refine", "hilbert", "rotate", "random"}) {
+      for (const std::string lb : {"", "greedy", "refine", "hilbert", "rotate", "random",
+                                   "hilbert-distributed", "diffusion"}) {
         const std::string args = problem + " --objects " + std::to_string(objects) + " --pes " +
                                  std::to_string(pes) + (lb.empty() ? "" : " --lb " + lb);
         EXPECT_EQ(checksum(args), reference) << args;
@@ -123,6 +124,21 @@ TEST(Jacobi2d, ChecksumIsTheSameAcrossProcesses) {
       }
     }
   }
+  // The distributed strategies: their agents talk across processes.
+  for (const std::string layout : {"-np 2", "-np 2 @ --pes-per-process 2"}) {
+    const auto at = layout.find(" @ ");
+    const std::string np = layout.substr(0, at);
+    const std::string extra = at == std::string::npos ? "" : " " + layout.substr(at + 3);
+    for (const std::string lb : {"hilbert-distributed", "diffusion"}) {
+      const std::string args = problem + " --objects 6" + extra + " --lb " + lb + " --no-pin";
+      const Result r = run_program(env + MPIEXEC, np + " " + JACOBI2D_BINARY + " " + args);
+      EXPECT_EQ(r.status, 0) << np << " " << args << "\n" << r.out;
+      EXPECT_NE(r.out.find("checksum: " + reference), std::string::npos)
+          << np << " " << args << "\n"
+          << r.out;
+      EXPECT_EQ(r.out.find("migrations: 0 "), std::string::npos) << r.out;
+    }
+  }
   // --trace across processes: one file, every process's PEs under its own pid.
   const std::string trace = ::testing::TempDir() + "jacobi2d_processes_trace.json";
   const Result traced =
@@ -182,11 +198,22 @@ TEST(Jacobi2d, ChecksumIsTheSameAcrossProcesses) {
     EXPECT_NE(r.out.find(bad.substr(0, bad.find(' '))), std::string::npos) << r.out;
   }
 
-  // Ranks stay in one process for now: a clear error, every process exits.
-  const Result ranks = run_program(env + MPIEXEC, "-np 2 " + std::string(JACOBI2D_BINARY) + " " +
-                                                      problem + " --ranks 4 --no-pin");
-  EXPECT_NE(ranks.status, 0) << ranks.out;
-  EXPECT_NE(ranks.out.find("ranks run in one process"), std::string::npos) << ranks.out;
+  // The MPI version's ranks across processes: moved between processes at every MPI_Migrate
+  // (rotate) or by load (greedy), with their stacks and heaps; the one-process checksum.
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+  for (const std::string lb : {"rotate", "greedy"}) {
+    for (const std::string layout : {"-np 2", "-np 2 --pes-per-process 2"}) {
+      const std::string np = layout.substr(0, 5);
+      const std::string args = problem + " --ranks 8 --lb " + lb + " --no-pin" + layout.substr(5);
+      const Result r = run_program(env + "timeout 120 " + MPIEXEC,
+                                   np + " " + std::string(JACOBI2D_BINARY) + " " + args);
+      EXPECT_EQ(r.status, 0) << layout << " " << args << "\n" << r.out;
+      EXPECT_NE(r.out.find("checksum: " + reference), std::string::npos)
+          << layout << " " << args << "\n"
+          << r.out;
+    }
+  }
+#endif
 }
 
 // Two clusters (DS-2..DS-5): WAN latency, border prioritization on or off, slow PEs, naive and

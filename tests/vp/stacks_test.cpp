@@ -1,13 +1,18 @@
 // Rank stacks: one reserved range, a fixed slot per rank, a guard page below each stack.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstring>
+#include <set>
+#include <vector>
 
 #include "stacks.hpp"
 #include "vela/vp/vp.hpp"
 
 namespace {
 
+using vela::vp::detail::heap_owning;
+using vela::vp::detail::SlotHeap;
 using vela::vp::detail::StackRange;
 
 TEST(Stacks, SlotsAreFixedAndSeparatedByGuardPages) {
@@ -38,6 +43,73 @@ TEST(StacksDeathTest, WritingBelowAStackFaults) {
 TEST(Stacks, SizesAreChecked) {
   EXPECT_THROW(StackRange(4, 1000), vela::vp::Error);
   EXPECT_THROW(StackRange(std::size_t{1} << 40, std::size_t{1} << 30), vela::vp::Error);
+}
+
+TEST(Stacks, SlotsWithContextAndHeapAreFoundByAddress) {
+  StackRange range(3, 64 * 1024, 100, 1 << 20);
+  EXPECT_EQ(range.heap_bytes(), std::size_t{1} << 20);
+  range.open(0);
+  range.open(1);
+  SlotHeap* heap = range.heap(1);
+  ASSERT_NE(heap, nullptr);
+  void* p = heap->allocate(100);
+  ASSERT_NE(p, nullptr);
+  // A block of slot 1's heap is found as such; its stack, context and other memory are not.
+  EXPECT_EQ(heap_owning(p).heap, heap);
+  EXPECT_TRUE(heap_owning(range.context(1)).in_slots);
+  EXPECT_EQ(heap_owning(range.context(1)).heap, nullptr);
+  int outside = 0;
+  EXPECT_FALSE(heap_owning(&outside).in_slots);
+  // The context page stays when the stack and heap go; a closed heap owns nothing.
+  range.close(1, true);
+  EXPECT_TRUE(heap_owning(p).in_slots);
+  EXPECT_EQ(heap_owning(p).heap, nullptr);
+  static_cast<volatile std::byte*>(range.context(1))[0] = std::byte{1};  // still writable
+}
+
+TEST(SlotHeap, BlocksAreDistinctAlignedReusedAndBounded) {
+  alignas(64) static std::byte region[1 << 16];
+  SlotHeap* heap = SlotHeap::create(region, sizeof region);
+  EXPECT_EQ(heap->live_bytes(), 0u);
+  std::vector<std::pair<std::byte*, std::size_t>> blocks;
+  for (std::size_t size : {1, 16, 17, 100, 1000, 3000}) {
+    auto* p = static_cast<std::byte*>(heap->allocate(size));
+    ASSERT_NE(p, nullptr) << size;
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(p) % 16, 0u);
+    EXPECT_GE(heap->usable_size(p), size);
+    EXPECT_TRUE(heap->owns(p));
+    std::memset(p, static_cast<int>(size & 0xff), size);
+    blocks.emplace_back(p, size);
+  }
+  // No block overlaps another: each still holds its own pattern.
+  for (const auto& [p, size] : blocks) {
+    for (std::size_t i = 0; i < size; ++i) ASSERT_EQ(p[i], std::byte(size & 0xff)) << size;
+  }
+  // Over-aligned blocks.
+  for (std::size_t alignment : {32, 64, 256, 4096}) {
+    void* p = heap->allocate(50, alignment);
+    ASSERT_NE(p, nullptr) << alignment;
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(p) % alignment, 0u) << alignment;
+    EXPECT_GE(heap->usable_size(p), 50u);
+    heap->release(p);
+  }
+  EXPECT_EQ(heap->allocate(8, 48), nullptr);  // not a power of two
+  // A freed block is reused for the same size, and the used part does not grow.
+  const std::size_t used = heap->used_bytes();
+  heap->release(blocks[3].first);
+  EXPECT_EQ(heap->allocate(100), blocks[3].first);
+  EXPECT_EQ(heap->used_bytes(), used);
+  // Full: nullptr, not memory past the region.
+  EXPECT_EQ(heap->allocate(sizeof region), nullptr);
+  std::set<void*> seen;
+  while (void* p = heap->allocate(1000)) {
+    EXPECT_TRUE(seen.insert(p).second);
+    EXPECT_LE(reinterpret_cast<std::byte*>(p) + 1000, region + sizeof region);
+  }
+  EXPECT_LE(heap->used_bytes(), heap->capacity());
+  for (void* p : seen) heap->release(p);
+  // Freed blocks serve the next allocations of their size.
+  EXPECT_EQ(seen.count(heap->allocate(1000)), 1u);
 }
 
 }  // namespace

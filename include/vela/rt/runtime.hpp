@@ -211,6 +211,12 @@ class Runtime {
   // runs in process 0 only; print results there.
   int process() const;
   int processes() const;
+  // Before run(), in every process (a collective): whether every process passed the same value.
+  bool same_on_every_process(std::uint64_t value);
+  // Before run(), in every process: whether the program's code (executable and the libraries
+  // loaded with it) sits at the same addresses in every process, as it was when this runtime
+  // was made; a rank's stack moves to another process only then.
+  bool same_code_on_every_process();
 
   // Starts the PEs, runs `main` on PE 0 and schedules messages until quiescence (no message
   // queued, in flight or running) or Context::exit; writes the trace if asked; returns the

@@ -122,7 +122,8 @@ struct RequestState;
 struct RankContext;
 
 // For layers built on ranks (vela/mpi.h): while alive, a wait of the calling rank is reported
-// in deadlock errors under `call`, the outer API's name (MPI_Recv rather than recv). The
+// in deadlock errors under `call`, the outer API's name (MPI_Recv rather than recv), and what
+// the call allocates comes from the process heap, not the rank's slot heap (heap routing). The
 // outermost label wins; no-op outside a rank.
 class CallLabel {
  public:
@@ -134,6 +135,7 @@ class CallLabel {
  private:
   RankContext* rank_;
   const char* outer_ = nullptr;
+  void* heap_ = nullptr;  // the heap allocations came from before the call
 };
 }  // namespace detail
 
@@ -157,17 +159,30 @@ struct Options {
   std::size_t stack_bytes = 256 * 1024;  // --vp-stack: each rank's stack (a guard page below)
   bool tls_globals = false;   // --vp-tls-globals: per-rank thread_local (privatization b)
   std::string map = "block";  // --vp-map: block | round-robin initial placement
+  // --vp-heap: address space of each rank's slot heap, used when ranks run over several
+  // processes (a rank moving to another process takes its heap along); 0 = the default, 64 MiB.
+  std::size_t heap_bytes = 0;
 };
 
-// Adds --vp, --vp-stack, --vp-tls-globals and --vp-map to `app`.
+// Adds --vp, --vp-stack, --vp-tls-globals, --vp-map and --vp-heap to `app`.
 void add_vp_options(CLI::App& app, Options& options);
 
 // Runs `body` on options.ranks ranks over `runtime`'s PEs (inside the body, rank() tells which)
 // until every rank has returned. Returns the run's exit code. Throws Error when ranks are left
 // blocked with nothing in flight (a deadlock: a receive no one sends to, a migrate() that not
 // every rank reached), naming each blocked rank and the call it waits in; rethrows an exception
-// that escaped a rank.
+// that escaped a rank. Under mpirun the ranks spread over every process's PEs and may move
+// between processes at migrate() (docs/architecture.md, "Ranks across processes", says what a
+// rank may hold then); each process reports the ranks it holds at the end.
 int run(rt::Runtime& runtime, const Options& options, const std::function<void()>& body);
+
+// For programs whose ranks may move between processes (under mpirun): call it first thing in
+// main, with main's arguments, and link vela::vp_heap (vela::mpi_main's main does both). With
+// several processes it restarts the program without address-space randomization where the
+// system allows (a rank's stack resumes in another process only if the code sits at the same
+// addresses there), and from then on what the ranks' code allocates comes from each rank's own
+// heap, which moves with it (not in sanitizer builds).
+void prepare_ranks_across_processes(int argc, char** argv);
 
 // Statistics of the last run() on this thread, for reports and benchmarks.
 struct RunInfo {

@@ -42,6 +42,7 @@ int defined_mains() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  vela::vp::prepare_ranks_across_processes(argc, argv);
   const char* program = argc > 0 ? argv[0] : "mpi";
   const int mains = defined_mains();
   if (mains != 1) {

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "vela/mpi/run.hpp"
+#include "vela/vp/privatized.hpp"
 #include "vela/vp/vp.hpp"
 
 namespace vela::mpi {
@@ -29,16 +30,22 @@ namespace {
 
 using vp::Error;
 
-// What an MPI run keeps per rank; each rank touches only its own entries.
+// What an MPI run keeps in each process; each rank touches only its own entries.
 struct RunState {
   std::string program;
-  std::vector<unsigned char> initialized;
-  std::vector<unsigned char> finalized;
-  std::vector<int> thread_level;
-  std::vector<int> returned;
+  std::vector<int> returned;  // by rank: what its main returned (in the process it ended in)
 };
 
 std::atomic<RunState*> current_run{nullptr};
+
+// What each rank keeps of MPI's state: a privatized global, so it moves with the rank (to
+// another process too).
+struct RankMpi {
+  unsigned char initialized = 0;
+  unsigned char finalized = 0;
+  int thread_level = MPI_THREAD_SINGLE;
+};
+vp::privatized<RankMpi> rank_mpi;
 
 struct Datatype {
   const char* name;
@@ -154,7 +161,7 @@ RunState& run_state(const char* call) {
 // The calling rank's index into the run's per-rank state.
 std::size_t my_rank(const char* call, const RunState& state) {
   const int rank = vp::rank();
-  if (rank < 0 || static_cast<std::size_t>(rank) >= state.initialized.size()) {
+  if (rank < 0 || static_cast<std::size_t>(rank) >= state.returned.size()) {
     fail(call, "rank " + std::to_string(rank) + " is unknown to vela::mpi::run");
   }
   return static_cast<std::size_t>(rank);
@@ -163,9 +170,9 @@ std::size_t my_rank(const char* call, const RunState& state) {
 // Checks that the calling rank may make MPI calls now.
 void active(const char* call) {
   RunState& state = run_state(call);
-  const std::size_t rank = my_rank(call, state);
-  if (state.initialized[rank] == 0) fail(call, "called before MPI_Init");
-  if (state.finalized[rank] != 0) fail(call, "called after MPI_Finalize");
+  my_rank(call, state);
+  if (rank_mpi.get().initialized == 0) fail(call, "called before MPI_Init");
+  if (rank_mpi.get().finalized != 0) fail(call, "called after MPI_Finalize");
 }
 
 void check_comm(const char* call, MPI_Comm comm) {
@@ -301,9 +308,6 @@ int run(rt::Runtime& runtime, const vp::Options& options, Main main, int argc, c
   state.program = argc > 0 ? std::filesystem::path(arguments[0]).filename().string() : "mpi";
   const std::size_t ranks =
       static_cast<std::size_t>(std::max(options.ranks > 0 ? options.ranks : runtime.pes(), 0));
-  state.initialized.assign(ranks, 0);
-  state.finalized.assign(ranks, 0);
-  state.thread_level.assign(ranks, MPI_THREAD_SINGLE);
   state.returned.assign(ranks, 0);
   RunState* none = nullptr;
   if (!current_run.compare_exchange_strong(none, &state)) {
@@ -320,8 +324,12 @@ int run(rt::Runtime& runtime, const vp::Options& options, Main main, int argc, c
     for (std::string& a : own) pointers.push_back(a.data());
     pointers.push_back(nullptr);
     const int returned = main(static_cast<int>(own.size()), pointers.data());
+    // The rank may have moved to another process meanwhile: only what is at the same address
+    // in every process may be used from here on (the run's state is found again, not
+    // reached through this lambda's captures).
+    RunState& here = *current_run.load(std::memory_order_acquire);
     const auto rank = static_cast<std::size_t>(vp::rank());
-    if (rank < state.returned.size()) state.returned[rank] = returned;
+    if (rank < here.returned.size()) here.returned[rank] = returned;
   });
   if (code != 0) return code;
   for (const int returned : state.returned) {
@@ -342,10 +350,9 @@ int VMPI_Init(int* argc, char*** argv) {
   static_cast<void>(argc);  // the runtime's options were taken out before main
   static_cast<void>(argv);
   return guarded(call, [&] {
-    RunState& state = run_state(call);
-    const std::size_t rank = my_rank(call, state);
-    if (state.initialized[rank] != 0) fail(call, "called twice");
-    state.initialized[rank] = 1;
+    my_rank(call, run_state(call));
+    if (rank_mpi.get().initialized != 0) fail(call, "called twice");
+    rank_mpi.get().initialized = 1;
   });
 }
 
@@ -359,13 +366,12 @@ int VMPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
       fail(call, "required " + std::to_string(required) +
                      " is not one of MPI_THREAD_SINGLE..MPI_THREAD_MULTIPLE");
     }
-    RunState& state = run_state(call);
-    const std::size_t rank = my_rank(call, state);
-    if (state.initialized[rank] != 0) fail(call, "called twice");
-    state.initialized[rank] = 1;
+    my_rank(call, run_state(call));
+    if (rank_mpi.get().initialized != 0) fail(call, "called twice");
+    rank_mpi.get().initialized = 1;
     // Only the thread that runs the rank may call MPI: at most funneled.
     *provided = std::min(required, MPI_THREAD_FUNNELED);
-    state.thread_level[rank] = *provided;
+    rank_mpi.get().thread_level = *provided;
   });
 }
 
@@ -374,8 +380,7 @@ int VMPI_Query_thread(int* provided) {
   return guarded(call, [&] {
     check_out(call, provided, "provided");
     active(call);
-    RunState& state = run_state(call);
-    *provided = state.thread_level[my_rank(call, state)];
+    *provided = rank_mpi.get().thread_level;
   });
 }
 
@@ -386,8 +391,7 @@ int VMPI_Initialized(int* flag) {
     *flag = 0;
     RunState* state = current_run.load(std::memory_order_acquire);
     if (state == nullptr || !vp::in_rank()) return;
-    const auto rank = static_cast<std::size_t>(vp::rank());
-    *flag = rank < state->initialized.size() && state->initialized[rank] != 0;
+    *flag = rank_mpi.get().initialized != 0;
   });
 }
 
@@ -396,8 +400,7 @@ int VMPI_Finalize(void) {
   return guarded(call, [&] {
     active(call);
     vp::barrier();
-    RunState& state = run_state(call);
-    state.finalized[my_rank(call, state)] = 1;
+    rank_mpi.get().finalized = 1;
   });
 }
 
@@ -408,8 +411,7 @@ int VMPI_Finalized(int* flag) {
     *flag = 0;
     RunState* state = current_run.load(std::memory_order_acquire);
     if (state == nullptr || !vp::in_rank()) return;
-    const auto rank = static_cast<std::size_t>(vp::rank());
-    *flag = rank < state->finalized.size() && state->finalized[rank] != 0;
+    *flag = rank_mpi.get().finalized != 0;
   });
 }
 

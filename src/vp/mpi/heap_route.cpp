@@ -1,0 +1,171 @@
+// The allocation functions of programs linked with vela::vp_heap (vela::mpi_main links it;
+// glibc lets a program
+// replace malloc and its family): while a rank's own code runs, blocks come from the rank's
+// slot heap, so the rank's data moves with it to another process (Charm++'s isomalloc heaps);
+// everything else, and every block outside the slots, goes to glibc's allocator. Freeing a
+// block of a rank that has left this process does nothing: its memory left with the rank.
+// Sanitizer builds keep their own allocator (the sanitizers replace these functions).
+#include <dlfcn.h>
+#include <sys/personality.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "heap_routing.hpp"
+#include "vela/vp/vp.hpp"
+
+extern "C" {
+void* __libc_malloc(std::size_t);
+void* __libc_calloc(std::size_t, std::size_t);
+void* __libc_realloc(void*, std::size_t);
+void __libc_free(void*);
+void* __libc_memalign(std::size_t, std::size_t);
+}
+
+namespace {
+
+using vela::vp::detail::active_heap;
+using vela::vp::detail::heap_owning;
+using vela::vp::detail::SlotHeap;
+
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+constexpr bool replaced = true;
+
+void* from_heap(SlotHeap* heap, std::size_t bytes, std::size_t alignment) {
+  void* p = heap->allocate(bytes, alignment);
+  if (p == nullptr) {
+    // Said once per failure: new then throws std::bad_alloc, malloc returns nullptr.
+    char line[200];
+    const int n = std::snprintf(line, sizeof line,
+                                "vela: a rank's heap is full (%zu of %zu bytes taken, %zu asked "
+                                "for): give it more with --vp-heap\n",
+                                heap->used_bytes(), heap->capacity(), bytes);
+    if (n > 0) fwrite(line, 1, static_cast<std::size_t>(n), stderr);
+    errno = ENOMEM;
+  }
+  return p;
+}
+#else
+constexpr bool replaced = false;
+#endif
+
+}  // namespace
+
+namespace vela::vp {
+
+void prepare_ranks_across_processes(int argc, char** argv) {
+  // Ranks moving between processes need the code at the same addresses in every process.
+  // Under mpirun with several processes, a process started with address-space randomization
+  // on starts itself again without it, before anything else (MPI included) has run. Where the
+  // system refuses, the run goes on and vp::run says what to do.
+  const char* size = std::getenv("OMPI_COMM_WORLD_SIZE");
+  if (argc > 0 && size != nullptr && std::atoi(size) > 1 &&
+      std::getenv("VELA_NO_ASLR_TRIED") == nullptr) {
+    const int current = personality(0xffffffff);
+    if (current != -1 && (current & ADDR_NO_RANDOMIZE) == 0 &&
+        personality(static_cast<unsigned long>(current) | ADDR_NO_RANDOMIZE) != -1) {
+      setenv("VELA_NO_ASLR_TRIED", "1", 1);
+      execv("/proc/self/exe", argv);
+      personality(static_cast<unsigned long>(current));  // exec failed: carry on as we are
+    }
+  }
+  if (replaced) detail::make_heap_routing_available();
+}
+
+}  // namespace vela::vp
+
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+extern "C" {
+
+void* malloc(std::size_t bytes) {
+  if (SlotHeap* heap = active_heap()) return from_heap(heap, bytes, 16);
+  return __libc_malloc(bytes);
+}
+
+void free(void* p) {
+  if (p == nullptr) return;
+  const auto owner = heap_owning(p);
+  if (!owner.in_slots) {
+    __libc_free(p);
+  } else if (owner.heap != nullptr) {
+    owner.heap->release(p);
+  }
+}
+
+void* calloc(std::size_t count, std::size_t size) {
+  SlotHeap* heap = active_heap();
+  if (heap == nullptr) return __libc_calloc(count, size);
+  if (size != 0 && count > SIZE_MAX / size) {
+    errno = ENOMEM;
+    return nullptr;
+  }
+  void* p = from_heap(heap, count * size, 16);
+  if (p != nullptr) std::memset(p, 0, count * size);
+  return p;
+}
+
+void* realloc(void* p, std::size_t bytes) {
+  if (p == nullptr) return malloc(bytes);
+  const auto owner = heap_owning(p);
+  if (!owner.in_slots) return __libc_realloc(p, bytes);
+  if (owner.heap == nullptr) return nullptr;
+  const std::size_t usable = owner.heap->usable_size(p);
+  if (bytes <= usable && bytes > usable / 4) return p;
+  // A rank's block stays in its rank's heap, whoever resizes it.
+  void* q = from_heap(owner.heap, bytes, 16);
+  if (q == nullptr) return nullptr;
+  std::memcpy(q, p, bytes < usable ? bytes : usable);
+  owner.heap->release(p);
+  return q;
+}
+
+void* reallocarray(void* p, std::size_t count, std::size_t size) {
+  if (size != 0 && count > SIZE_MAX / size) {
+    errno = ENOMEM;
+    return nullptr;
+  }
+  return realloc(p, count * size);
+}
+
+void* memalign(std::size_t alignment, std::size_t bytes) {
+  if (SlotHeap* heap = active_heap()) return from_heap(heap, bytes, alignment);
+  return __libc_memalign(alignment, bytes);
+}
+
+void* aligned_alloc(std::size_t alignment, std::size_t bytes) {
+  return memalign(alignment, bytes);
+}
+
+int posix_memalign(void** out, std::size_t alignment, std::size_t bytes) {
+  if (alignment < sizeof(void*) || (alignment & (alignment - 1)) != 0) return EINVAL;
+  void* p = memalign(alignment, bytes);
+  if (p == nullptr) return ENOMEM;
+  *out = p;
+  return 0;
+}
+
+void* valloc(std::size_t bytes) {
+  return memalign(4096, bytes);
+}
+
+void* pvalloc(std::size_t bytes) {
+  return memalign(4096, (bytes + 4095) / 4096 * 4096);
+}
+
+std::size_t malloc_usable_size(void* p) {
+  if (p == nullptr) return 0;
+  const auto owner = heap_owning(p);
+  if (owner.in_slots) return owner.heap != nullptr ? owner.heap->usable_size(p) : 0;
+  // glibc's own, found past this definition.
+  using Usable = std::size_t (*)(void*);
+  static Usable next = reinterpret_cast<Usable>(dlsym(RTLD_NEXT, "malloc_usable_size"));
+  return next != nullptr ? next(p) : 0;
+}
+
+}  // extern "C"
+#endif

@@ -1,0 +1,79 @@
+// Ranks that carry state through MPI_Migrate: on their stack, on the heap (std::vector), in a
+// privatized global, in a receive posted before the migration and in a message that arrives
+// while they are away. With a balancer that moves every rank each step (--lb rotate) and
+// several processes, every rank visits other processes; the checksum must be the same as in
+// one process, whatever the process count.
+#include <mpi.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <set>
+#include <vector>
+
+#include "vela/vp/privatized.hpp"
+
+namespace {
+
+vela::vp::privatized<std::vector<double>> history;  // module-level state, one per rank
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank = 0;
+  int size = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const int steps = argc > 1 ? std::atoi(argv[1]) : 6;
+  const int right = (rank + 1) % size;
+  const int left = (rank + size - 1) % size;
+
+  std::vector<double> field(static_cast<std::size_t>(500 + 37 * rank));
+  for (std::size_t i = 0; i < field.size(); ++i) field[i] = rank * 1000.0 + 0.5 * i;
+  double on_stack[64];
+  for (int i = 0; i < 64; ++i) on_stack[i] = rank + 0.25 * i;
+  std::set<long> processes;  // where this rank ran (a node-based container: many heap blocks)
+
+  for (int step = 0; step < steps; ++step) {
+    processes.insert(static_cast<long>(getpid()));
+    double sum = 0.0;
+    for (const double v : field) sum += v;
+    // A receive posted before the migration, completed after it.
+    double from_left = 0.0;
+    MPI_Request pending;
+    MPI_Irecv(&from_left, 1, MPI_DOUBLE, left, 100 + step, MPI_COMM_WORLD, &pending);
+    // A message sent before the migration and received after it (it may wait for its rank
+    // in the rank's queue, and move with it).
+    MPI_Send(&sum, 1, MPI_DOUBLE, right, 200 + step, MPI_COMM_WORLD);
+    MPI_Migrate();
+    processes.insert(static_cast<long>(getpid()));
+    double early = 0.0;
+    MPI_Recv(&early, 1, MPI_DOUBLE, left, 200 + step, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Send(&sum, 1, MPI_DOUBLE, right, 100 + step, MPI_COMM_WORLD);
+    MPI_Wait(&pending, MPI_STATUS_IGNORE);
+    for (std::size_t i = 0; i < field.size(); ++i) {
+      field[i] = 0.5 * field[i] + 1e-4 * from_left + 1e-5 * early + on_stack[i % 64];
+    }
+    for (double& v : on_stack) v *= 1.0009765625;
+    history.get().push_back(sum);
+    field.push_back(static_cast<double>(step));  // the heap keeps growing while ranks move
+  }
+
+  double mine = 0.0;
+  for (const double v : field) mine += v;
+  for (const double v : history.get()) mine += 1e-3 * v;
+  std::vector<double> all(static_cast<std::size_t>(size));
+  MPI_Gather(&mine, 1, MPI_DOUBLE, all.data(), 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  const int visited = static_cast<int>(processes.size());
+  int most = 0;
+  MPI_Reduce(&visited, &most, 1, MPI_INT, MPI_MAX, 0, MPI_COMM_WORLD);
+  if (rank == 0) {
+    double total = 0.0;
+    for (const double v : all) total += v;  // in rank order: the same bits everywhere
+    std::printf("checksum: %.17g\n", total);
+    std::printf("most processes visited by a rank: %d\n", most);
+  }
+  MPI_Finalize();
+  return 0;
+}
