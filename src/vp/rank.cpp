@@ -154,7 +154,8 @@ RequestState* RankContext::new_request() {
     free_requests.pop_back();
     *r = RequestState{};
   } else {
-    requests.reserve(requests.size() + 1);
+    // Room first (growing geometrically), so that the push below cannot throw and lose it.
+    if (requests.size() == requests.capacity()) requests.reserve(2 * requests.size() + 4);
     if (heap != nullptr) {
       void* p = heap->allocate(sizeof(RequestState), alignof(RequestState));
       if (p == nullptr)
