@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds vela-lb, generates a BRAMS-like storm instance and compares
-# every strategy on it.
+# The main job: installs what is missing, builds the BRAMS proxy and runs the seed-000
+# experiments on all local cores (apps/brams/experiments.py): virtualization, balancing
+# strategies, interval x threshold and the automatic threshold, privatization; the tables in the
+# seed's shapes, the results in out/brams/ (runs.csv, results.json, per-step logs).
+#   scripts/demo.sh [experiments.py options...]     e.g. --repeats 3, --steps 480, --tables 4.5
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash scripts/install-deps.sh
 cmake -S . -B build -G Ninja
-cmake --build build --target vela-lb
+cmake --build build --target brams vela-lb
 
-mkdir -p out
-./build/tools/vela-lb/vela-lb generate brams -o out/storm.json
-./build/tools/vela-lb/vela-lb compare out/storm.json
+python3 apps/brams/experiments.py --binary build/apps/brams/brams --out out/brams --repeats 2 "$@"

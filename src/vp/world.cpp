@@ -2,6 +2,7 @@
 // deadlock reported and the blocked ranks unwound), and the calls about the rank itself.
 #include <unistd.h>
 
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <string>
@@ -103,6 +104,27 @@ void check_across_processes(rt::Runtime& runtime, const World& world) {
   }
 }
 
+std::array<std::int32_t, 3> parse_grid(const std::string& text) {
+  std::array<std::int32_t, 3> grid{1, 1, 1};
+  std::size_t at = 0;
+  int dims = 0;
+  while (true) {
+    std::size_t end = at;
+    while (end < text.size() && text[end] >= '0' && text[end] <= '9') ++end;
+    const std::string digits = text.substr(at, end - at);
+    if (digits.empty() || digits.size() > 8 || dims == 3 || std::stol(digits) < 1) {
+      throw Error("--vp-grid '" + text + "': expected X, XxY or XxYxZ with positive integers");
+    }
+    grid[static_cast<std::size_t>(dims++)] = static_cast<std::int32_t>(std::stol(digits));
+    if (end == text.size()) break;
+    if (text[end] != 'x') {
+      throw Error("--vp-grid '" + text + "': expected X, XxY or XxYxZ with positive integers");
+    }
+    at = end + 1;
+  }
+  return grid;
+}
+
 }  // namespace
 
 void add_vp_options(CLI::App& app, Options& options) {
@@ -121,7 +143,33 @@ void add_vp_options(CLI::App& app, Options& options) {
                  "(suffixes k, m, g; default 64m across processes, none in one)")
       ->transform(CLI::AsSizeValue(false))
       ->check(CLI::Range(std::size_t{0}, std::size_t{1} << 40));
+  app.add_option_function<std::string>(
+         "--vp-grid", [&options](const std::string& text) { options.grid = parse_grid(text); },
+         "Grid of ranks the program decomposes over, X[xY[xZ]] (rank r at r % X, r / X % Y, "
+         "r / XY): coordinates for geometric strategies and the block map")
+      ->type_name("XxYxZ");
 }
+
+namespace {
+
+// The ranks' collection shape: a line, or the program's grid (--vp-grid) when it numbers them.
+rt::Shape rank_shape(const Options& options, int size) {
+  const auto& g = options.grid;
+  if (g[0] == 0 && g[1] == 0 && g[2] == 0) return rt::Shape::line(size);
+  if (g[0] < 1 || g[1] < 1 || g[2] < 1) {
+    throw Error("--vp-grid: every side must be at least 1");
+  }
+  const std::int64_t cells = std::int64_t{g[0]} * g[1] * g[2];
+  if (cells != size) {
+    throw Error("--vp-grid " + std::to_string(g[0]) + "x" + std::to_string(g[1]) + "x" +
+                std::to_string(g[2]) + ": " + std::to_string(cells) + " cells for " +
+                std::to_string(size) + " ranks; expected their product to be the rank count");
+  }
+  if (g[2] > 1) return rt::Shape::box(g[0], g[1], g[2]);
+  return rt::Shape::grid(g[0], g[1]);
+}
+
+}  // namespace
 
 RunInfo last_run() {
   return last;
@@ -142,6 +190,7 @@ int run(rt::Runtime& runtime, const Options& options, const std::function<void()
         std::to_string(runtime.processes()) +
         " processes (use vela::vp::privatized<T>, or run in one process)");
   }
+  const rt::Shape shape = rank_shape(options, options.ranks > 0 ? options.ranks : runtime.pes());
   check_privatization(options, runtime.pes());
   if (options.tls_globals) carry_rank_thread_locals();
   World world;
@@ -173,7 +222,7 @@ int run(rt::Runtime& runtime, const Options& options, const std::function<void()
   int code = 0;
   try {
     code = runtime.run([&](rt::Context& context) {
-      world.ranks = context.create<RankElement>("ranks", rt::Shape::line(world.size), map,
+      world.ranks = context.create<RankElement>("ranks", shape, map,
                                                 reinterpret_cast<std::uintptr_t>(&world));
       world.ranks.broadcast<&RankElement::start>();
     });

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -162,9 +163,14 @@ struct Options {
   // --vp-heap: address space of each rank's slot heap, used when ranks run over several
   // processes (a rank moving to another process takes its heap along); 0 = the default, 64 MiB.
   std::size_t heap_bytes = 0;
+  // --vp-grid X[xY[xZ]]: the grid of ranks the program decomposes its domain over, rank r at
+  // (r % X, (r / X) % Y, r / (X * Y)); its cells must number the ranks. Geometric strategies
+  // (hilbert, rec-bisect-bf, ...) see these coordinates and the block map places blocks of
+  // the grid per PE. {0, 0, 0}: a line of ranks.
+  std::array<std::int32_t, 3> grid{0, 0, 0};
 };
 
-// Adds --vp, --vp-stack, --vp-tls-globals, --vp-map and --vp-heap to `app`.
+// Adds --vp, --vp-stack, --vp-tls-globals, --vp-map, --vp-heap and --vp-grid to `app`.
 void add_vp_options(CLI::App& app, Options& options);
 
 // Runs `body` on options.ranks ranks over `runtime`'s PEs (inside the body, rank() tells which)

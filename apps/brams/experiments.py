@@ -1,0 +1,299 @@
+#!/usr/bin/env python3
+"""The seed-000 experiments on the BRAMS proxy, in the shape of the seed's tables.
+
+Runs build/apps/brams/brams on this machine's cores and prints:
+  Table 4.3/4.4  no virtualization (ranks = PEs) against virtualization 2..32, no balancing,
+                 with cache misses from `perf stat` where the machine exposes the counters;
+  Table 4.5/4.6  virtualization 16 balanced at the 600-step-equivalent points (a quarter of
+                 the run) by each strategy, and what balancing cost (time in MPI_Migrate);
+  Table 4.7      hilbert under the threshold policy, interval x threshold, and the automatic
+                 threshold (seed 000 section 4.6) against the best fixed one;
+  Table 4.1      privatization on one PE: TLS against copy-in/copy-out (and privatized<T>).
+Every run's checksum must equal the others of its configuration (the fields are bitwise the
+same whatever the ranks, PEs, balancer or policy): a difference fails the script.
+Writes runs.csv and results.json into --out.
+"""
+import argparse
+import csv
+import json
+import os
+import platform
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+STRATEGIES = ["greedy", "refine-comm", "rec-bisect-bf", "metis", "hilbert", "refine-swap"]
+THRESHOLDS = [50, 20, 10, 5]
+
+
+def parse_args():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--binary", default="build/apps/brams/brams", help="the brams executable")
+    p.add_argument("--pes", type=int, default=os.cpu_count() or 1, help="PEs (default: all cores)")
+    p.add_argument("--out", default="out/brams", help="directory for runs.csv, results.json, step logs")
+    p.add_argument("--nx", type=int, default=64)
+    p.add_argument("--ny", type=int, default=64)
+    p.add_argument("--nz", type=int, default=20)
+    p.add_argument("--steps", type=int, default=240,
+                   help="steps of the run; the seed's 2,400 scale to this (intervals too)")
+    p.add_argument("--repeats", type=int, default=1, help="runs per configuration; the fastest counts")
+    p.add_argument("--tables", default="4.3,4.5,4.7,4.1", help="which tables (comma-separated)")
+    p.add_argument("--max-ratio", type=int, default=32, help="largest virtualization ratio of Table 4.3")
+    args = p.parse_args()
+    for name in ("pes", "nx", "ny", "nz", "steps", "repeats", "max_ratio"):
+        if getattr(args, name) < 1:
+            p.error(f"--{name.replace('_', '-')} {getattr(args, name)}: expected a positive integer")
+    if not os.access(args.binary, os.X_OK):
+        p.error(f"--binary {args.binary}: not an executable (build it: cmake --build build --target brams)")
+    unknown = set(args.tables.split(",")) - {"4.1", "4.3", "4.5", "4.7"}
+    if unknown:
+        p.error(f"--tables: unknown {', '.join(sorted(unknown))} (expected 4.1, 4.3, 4.5, 4.7)")
+    return args
+
+
+class Runner:
+    def __init__(self, args):
+        self.args = args
+        self.runs = []
+        self.perf = perf_events()
+        os.makedirs(args.out, exist_ok=True)
+
+    def model(self, steps=None):
+        a = self.args
+        return ["--nx", str(a.nx), "--ny", str(a.ny), "--nz", str(a.nz), "--steps", str(steps or a.steps)]
+
+    def run(self, table, label, ranks, pes, extra, steps=None, perf=False):
+        best = None
+        for _ in range(self.args.repeats):
+            log = os.path.join(self.args.out, "steps", f"{table}-{slug(label)}.csv")
+            os.makedirs(os.path.dirname(log), exist_ok=True)
+            cmd = [self.args.binary, "--pes", str(pes), "--ranks", str(ranks), "--no-pin",
+                   "--step-log", log] + self.model(steps) + extra
+            result = execute(cmd, self.perf if perf else None)
+            if best is None or result["time"] < best["time"]:
+                best = result
+        best.update(table=table, label=label, ranks=ranks, pes=pes, steps=steps or self.args.steps,
+                    command=" ".join(cmd))
+        self.runs.append(best)
+        return best
+
+
+def slug(text):
+    return re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-").lower()
+
+
+def perf_events():
+    """The cache events perf can count here, or an empty list (with why) when it cannot."""
+    if shutil.which("perf") is None:
+        return []
+    events = ["cache-misses", "LLC-load-misses"]
+    try:
+        out = subprocess.run(["perf", "stat", "-x", ",", "-e", ",".join(events), "true"],
+                             capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return []
+    usable = [e for e in events if re.search(rf"^\d+,[^,]*,{re.escape(e)},", out.stderr, re.M)]
+    return usable
+
+
+def execute(cmd, perf_events_list):
+    perf_file = None
+    if perf_events_list:
+        perf_file = tempfile.NamedTemporaryFile(suffix=".perf", delete=False).name
+        cmd = ["perf", "stat", "-x", ",", "-o", perf_file, "-e", ",".join(perf_events_list), "--"] + cmd
+    started = time.monotonic()
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    wall = time.monotonic() - started
+    if proc.returncode != 0:
+        sys.stderr.write(proc.stdout + proc.stderr)
+        raise SystemExit(f"experiments: this run failed (exit {proc.returncode}): {' '.join(cmd)}")
+    out = proc.stdout
+
+    def field(pattern, cast=float, default=None):
+        m = re.search(pattern, out, re.M)
+        return cast(m.group(1)) if m else default
+
+    result = {
+        "checksum": field(r"^checksum: ([0-9a-f]+)", str),
+        "time": field(r"^time: ([0-9.]+)"),
+        "step": field(r"^step: ([0-9.]+)"),
+        "migrate_calls": field(r"^migrate: (\d+) calls", int, 0),
+        "migrate_seconds": field(r"^migrate: \d+ calls, ([0-9.]+) s", float, 0.0),
+        "lb_steps": field(r"lb steps: (\d+)", int, 0),
+        "migrations": field(r"migrations: (\d+)", int, 0),
+        "strategy_ms": field(r"collecting, ([0-9.]+) ms in the strategy", float, 0.0),
+        "wall": wall,
+    }
+    if result["checksum"] is None or result["time"] is None:
+        sys.stderr.write(out + proc.stderr)
+        raise SystemExit(f"experiments: no checksum or time in the output of {' '.join(cmd)}")
+    if perf_file:
+        with open(perf_file) as f:
+            for line in f:
+                parts = line.strip().split(",")
+                if len(parts) > 2 and parts[0].isdigit():
+                    result[parts[2]] = int(parts[0])
+        os.unlink(perf_file)
+    return result
+
+
+def pct(base, value):
+    return f"{100.0 * (base - value) / base:+.1f}%" if base > 0 else "-"
+
+
+def table(title, header, rows):
+    print(f"\n{title}")
+    widths = [max(len(str(h)), *(len(str(r[i])) for r in rows)) for i, h in enumerate(header)]
+    print("| " + " | ".join(str(h).ljust(w) for h, w in zip(header, widths)) + " |")
+    print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
+    for r in rows:
+        print("| " + " | ".join(str(c).ljust(w) for c, w in zip(r, widths)) + " |")
+    sys.stdout.flush()
+
+
+def main():
+    args = parse_args()
+    r = Runner(args)
+    P, S = args.pes, args.steps
+    quarter = max(1, S // 4)  # the seed balanced at steps 600, 1200, 1800 of 2,400
+    tables = args.tables.split(",")
+    results = {"machine": {"cpus": os.cpu_count(), "platform": platform.platform()},
+               "config": {"pes": P, "nx": args.nx, "ny": args.ny, "nz": args.nz, "steps": S},
+               "tables": {}}
+    print(f"BRAMS proxy: {args.nx} x {args.ny} columns x {args.nz} levels, {S} steps "
+          f"(the seed: 512 x 512 x 40, 2,400 steps), {P} PEs")
+
+    base = r.run("4.3", "no virtualization", P, P, ["--lb-every", "0"], perf=True)
+    t0 = base["time"]
+    if "4.3" in tables:
+        rows, saved = [], []
+        ratio = 2
+        plain = [["no virtualization", P, 1, f"{t0:.3f}", "-"] + cache_columns(r.perf, base)]
+        while ratio <= args.max_ratio:
+            if P * ratio <= args.nx * args.ny:
+                res = r.run("4.3", f"virtualization {ratio}", P * ratio, P, ["--lb-every", "0"], perf=True)
+                rows.append([f"{P * ratio} ranks", P * ratio, ratio, f"{res['time']:.3f}",
+                             pct(t0, res["time"])] + cache_columns(r.perf, res))
+                saved.append({"ratio": ratio, "ranks": P * ratio, "time": res["time"]})
+            ratio *= 2
+        cache_header = [f"{e}" for e in r.perf] or ["cache misses"]
+        table("Table 4.3/4.4 shape: virtualization without balancing (reduction against no virtualization)",
+              ["configuration", "ranks", "ratio", "time (s)", "reduction"] + cache_header, plain + rows)
+        if not r.perf:
+            print("  cache misses: perf cannot read hardware cache counters on this machine "
+                  "(no PMU exposed); the column stays empty")
+        best = min(saved, key=lambda x: x["time"]) if saved else None
+        if best:
+            print(f"  sweet spot: ratio {best['ratio']} ({best['ranks']} ranks), {pct(t0, best['time'])} "
+                  "against no virtualization")
+        results["tables"]["4.3"] = {"no_virtualization": t0, "ratios": saved, "best": best}
+
+    if "4.5" in tables:
+        v = 16 * P
+        none = r.run("4.5", "no balancer", v, P, ["--lb-every", "0"])
+        rows = [["no virtualization", f"{t0:.3f}", "-", "-", "-", "-"],
+                [f"no balancer - {v} ranks", f"{none['time']:.3f}", pct(t0, none["time"]), "-", "-", "-"]]
+        cost_rows, saved = [], []
+        for s in STRATEGIES:
+            res = r.run("4.5", s, v, P, ["--lb-every", str(quarter), "--lb", s])
+            rows.append([f"{s} - {v} ranks", f"{res['time']:.3f}", pct(t0, res["time"]),
+                         res["migrations"], res["lb_steps"], pct(none["time"], res["time"])])
+            strategy_s = res["strategy_ms"] * res["lb_steps"] / 1000.0
+            cost_rows.append([s, f"{res['migrate_seconds']:.3f}", f"{strategy_s:.4f}", res["migrations"]])
+            saved.append({"strategy": s, "time": res["time"], "migrations": res["migrations"],
+                          "balancing_seconds": res["migrate_seconds"], "strategy_seconds": strategy_s})
+        table(f"Table 4.5 shape: virtualization 16, balancing every {quarter} steps (the seed's 600 of 2,400)",
+              ["configuration", "time (s)", "reduction", "migrations", "lb steps", "vs no balancer"], rows)
+        table("Table 4.6 shape: cost of balancing (time in MPI_Migrate on rank 0, summed over the calls; "
+              "of it, the strategy)", ["balancer", "balancing time (s)", "strategy (s)", "migrations"],
+              cost_rows)
+        results["tables"]["4.5"] = {"no_virtualization": t0, "no_balancer": none["time"],
+                                    "every": quarter, "strategies": saved}
+
+    if "4.7" in tables:
+        v = 16 * P
+        # The seed's 100, 10 and 1 of 2,400 steps; 10 of 2,400 becomes S/80 when S/240 would
+        # round to the same interval as 1.
+        middle = S // 240 if S // 240 > 1 else max(1, S // 80)
+        intervals = sorted({max(1, S // 24), middle, 1}, reverse=True)
+        grid, rows, saved = {}, [], []
+        for every in intervals:
+            row = [f"{every}"]
+            for th in THRESHOLDS:
+                res = r.run("4.7", f"hilbert every {every} threshold {th}", v, P,
+                            ["--lb-every", str(every), "--lb", "hilbert", "--lb-policy", "threshold",
+                             "--lb-policy-param", "strategy=hilbert", "--lb-policy-param", "every=1",
+                             "--lb-policy-param", f"threshold={th}"])
+                grid[(every, th)] = res["time"]
+                row.append(f"{res['time']:.3f} ({res['migrations']})")
+                saved.append({"every": every, "threshold": th, "time": res["time"],
+                              "migrations": res["migrations"]})
+            rows.append(row)
+        table(f"Table 4.7 shape: hilbert, MPI_Migrate every K steps x imbalance threshold, time (s) "
+              f"(migrations); the seed's 100, 10, 1 of 2,400 steps scale to {', '.join(map(str, intervals))}",
+              ["interval"] + [f"{t}%" for t in THRESHOLDS], rows)
+        (be, bt), bv = min(grid.items(), key=lambda kv: kv[1])
+        every = max(1, S // 240)
+        auto = r.run("4.7", "hilbert auto-threshold", v, P,
+                     ["--lb-every", str(every), "--lb", "hilbert", "--lb-policy", "auto-threshold",
+                      "--lb-policy-param", "strategy=hilbert",
+                      "--lb-policy-param", f"window={max(5, S // 48)}",
+                      "--lb-policy-param", f"every={max(1, S // 24 // every)}"])
+        print(f"  best fixed: every {be}, {bt}%: {bv:.3f} s ({pct(t0, bv)} against no virtualization)")
+        print(f"  automatic threshold (every {every}): {auto['time']:.3f} s ({pct(t0, auto['time'])} "
+              f"against no virtualization, {pct(bv, auto['time'])} against the best fixed), "
+              f"{auto['migrations']} migrations")
+        results["tables"]["4.7"] = {"grid": saved, "best": {"every": be, "threshold": bt, "time": bv},
+                                    "auto": {"every": every, "time": auto["time"],
+                                             "migrations": auto["migrations"]}}
+
+    if "4.1" in tables:
+        short = max(1, S // 4)
+        rows, saved = [], []
+        one = r.run("4.1", "1 rank", 1, 1, ["--lb-every", "0"], steps=short)
+        for ranks in (4, 8, 16):
+            row = [ranks]
+            for method in ("copy", "tls", "privatized"):
+                res = r.run("4.1", f"{method} {ranks}", ranks, 1,
+                            ["--lb-every", "0", "--privatize", method], steps=short)
+                row.append(f"{res['time']:.3f}")
+                saved.append({"ranks": ranks, "method": method, "time": res["time"]})
+            rows.append(row)
+        table(f"Table 4.1 shape: privatization on 1 PE, {short} steps, time (s); 1 rank: {one['time']:.3f}",
+              ["ranks", "copy in/out (GOT-like)", "TLS", "privatized<T>"], rows)
+        results["tables"]["4.1"] = {"one_rank": one["time"], "steps": short, "runs": saved}
+
+    # Every run of one configuration (grid, steps) computes the same fields.
+    groups = {}
+    for run in r.runs:
+        groups.setdefault(run["steps"], set()).add(run["checksum"])
+    bad = {s: c for s, c in groups.items() if len(c) != 1}
+    results["checksums_identical"] = not bad
+    with open(os.path.join(args.out, "runs.csv"), "w", newline="") as f:
+        keys = ["table", "label", "ranks", "pes", "steps", "time", "step", "migrations", "lb_steps",
+                "migrate_calls", "migrate_seconds", "strategy_ms", "checksum"] + r.perf + ["command"]
+        w = csv.DictWriter(f, fieldnames=keys, extrasaction="ignore")
+        w.writeheader()
+        for run in r.runs:
+            w.writerow(run)
+    results["runs"] = r.runs
+    with open(os.path.join(args.out, "results.json"), "w") as f:
+        json.dump(results, f, indent=1)
+    print(f"\nchecksums: {len(r.runs)} runs, "
+          + ("every configuration's runs identical bit for bit" if not bad else f"DIFFERENT: {bad}"))
+    print(f"results: {os.path.join(args.out, 'runs.csv')}, {os.path.join(args.out, 'results.json')}, "
+          f"per-step logs in {os.path.join(args.out, 'steps')}/")
+    return 1 if bad else 0
+
+
+def cache_columns(events, res):
+    if not events:
+        return ["n/a"]
+    return [f"{res.get(e, 0) / 1e6:.1f}M" for e in events]
+
+
+if __name__ == "__main__":
+    sys.exit(main())

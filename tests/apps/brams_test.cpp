@@ -1,0 +1,238 @@
+// The BRAMS proxy end to end: its fields bitwise identical whatever the ranks, PEs, balancer,
+// policy and privatization method, and against the same source run by Open MPI; bad options
+// named; the step log and the recorded trace readable by vela-lb.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "support/program.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+using Result = vela::testing::ProgramResult;
+using vela::testing::run_program;
+
+// A small storm case: 24 x 20 columns (blocks of unequal sizes for most rank counts), a storm,
+// radiation on steps 5 and 10, topography, MPI_Migrate every 3 steps.
+const std::string problem =
+    "--nx 24 --ny 20 --nz 6 --steps 12 --lb-every 3 --radiation-every 5 --topography 4 "
+    "--storm-radius 3";
+
+std::string field(const std::string& out, const std::string& name) {
+  const auto at = out.find("\n" + name + ": ");
+  const auto start = out.rfind(name + ": ", 0) == 0 ? 0 : at;
+  if (start == std::string::npos) return "";
+  const auto begin = out.find(": ", start) + 2;
+  return out.substr(begin, out.find('\n', begin) - begin);
+}
+
+std::string checksum(const std::string& args) {
+  const Result r = run_program(BRAMS_BINARY, args + " --no-pin");
+  EXPECT_EQ(r.status, 0) << args << "\n" << r.out;
+  const std::string hex = field(r.out, "checksum");
+  if (hex.size() != 16 || hex.find_first_not_of("0123456789abcdef") != std::string::npos) {
+    ADD_FAILURE() << "no checksum line for " << args << "\n" << r.out;
+    return "";
+  }
+  return hex;
+}
+
+std::string mpirun_env() {
+  return "env ASAN_OPTIONS=detect_leaks=0 OMPI_MCA_plm=isolated OMPI_MCA_btl=self,vader "
+         "OMPI_MCA_rmaps_base_oversubscribe=1 "
+         "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ";
+}
+
+TEST(Brams, ChecksumIsTheSameForAnyRanksPesAndBalancer) {
+  const std::string reference = checksum(problem + " --ranks 1 --pes 1");
+  ASSERT_FALSE(reference.empty());
+  for (const int pes : {1, 2, 3}) {
+    for (const int ranks : {2, 5, 6, 12}) {
+      for (const std::string lb : {"", "greedy", "refine-comm", "rec-bisect-bf", "metis", "hilbert",
+                                   "refine-swap", "rotate"}) {
+        const std::string args = problem + " --ranks " + std::to_string(ranks) + " --pes " +
+                                 std::to_string(pes) + (lb.empty() ? "" : " --lb " + lb);
+        EXPECT_EQ(checksum(args), reference) << args;
+      }
+    }
+  }
+  // Moved every call: rotate moves every rank at each MPI_Migrate.
+  const Result moved =
+      run_program(BRAMS_BINARY, problem + " --ranks 8 --pes 2 --lb rotate --no-pin");
+  EXPECT_EQ(moved.status, 0) << moved.out;
+  EXPECT_NE(moved.out.find("lb steps: 3  migrations: 24"), std::string::npos) << moved.out;
+}
+
+// Without a storm or radiation the fields differ: the checksum sees the physics.
+TEST(Brams, ChecksumSeesTheFields) {
+  const std::string a = checksum(problem + " --ranks 4 --pes 2");
+  // (3 Newton iterations already reach the fixed point in 12 steps; 1 does not.)
+  const std::string b = checksum(problem + " --ranks 4 --pes 2 --storm-work 1");
+  const std::string c = checksum(problem + " --ranks 4 --pes 2 --radiation-every 0");
+  EXPECT_NE(a, b);
+  EXPECT_NE(a, c);
+  EXPECT_NE(b, c);
+}
+
+TEST(Brams, ChecksumIsTheSameUnderEveryPolicy) {
+  const std::string reference = checksum(problem + " --ranks 1 --pes 1");
+  ASSERT_FALSE(reference.empty());
+  for (const std::string policy :
+       {"periodic --lb-policy-param every=2 --lb-policy-param strategy=hilbert",
+        "threshold --lb-policy-param every=1 --lb-policy-param threshold=5 "
+        "--lb-policy-param strategy=hilbert",
+        "auto-threshold --lb-policy-param window=2 --lb-policy-param every=2 "
+        "--lb-policy-param strategy=greedy",
+        "cost-model --lb-policy-param every=1"}) {
+    const std::string args =
+        problem + " --ranks 9 --pes 2 --lb greedy --lb-every 1 --lb-policy " + policy;
+    EXPECT_EQ(checksum(args), reference) << args;
+  }
+}
+
+// The three ways of giving each rank its own module state compute the same fields; the TLS
+// method is not available under the sanitizers, the copy method needs one PE.
+TEST(Brams, ChecksumIsTheSameForEveryPrivatizationMethod) {
+  const std::string reference = checksum(problem + " --ranks 1 --pes 1");
+  EXPECT_EQ(checksum(problem + " --ranks 6 --pes 1 --privatize copy"), reference);
+  EXPECT_EQ(checksum(problem + " --ranks 6 --pes 2 --privatize privatized --lb rotate"), reference);
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+  EXPECT_EQ(checksum(problem + " --ranks 6 --pes 2 --privatize tls --lb rotate"), reference);
+#endif
+  const Result copy =
+      run_program(BRAMS_BINARY, problem + " --ranks 6 --pes 2 --privatize copy --no-pin");
+  EXPECT_EQ(copy.status, 1) << copy.out;
+  EXPECT_NE(copy.out.find("--pes 1"), std::string::npos) << copy.out;
+}
+
+// The same source built against Open MPI and run by mpirun with N processes prints the
+// checksum of --ranks N (of any N) on Vela.
+TEST(Brams, OpenMpiRunOfTheSameSourceGivesTheSameChecksum) {
+  const std::string env = mpirun_env();
+  const Result probe = run_program(env + MPIEXEC, "-np 1 true");
+  if (probe.status != 0) GTEST_SKIP() << "mpirun cannot start processes here:\n" << probe.out;
+  const std::string reference = checksum(problem + " --ranks 1 --pes 1");
+  for (const int np : {1, 4, 6}) {
+    const Result r = run_program(
+        env + MPIEXEC, "-np " + std::to_string(np) + " " + BRAMS_OPENMPI_BINARY + " " + problem);
+    EXPECT_EQ(r.status, 0) << r.out;
+    EXPECT_EQ(field(r.out, "checksum"), reference) << np << "\n" << r.out;
+  }
+}
+
+// Ranks moving between processes at every MPI_Migrate with their module state.
+TEST(Brams, ChecksumIsTheSameAcrossProcesses) {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "ranks move between processes only outside sanitizer builds";
+#else
+  const std::string env = mpirun_env();
+  const Result probe = run_program(env + MPIEXEC, "-np 1 true");
+  if (probe.status != 0) GTEST_SKIP() << "mpirun cannot start processes here:\n" << probe.out;
+  const std::string reference = checksum(problem + " --ranks 1 --pes 1");
+  for (const std::string lb : {"rotate", "greedy"}) {
+    const std::string args = problem + " --ranks 8 --lb " + lb + " --no-pin";
+    const Result r = run_program(env + "timeout 120 " + MPIEXEC,
+                                 "-np 2 " + std::string(BRAMS_BINARY) + " " + args);
+    EXPECT_EQ(r.status, 0) << args << "\n" << r.out;
+    EXPECT_EQ(field(r.out, "checksum"), reference) << args << "\n" << r.out;
+  }
+#endif
+}
+
+TEST(Brams, BadOptionsAreNamed) {
+  struct Case {
+    std::string args, expected;
+  };
+  const std::vector<Case> cases = {
+      {"--nx 0", "--nx"},
+      {"--ny -4", "--ny"},
+      {"--nz 0", "--nz"},
+      {"--steps 0", "--steps"},
+      {"--nx 4 --ny 4 --ranks 32 --pes 1", "every rank needs at least one column"},
+      {"--lb nosuch", "nosuch"},
+      {"--lb-policy nosuch --lb greedy", "nosuch"},
+      {"--privatize nosuch", "--privatize"},
+      {"--ranks 4 --vp 5", "--ranks 4 and --vp 5 disagree"},
+      {"--vp-grid 3x3 --ranks 4", "--vp-grid"},
+      {"--frobnicate 3", "--frobnicate"},
+      {"--nx 12abc", "--nx"},
+      {"--steps 3 --ranks 2 --pes 1 --step-log /nonexistent-dir/steps.csv", "--step-log"},
+      {"--steps 3 --ranks 2 --pes 1 --record /nonexistent-dir/trace.json", "--record"},
+  };
+  for (const Case& c : cases) {
+    const Result r = run_program(BRAMS_BINARY, c.args + " --no-pin");
+    EXPECT_EQ(r.status, 1) << c.args << "\n" << r.out;
+    EXPECT_NE(r.out.find(c.expected), std::string::npos) << c.args << "\n" << r.out;
+  }
+  // The Open MPI build checks its options too.
+  const Result r = run_program(BRAMS_OPENMPI_BINARY, "--nx 0");
+  EXPECT_NE(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("--nx '0': expected an integer from 1"), std::string::npos) << r.out;
+}
+
+class BramsFiles : public vela::testing::ScratchDirTest {};
+
+// The step log has one line per step; the recorded trace reads in vela-lb, with one object per
+// rank, the run's steps, and the halo edges; a replay balances it.
+TEST_F(BramsFiles, StepLogAndRecordedTraceAreReadable) {
+  const std::string log = path("steps.csv");
+  const std::string trace = path("trace.json");
+  const Result r = run_program(BRAMS_BINARY, problem + " --ranks 6 --pes 2 --no-pin --step-log " +
+                                                 log + " --record " + trace + " --record-pes 4");
+  ASSERT_EQ(r.status, 0) << r.out;
+  std::ifstream in(log);
+  std::string line;
+  std::getline(in, line);
+  EXPECT_EQ(line, "step,seconds,migrate_seconds");
+  int lines = 0;
+  while (std::getline(in, line)) {
+    ++lines;
+    EXPECT_EQ(line.rfind(std::to_string(lines) + ",", 0), 0u) << line;
+  }
+  EXPECT_EQ(lines, 12);
+
+  const auto json = nlohmann::json::parse(std::ifstream(trace));
+  EXPECT_EQ(json.at("steps").size(), 12u);
+  EXPECT_EQ(json.at("initial").at("objects").at("id").size(), 6u);
+  EXPECT_EQ(json.at("initial").at("pes").at("speed").size(), 4u);
+  // 6 ranks in a 3 x 2 grid: 7 neighbour pairs, each a message both ways.
+  EXPECT_EQ(json.at("initial").at("edges").at("from").size(), 14u);
+  const Result info = run_program(VELA_LB_BINARY, "trace info " + trace);
+  EXPECT_EQ(info.status, 0) << info.out;
+  EXPECT_NE(info.out.find("steps: 12"), std::string::npos) << info.out;
+  const Result replay =
+      run_program(VELA_LB_BINARY, "replay " + trace +
+                                      " --policy periodic -P every=3 -P strategy=greedy "
+                                      "--strategy-time 0");
+  EXPECT_EQ(replay.status, 0) << replay.out;
+}
+
+// The experiments script (the README's main job) on a tiny case: every table's runs, the
+// checksums identical, and the CSV and JSON results.
+TEST_F(BramsFiles, ExperimentsScriptWritesTablesAndResults) {
+  const Result r = run_program("python3 " + std::string(BRAMS_EXPERIMENTS),
+                               "--binary " + std::string(BRAMS_BINARY) +
+                                   " --pes 2 --nx 16 --ny 16 --nz 4 --steps 8 " +
+                                   "--max-ratio 4 --out " + dir_.string());
+  ASSERT_EQ(r.status, 0) << r.out;
+  for (const std::string title : {"Table 4.3/4.4", "Table 4.5", "Table 4.6", "Table 4.7",
+                                  "Table 4.1", "every configuration's runs identical"}) {
+    EXPECT_NE(r.out.find(title), std::string::npos) << title << "\n" << r.out;
+  }
+  const auto json = nlohmann::json::parse(std::ifstream(dir_ / "results.json"));
+  EXPECT_TRUE(json.at("checksums_identical").get<bool>());
+  EXPECT_GT(json.at("runs").size(), 20u);
+  std::ifstream csv(dir_ / "runs.csv");
+  std::stringstream text;
+  text << csv.rdbuf();
+  EXPECT_EQ(text.str().rfind("table,label,ranks,pes,steps,time", 0), 0u) << text.str();
+}
+
+}  // namespace
