@@ -12,6 +12,8 @@ packages=(
   libhwloc-dev                   # pinning PEs to cores
   nlohmann-json3-dev libcli11-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  libnetcdf-dev                  # the BRAMS proxy's --output (netCDF, CF conventions)
+  linux-perf                     # cache-miss counts in the demo, where the machine exposes them
 )
 
 missing=()

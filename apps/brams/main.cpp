@@ -53,6 +53,9 @@ constexpr ModelOption model_path_options[] = {
      "Write the ranks' measured compute time per step as a vela-lb trace (JSON) to FILE, for "
      "`vela-lb replay` at scale",
      0, 0},
+    {"--output",
+     "Write the final fields to FILE as netCDF with CF conventions (for xarray, ncview, Panoply)",
+     0, 0},
 };
 
 struct ModelArguments {

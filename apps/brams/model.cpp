@@ -38,6 +38,7 @@
 
 #include "model.hpp"
 #include "module.hpp"
+#include "netcdf_output.hpp"
 
 #ifndef BRAMS_ENTRY
 #error "BRAMS_ENTRY names this copy's entry point (apps/brams/CMakeLists.txt)"
@@ -67,6 +68,7 @@ struct Config {
   int record_pes;
   char step_log[512];
   char record[512];
+  char output[512];
 };
 
 struct GridModule {
@@ -150,6 +152,7 @@ int parse(int argc, char** argv, int rank) {
   c.record_pes = 64;
   c.step_log[0] = '\0';
   c.record[0] = '\0';
+  c.output[0] = '\0';
   const IntOption options[] = {
       {"--nx", &c.nx, 1, 1 << 20},
       {"--ny", &c.ny, 1, 1 << 20},
@@ -164,9 +167,11 @@ int parse(int argc, char** argv, int rank) {
       {"--record-pes", &c.record_pes, 1, 1 << 20},
   };
   for (int k = 1; k < argc; ++k) {
-    const bool log = strcmp(argv[k], "--step-log") == 0, record = strcmp(argv[k], "--record") == 0;
-    if ((log || record) && k + 1 < argc) {
-      char* target = log ? c.step_log : c.record;
+    char* target = strcmp(argv[k], "--step-log") == 0 ? c.step_log
+                   : strcmp(argv[k], "--record") == 0 ? c.record
+                   : strcmp(argv[k], "--output") == 0 ? c.output
+                                                      : NULL;
+    if (target != NULL && k + 1 < argc) {
       if (strlen(argv[k + 1]) >= sizeof c.step_log) {
         if (rank == 0) fprintf(stderr, "brams: %s: the path is too long\n", argv[k]);
         return 0;
@@ -183,7 +188,8 @@ int parse(int argc, char** argv, int rank) {
         fprintf(stderr,
                 "brams: unknown argument '%s' (expected --nx, --ny, --nz, --steps, --lb-every, "
                 "--storm-work, --storm-radius, --radiation-every, --radiation-work, "
-                "--topography, --step-log, --record or --record-pes, each with a value)\n",
+                "--topography, --step-log, --record, --record-pes or --output, each with a "
+                "value)\n",
                 argv[k]);
       }
       return 0;
@@ -701,6 +707,72 @@ int write_trace(const char* path, const double* loads) {
   return 1;
 }
 
+/* --output: every rank's block goes to rank 0 (five fields level by level, then the rain),
+ * which assembles the domain and writes it as netCDF. Collective; false on rank 0 when the
+ * file could not be written (the message printed). */
+int write_output(const char* path) {
+  const GridModule& g = *grid;
+  const Config& c = *config;
+  const long plane = (long)c.nx * c.ny;
+  const long block = (long)g.lx * g.ly;
+  double* mine =
+      (double*)malloc((size_t)(fields_count * c.nz + 1) * (size_t)block * sizeof(double));
+  double* b = mine;
+  for (int f = 0; f < fields_count; ++f) {
+    for (int k = 0; k < c.nz; ++k) {
+      for (int j = 1; j <= g.ly; ++j) {
+        for (int i = 1; i <= g.lx; ++i) *b++ = fields->f[f][cell(i, j) + k];
+      }
+    }
+  }
+  memcpy(b, fields->rain, (size_t)block * sizeof(double));
+  int ok = 1;
+  if (g.rank != 0) {
+    MPI_Send(mine, (int)((fields_count * c.nz + 1) * block), MPI_DOUBLE, 0, 77, MPI_COMM_WORLD);
+  } else {
+    double* all =
+        (double*)malloc((size_t)(fields_count * c.nz + 1) * (size_t)plane * sizeof(double));
+    for (int r = 0; r < g.size; ++r) {
+      int x0, y0, lx, ly;
+      block_of(r, &x0, &y0, &lx, &ly);
+      const long n = (long)lx * ly;
+      double* from = mine;
+      if (r != 0) {
+        from = (double*)malloc((size_t)(fields_count * c.nz + 1) * (size_t)n * sizeof(double));
+        MPI_Recv(from, (int)((fields_count * c.nz + 1) * n), MPI_DOUBLE, r, 77, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
+      }
+      for (int layer = 0; layer < fields_count * c.nz + 1; ++layer) {
+        for (int j = 0; j < ly; ++j) {
+          memcpy(all + layer * plane + (long)(y0 + j) * c.nx + x0, from + layer * n + (long)j * lx,
+                 (size_t)lx * sizeof(double));
+        }
+      }
+      if (r != 0) free(from);
+    }
+    const long field = plane * c.nz;
+    BramsOutput out = {c.nx,
+                       c.ny,
+                       c.nz,
+                       c.steps,
+                       g.size,
+                       all,
+                       all + field,
+                       all + 2 * field,
+                       all + 3 * field,
+                       all + 4 * field,
+                       all + 5 * field};
+    char error[1400];
+    if (!brams_write_netcdf(path, out, error, sizeof error)) {
+      fprintf(stderr, "brams: %s\n", error);
+      ok = 0;
+    }
+    free(all);
+  }
+  free(mine);
+  return ok;
+}
+
 }  // namespace
 
 #ifdef BRAMS_PRIVATIZE_COPY
@@ -724,6 +796,15 @@ int BRAMS_ENTRY(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   if (!parse(argc, argv, rank) || !decompose(rank, size)) MPI_Abort(MPI_COMM_WORLD, 1);
+  if (config->output[0] != '\0' && !brams_netcdf_available()) {
+    if (rank == 0) {
+      fprintf(stderr,
+              "brams: --output '%s': this build has no netCDF (install libnetcdf-dev and "
+              "rebuild)\n",
+              config->output);
+    }
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
   allocate();
   set_time_step();
 
@@ -763,8 +844,9 @@ int BRAMS_ENTRY(int argc, char** argv) {
     MPI_Gather(clock_state->loads, config->steps, MPI_DOUBLE, all_loads, config->steps, MPI_DOUBLE,
                0, MPI_COMM_WORLD);
   }
+  const int written = config->output[0] != '\0' ? write_output(config->output) : 1;
   const double end = MPI_Wtime();
-  int code = 0;
+  int code = written ? 0 : 1;
   if (rank == 0) {
     const Config& c = *config;
     printf("brams: %d x %d columns x %d levels, %d steps, %d ranks (%d x %d blocks)\n", c.nx, c.ny,

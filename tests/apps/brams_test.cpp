@@ -3,14 +3,21 @@
 // named; the step log and the recorded trace readable by vela-lb.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "support/program.hpp"
+
+#ifdef BRAMS_TEST_NETCDF
+#include <netcdf.h>
+#endif
 
 namespace {
 
@@ -213,6 +220,78 @@ TEST_F(BramsFiles, StepLogAndRecordedTraceAreReadable) {
                                       "--strategy-time 0");
   EXPECT_EQ(replay.status, 0) << replay.out;
 }
+
+#ifdef BRAMS_TEST_NETCDF
+// Reads variable `name` of a netCDF file whole, checking its units attribute.
+std::vector<double> read_variable(const std::string& file, const char* name, std::size_t size,
+                                  const std::string& units) {
+  int nc = -1, var = -1;
+  EXPECT_EQ(nc_open(file.c_str(), NC_NOWRITE, &nc), NC_NOERR) << file;
+  EXPECT_EQ(nc_inq_varid(nc, name, &var), NC_NOERR) << name;
+  std::vector<double> values(size);
+  EXPECT_EQ(nc_get_var_double(nc, var, values.data()), NC_NOERR) << name;
+  std::size_t length = 0;
+  EXPECT_EQ(nc_inq_attlen(nc, var, "units", &length), NC_NOERR) << name;
+  std::string text(length, ' ');
+  EXPECT_EQ(nc_get_att_text(nc, var, "units", text.data()), NC_NOERR) << name;
+  EXPECT_EQ(text, units) << name;
+  nc_close(nc);
+  return values;
+}
+
+// --output: a netCDF file with CF conventions, the domain assembled from every rank's block
+// (the same values whatever the rank count), the printed maximum of qc in it, rain fallen by
+// step 30 (cloud water first exceeds the fall-out threshold after step 12); a file that
+// cannot be written is named and nothing partial is left.
+TEST_F(BramsFiles, OutputIsNetcdfWithTheWholeDomain) {
+  const std::string one = path("one.nc"), six = path("six.nc");
+  const Result r1 =
+      run_program(BRAMS_BINARY, problem + " --steps 30 --ranks 1 --pes 1 --no-pin --output " + one);
+  ASSERT_EQ(r1.status, 0) << r1.out;
+  const Result r6 = run_program(
+      BRAMS_BINARY, problem + " --steps 30 --ranks 6 --pes 2 --lb rotate --no-pin --output " + six);
+  ASSERT_EQ(r6.status, 0) << r6.out;
+  int nc = -1;
+  ASSERT_EQ(nc_open(six.c_str(), NC_NOWRITE, &nc), NC_NOERR);
+  std::size_t length = 0;
+  ASSERT_EQ(nc_inq_attlen(nc, NC_GLOBAL, "Conventions", &length), NC_NOERR);
+  std::string conventions(length, ' ');
+  nc_get_att_text(nc, NC_GLOBAL, "Conventions", conventions.data());
+  EXPECT_EQ(conventions, "CF-1.8");
+  for (const auto& [name, size] :
+       {std::pair<const char*, std::size_t>{"x", 24}, {"y", 20}, {"z", 6}}) {
+    int dim = -1;
+    ASSERT_EQ(nc_inq_dimid(nc, name, &dim), NC_NOERR) << name;
+    std::size_t n = 0;
+    nc_inq_dimlen(nc, dim, &n);
+    EXPECT_EQ(n, size) << name;
+  }
+  nc_close(nc);
+  const std::size_t cells = 24 * 20 * 6;
+  for (const auto& [name, units] : {std::pair<const char*, const char*>{"th", "K"},
+                                    {"qv", "kg kg-1"},
+                                    {"qc", "kg kg-1"},
+                                    {"u", "m s-1"},
+                                    {"v", "m s-1"}}) {
+    const auto a = read_variable(one, name, cells, units);
+    const auto b = read_variable(six, name, cells, units);
+    EXPECT_EQ(std::memcmp(a.data(), b.data(), cells * sizeof(double)), 0) << name;
+  }
+  const auto rain = read_variable(six, "rain", 24 * 20, "m");
+  EXPECT_GT(*std::max_element(rain.begin(), rain.end()), 0.0);
+  const auto qc = read_variable(six, "qc", cells, "kg kg-1");
+  const double largest = *std::max_element(qc.begin(), qc.end());
+  const std::string printed = field(r6.out, "max qc").substr(0, 12);
+  EXPECT_NEAR(largest, std::stod(printed), 1e-6 * largest) << r6.out;
+
+  const Result bad = run_program(
+      BRAMS_BINARY, problem + " --ranks 2 --pes 1 --no-pin --output " + path("missing/dir/out.nc"));
+  EXPECT_EQ(bad.status, 1) << bad.out;
+  EXPECT_NE(bad.out.find("--output '" + path("missing/dir/out.nc") + "'"), std::string::npos)
+      << bad.out;
+  EXPECT_FALSE(fs::exists(path("missing/dir/out.nc.part")));
+}
+#endif
 
 // The experiments script (the README's main job) on a tiny case: every table's runs, the
 // checksums identical, and the CSV and JSON results.
