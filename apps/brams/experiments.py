@@ -42,6 +42,10 @@ def parse_args():
     p.add_argument("--repeats", type=int, default=1, help="runs per configuration; the fastest counts")
     p.add_argument("--tables", default="4.3,4.5,4.7,4.1", help="which tables (comma-separated)")
     p.add_argument("--max-ratio", type=int, default=32, help="largest virtualization ratio of Table 4.3")
+    p.add_argument("--cache-sim", type=int, default=0, metavar="STEPS",
+                   help="Table 4.4 by simulation where perf cannot count: run each Table 4.3 "
+                        "configuration for STEPS steps under valgrind's cachegrind, once with this "
+                        "machine's L2 and once with its L3 as the simulated last level (0: off)")
     args = p.parse_args()
     for name in ("pes", "nx", "ny", "nz", "steps", "repeats", "max_ratio"):
         if getattr(args, name) < 1:
@@ -140,6 +144,48 @@ def execute(cmd, perf_events_list):
     return result
 
 
+def cache_levels():
+    """(level, size, ways, line) of this CPU's L2 and L3 from sysfs, when present."""
+    levels = []
+    base = "/sys/devices/system/cpu/cpu0/cache"
+    for entry in sorted(os.listdir(base)) if os.path.isdir(base) else []:
+        d = os.path.join(base, entry)
+        try:
+            level = int(open(os.path.join(d, "level")).read())
+            kind = open(os.path.join(d, "type")).read().strip()
+            size = open(os.path.join(d, "size")).read().strip()
+            ways = int(open(os.path.join(d, "ways_of_associativity")).read())
+            line = int(open(os.path.join(d, "coherency_line_size")).read())
+        except (OSError, ValueError):
+            continue
+        if level in (2, 3) and kind == "Unified" and size.endswith("K"):
+            levels.append((level, int(size[:-1]) * 1024, ways, line))
+    return levels
+
+
+def simulate_caches(args, ranks, pes):
+    """Misses counted by cachegrind for a short run: D1, and the last level set to L2 then L3."""
+    if shutil.which("valgrind") is None:
+        return {}
+    counts = {}
+    for level, size, ways, line in cache_levels():
+        out = tempfile.NamedTemporaryFile(suffix=".cg", delete=False).name
+        cmd = ["valgrind", "--tool=cachegrind", "--cache-sim=yes", f"--LL={size},{ways},{line}",
+               f"--cachegrind-out-file={out}", args.binary, "--pes", str(pes), "--ranks", str(ranks),
+               "--no-pin", "--lb-every", "0", "--nx", str(args.nx), "--ny", str(args.ny),
+               "--nz", str(args.nz), "--steps", str(args.cache_sim)]
+        proc = subprocess.run(cmd, capture_output=True, text=True)
+        os.unlink(out)
+        if proc.returncode != 0:
+            return {}
+        d1 = re.search(r"D1  misses:\s+([\d,]+)", proc.stderr)
+        ll = re.search(r"LLd misses:\s+([\d,]+)", proc.stderr)
+        if d1 and ll:
+            counts["D1 misses"] = int(d1.group(1).replace(",", ""))
+            counts[f"L{level} misses (sim)"] = int(ll.group(1).replace(",", ""))
+    return counts
+
+
 def pct(base, value):
     return f"{100.0 * (base - value) / base:+.1f}%" if base > 0 else "-"
 
@@ -171,6 +217,9 @@ def main():
     if "4.3" in tables:
         rows, saved = [], []
         ratio = 2
+        sims = {}
+        if args.cache_sim:
+            sims[P] = simulate_caches(args, P, P)
         plain = [["no virtualization", P, 1, f"{t0:.3f}", "-"] + cache_columns(r.perf, base)]
         while ratio <= args.max_ratio:
             if P * ratio <= args.nx * args.ny:
@@ -178,6 +227,8 @@ def main():
                 rows.append([f"{P * ratio} ranks", P * ratio, ratio, f"{res['time']:.3f}",
                              pct(t0, res["time"])] + cache_columns(r.perf, res))
                 saved.append({"ratio": ratio, "ranks": P * ratio, "time": res["time"]})
+                if args.cache_sim:
+                    sims[P * ratio] = simulate_caches(args, P * ratio, P)
             ratio *= 2
         cache_header = [f"{e}" for e in r.perf] or ["cache misses"]
         table("Table 4.3/4.4 shape: virtualization without balancing (reduction against no virtualization)",
@@ -185,6 +236,17 @@ def main():
         if not r.perf:
             print("  cache misses: perf cannot read hardware cache counters on this machine "
                   "(no PMU exposed); the column stays empty")
+        if args.cache_sim:
+            keys = sorted({k for c in sims.values() for k in c})
+            if keys:
+                sim_rows = [[ranks, ranks // P] + [f"{c.get(k, 0) / 1e6:.2f}M" for k in keys]
+                            for ranks, c in sims.items()]
+                table(f"Table 4.4 shape by simulation: valgrind cachegrind, {args.cache_sim} steps "
+                      "(one simulated cache shared by the PE threads)", ["ranks", "ratio"] + keys,
+                      sim_rows)
+                results["tables"]["4.4_simulated"] = {str(k): v for k, v in sims.items()}
+            else:
+                print("  cache simulation: valgrind is missing or failed; no Table 4.4 figures")
         best = min(saved, key=lambda x: x["time"]) if saved else None
         if best:
             print(f"  sweet spot: ratio {best['ratio']} ({best['ranks']} ranks), {pct(t0, best['time'])} "

@@ -38,6 +38,10 @@ constexpr ModelOption model_int_options[] = {
      "cost (default 128)",
      1, 1 << 20},
     {"--storm-radius", "Storm radius in columns (default 0: nx / 10)", 0, 1 << 20},
+    {"--storm-drift",
+     "How far north the storm drifts over the run, in percent of the domain (default 55; it "
+     "drifts a third of that east)",
+     0, 70},
     {"--radiation-every", "Steps between radiation steps (default 100; 0: none)", 0, 1 << 30},
     {"--radiation-work", "Extra radiation passes per level under the sun (default 6)", 0, 1 << 20},
     {"--topography",

@@ -64,7 +64,7 @@ constexpr double two_pi = 6.283185307179586;
 
 struct Config {
   int nx, ny, nz, steps, lb_every;
-  int storm_work, storm_radius, radiation_every, radiation_work, topography;
+  int storm_work, storm_radius, storm_drift, radiation_every, radiation_work, topography;
   int record_pes;
   char step_log[512];
   char record[512];
@@ -146,6 +146,7 @@ int parse(int argc, char** argv, int rank) {
   c.lb_every = 60;
   c.storm_work = 128;
   c.storm_radius = 0;
+  c.storm_drift = 55;
   c.radiation_every = 100;
   c.radiation_work = 6;
   c.topography = 0;
@@ -161,6 +162,7 @@ int parse(int argc, char** argv, int rank) {
       {"--lb-every", &c.lb_every, 0, 1 << 30},
       {"--storm-work", &c.storm_work, 1, 1 << 20},
       {"--storm-radius", &c.storm_radius, 0, 1 << 20},
+      {"--storm-drift", &c.storm_drift, 0, 70},
       {"--radiation-every", &c.radiation_every, 0, 1 << 30},
       {"--radiation-work", &c.radiation_work, 0, 1 << 20},
       {"--topography", &c.topography, 0, 1 << 20},
@@ -187,7 +189,7 @@ int parse(int argc, char** argv, int rank) {
       if (rank == 0) {
         fprintf(stderr,
                 "brams: unknown argument '%s' (expected --nx, --ny, --nz, --steps, --lb-every, "
-                "--storm-work, --storm-radius, --radiation-every, --radiation-work, "
+                "--storm-work, --storm-radius, --storm-drift, --radiation-every, --radiation-work, "
                 "--topography, --step-log, --record, --record-pes or --output, each with a "
                 "value)\n",
                 argv[k]);
@@ -438,7 +440,9 @@ void physics() {
   const double dt = clock_state->dt;
   const double progress = (double)step / c.steps;
   /* The storm: develops over the first fifth of the run and drifts slowly north. */
-  const double storm_x = c.nx * (0.22 + 0.18 * progress), storm_y = c.ny * (0.2 + 0.55 * progress);
+  const double drift = c.storm_drift / 100.0; /* of the domain's depth over the run */
+  const double storm_x = c.nx * (0.22 + 0.33 * drift * progress);
+  const double storm_y = c.ny * (0.2 + drift * progress);
   const double strength = 0.004 * (progress < 0.2 ? 0.25 + 3.75 * progress : 1.0);
   const double radius2 = (double)c.storm_radius * c.storm_radius;
   const bool radiation = c.radiation_every > 0 && step % c.radiation_every == 0;

@@ -219,6 +219,15 @@ TEST_F(BramsFiles, StepLogAndRecordedTraceAreReadable) {
                                       " --policy periodic -P every=3 -P strategy=greedy "
                                       "--strategy-time 0");
   EXPECT_EQ(replay.status, 0) << replay.out;
+  // The seed-scale tables' script on it: every strategy and the interval x threshold grid.
+  const Result tables = run_program(
+      "python3 " + std::string(BRAMS_REPLAY_TABLES),
+      trace + " --vela-lb " + VELA_LB_BINARY + " --strategy-time 0 --json " + path("tables.json"));
+  ASSERT_EQ(tables.status, 0) << tables.out;
+  const auto figures = nlohmann::json::parse(std::ifstream(path("tables.json")));
+  EXPECT_EQ(figures.at("steps").get<int>(), 12);
+  EXPECT_EQ(figures.at("table_4_5").size(), 6u);
+  EXPECT_EQ(figures.at("table_4_7").at("grid").size(), 4u);  // 12 steps: interval 1 only
 }
 
 #ifdef BRAMS_TEST_NETCDF
