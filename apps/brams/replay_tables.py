@@ -29,7 +29,11 @@ THRESHOLDS = [50, 20, 10, 5]
 
 def replay(args, policies):
     cmd = [args.vela_lb, "replay", args.trace, "-f", "csv", "--startup", str(args.startup),
-           "--per-byte", str(args.per_byte), "--strategy-time", args.strategy_time]
+           "--per-byte", str(args.per_byte), "--strategy-time", args.strategy_time,
+           "--migration-cost", args.migration_cost]
+    for option in ("migration_startup", "migration_per_byte"):
+        if getattr(args, option) is not None:
+            cmd += ["--" + option.replace("_", "-"), str(getattr(args, option))]
     for p in policies:
         cmd += ["--compare", p]
     proc = subprocess.run(cmd, capture_output=True, text=True)
@@ -65,6 +69,11 @@ def main():
     p.add_argument("--vela-lb", default="build/tools/vela-lb/vela-lb")
     p.add_argument("--startup", type=float, default=1e-5, help="seconds per message and per migrated rank")
     p.add_argument("--per-byte", type=float, default=1e-9, help="seconds per byte sent or migrated")
+    p.add_argument("--migration-startup", type=float, help="seconds per migrated rank (default: --startup)")
+    p.add_argument("--migration-per-byte", type=float, help="seconds per migrated byte (default: --per-byte)")
+    p.add_argument("--migration-cost", default="busiest-pe", choices=["total", "busiest-pe"],
+                   help="price a migration by the busiest PE's share (PEs move at once; default) "
+                        "or by every moved rank in turn")
     p.add_argument("--strategy-time", default="measured", help="as vela-lb replay's (default: measured)")
     p.add_argument("--json", help="write the figures to this file")
     ARGS = args = p.parse_args()
@@ -75,7 +84,9 @@ def main():
     S = steps_of(args.trace)
     quarter = max(1, S // 4)
     results = {"trace": os.path.basename(args.trace), "steps": S, "startup": args.startup,
-               "per_byte": args.per_byte}
+               "per_byte": args.per_byte, "migration_startup": args.migration_startup,
+               "migration_per_byte": args.migration_per_byte,
+               "migration_cost": args.migration_cost}
 
     policies = ["never"] + [f"periodic:every={quarter},strategy={s}" for s in STRATEGIES]
     r = replay(args, policies)
