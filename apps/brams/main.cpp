@@ -4,6 +4,8 @@
 #include <fmt/core.h>
 
 #include <CLI/CLI.hpp>
+#include <array>
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -147,11 +149,17 @@ int main(int argc, char** argv) {
     vela::rt::Runtime runtime(options);
     const int n = ranks.ranks > 0 ? ranks.ranks : runtime.pes();
     // The ranks' coordinates are the model's grid of blocks, for geometric strategies.
-    if (ranks.grid[0] == 0) {
-      int px = 1, py = 1;
-      brams_rank_grid(n, &px, &py);
-      ranks.grid = {px, py, 1};
+    int px = 1, py = 1;
+    brams_rank_grid(n, &px, &py);
+    const std::array<std::int32_t, 3> grid{px, py, 1};
+    if (app.count("--vp-grid") > 0 && ranks.grid != grid) {
+      fmt::print(stderr,
+                 "brams: --vp-grid {}x{}x{}: the model splits {} ranks into {} x {} blocks; leave "
+                 "--vp-grid out (brams gives the runtime its grid)\n",
+                 ranks.grid[0], ranks.grid[1], ranks.grid[2], n, px, py);
+      return 1;
     }
+    ranks.grid = grid;
     if (privatize == Privatize::copy) brams_globals_copy(true);
     int code = 0;
     try {

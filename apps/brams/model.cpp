@@ -113,6 +113,30 @@ double thread_seconds() {
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
+/* Zeroed doubles, or the run ends with a message naming what could not be had (an --nx, --ny,
+ * --nz or --steps too large for this machine's memory). */
+double* doubles(size_t count, const char* what) {
+  void* p = count > SIZE_MAX / sizeof(double) ? NULL : calloc(count, sizeof(double));
+  if (p == NULL) {
+    fprintf(stderr,
+            "brams: cannot allocate %zu doubles for %s (--nx, --ny, --nz or --steps too large)\n",
+            count, what);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  return (double*)p;
+}
+
+/* An MPI element count, or the run ends: a message beyond 2^31 - 1 elements does not fit MPI's
+ * int counts. */
+int message_count(size_t count, const char* what) {
+  if (count > 2147483647u) {
+    fprintf(stderr, "brams: %s would send %zu doubles in one message, more than MPI's 2^31 - 1\n",
+            what, count);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  return (int)count;
+}
+
 uint64_t mix(uint64_t x) {
   x ^= x >> 30;
   x *= 0xbf58476d1ce4e5b9ull;
@@ -259,16 +283,14 @@ void allocate() {
   const GridModule& g = *grid;
   const size_t cells = (size_t)(g.lx + 2) * (size_t)(g.ly + 2) * (size_t)config->nz;
   for (int f = 0; f < fields_count; ++f) {
-    fields->f[f] = (double*)calloc(cells, sizeof(double));
-    fields->next[f] = (double*)calloc(cells, sizeof(double));
+    fields->f[f] = doubles(cells, "a field");
+    fields->next[f] = doubles(cells, "a field");
   }
-  fields->rain = (double*)calloc((size_t)g.lx * (size_t)g.ly, sizeof(double));
+  fields->rain = doubles((size_t)g.lx * (size_t)g.ly, "the rain");
   const int edge = g.lx > g.ly ? g.lx : g.ly;
   for (int s = 0; s < 4; ++s) {
-    fields->send[s] =
-        (double*)malloc((size_t)edge * (size_t)config->nz * fields_count * sizeof(double));
-    fields->recv[s] =
-        (double*)malloc((size_t)edge * (size_t)config->nz * fields_count * sizeof(double));
+    fields->send[s] = doubles((size_t)edge * (size_t)config->nz * fields_count, "halo buffers");
+    fields->recv[s] = doubles((size_t)edge * (size_t)config->nz * fields_count, "halo buffers");
   }
   for (int j = 1; j <= g.ly; ++j) {
     for (int i = 1; i <= g.lx; ++i) {
@@ -281,11 +303,11 @@ void allocate() {
     }
   }
   if (grid->rank == 0) {
-    clock_state->step_seconds = (double*)calloc((size_t)config->steps, sizeof(double));
-    clock_state->migrate_seconds = (double*)calloc((size_t)config->steps, sizeof(double));
+    clock_state->step_seconds = doubles((size_t)config->steps, "the step log");
+    clock_state->migrate_seconds = doubles((size_t)config->steps, "the step log");
   }
   if (config->record[0] != '\0') {
-    clock_state->loads = (double*)calloc((size_t)config->steps, sizeof(double));
+    clock_state->loads = doubles((size_t)config->steps, "--record");
   }
 }
 
@@ -373,7 +395,9 @@ void exchange() {
   int n = 0;
   for (int s = 0; s < 4; ++s) {
     if (g.neighbour[s] == MPI_PROC_NULL) continue;
-    const int count = (s == LEFT || s == RIGHT ? g.ly : g.lx) * config->nz * fields_count;
+    const int count = message_count(
+        (size_t)(s == LEFT || s == RIGHT ? g.ly : g.lx) * (size_t)config->nz * fields_count,
+        "a halo");
     copy_side(s, false, fields->send[s], true);
     /* Tag: the side as the receiver sees it (my LEFT edge is my left neighbour's RIGHT halo). */
     MPI_Irecv(fields->recv[s], count, MPI_DOUBLE, g.neighbour[s], s, MPI_COMM_WORLD, &q[n++]);
@@ -725,34 +749,35 @@ int write_output(const char* path) {
   const Config& c = *config;
   const long plane = (long)c.nx * c.ny;
   const long block = (long)g.lx * g.ly;
-  double* mine =
-      (double*)malloc((size_t)(fields_count * c.nz + 1) * (size_t)block * sizeof(double));
+  const size_t layers = (size_t)(fields_count * c.nz + 1);
+  double* mine = doubles(layers * (size_t)block, "--output");
   double* b = mine;
   for (int f = 0; f < fields_count; ++f) {
+    const double* a = fields->f[f];
     for (int k = 0; k < c.nz; ++k) {
       for (int j = 1; j <= g.ly; ++j) {
-        for (int i = 1; i <= g.lx; ++i) *b++ = fields->f[f][cell(i, j) + k];
+        for (int i = 1; i <= g.lx; ++i) *b++ = a[cell(i, j) + k];
       }
     }
   }
   memcpy(b, fields->rain, (size_t)block * sizeof(double));
   int ok = 1;
   if (g.rank != 0) {
-    MPI_Send(mine, (int)((fields_count * c.nz + 1) * block), MPI_DOUBLE, 0, 77, MPI_COMM_WORLD);
+    MPI_Send(mine, message_count(layers * (size_t)block, "--output"), MPI_DOUBLE, 0, 77,
+             MPI_COMM_WORLD);
   } else {
-    double* all =
-        (double*)malloc((size_t)(fields_count * c.nz + 1) * (size_t)plane * sizeof(double));
+    double* all = doubles(layers * (size_t)plane, "--output");
     for (int r = 0; r < g.size; ++r) {
       int x0, y0, lx, ly;
       block_of(r, &x0, &y0, &lx, &ly);
       const long n = (long)lx * ly;
       double* from = mine;
       if (r != 0) {
-        from = (double*)malloc((size_t)(fields_count * c.nz + 1) * (size_t)n * sizeof(double));
-        MPI_Recv(from, (int)((fields_count * c.nz + 1) * n), MPI_DOUBLE, r, 77, MPI_COMM_WORLD,
-                 MPI_STATUS_IGNORE);
+        from = doubles(layers * (size_t)n, "--output");
+        MPI_Recv(from, message_count(layers * (size_t)n, "--output"), MPI_DOUBLE, r, 77,
+                 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
       }
-      for (int layer = 0; layer < fields_count * c.nz + 1; ++layer) {
+      for (long layer = 0; layer < (long)layers; ++layer) {
         for (int j = 0; j < ly; ++j) {
           memcpy(all + layer * plane + (long)(y0 + j) * c.nx + x0, from + layer * n + (long)j * lx,
                  (size_t)lx * sizeof(double));
@@ -849,8 +874,7 @@ int BRAMS_ENTRY(int argc, char** argv) {
   MPI_Reduce(local, largest, 2, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
   double* all_loads = NULL;
   if (config->record[0] != '\0') {
-    if (rank == 0)
-      all_loads = (double*)malloc((size_t)size * (size_t)config->steps * sizeof(double));
+    if (rank == 0) all_loads = doubles((size_t)size * (size_t)config->steps, "--record");
     MPI_Gather(clock_state->loads, config->steps, MPI_DOUBLE, all_loads, config->steps, MPI_DOUBLE,
                0, MPI_COMM_WORLD);
   }

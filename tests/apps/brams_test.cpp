@@ -178,6 +178,13 @@ TEST(Brams, BadOptionsAreNamed) {
     EXPECT_EQ(r.status, 1) << c.args << "\n" << r.out;
     EXPECT_NE(r.out.find(c.expected), std::string::npos) << c.args << "\n" << r.out;
   }
+  // A domain larger than memory: named, not a crash (ASan's allocator must return null too).
+  const Result huge = run_program(
+      "env ASAN_OPTIONS=allocator_may_return_null=1 TSAN_OPTIONS=allocator_may_return_null=1 " +
+          std::string(BRAMS_BINARY),
+      "--nx 1048576 --ny 1048576 --nz 4096 --ranks 1 --pes 1 --no-pin");
+  EXPECT_EQ(huge.status, 1) << huge.out;
+  EXPECT_NE(huge.out.find("cannot allocate"), std::string::npos) << huge.out;
   // The Open MPI build checks its options too.
   const Result r = run_program(BRAMS_OPENMPI_BINARY, "--nx 0");
   EXPECT_NE(r.status, 0) << r.out;

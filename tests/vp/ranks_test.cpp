@@ -667,3 +667,40 @@ TEST(Ranks, CommandLineOptions) {
 }
 
 }  // namespace
+
+// --vp-grid: the ranks' collection is the program's grid, so strategies see each rank at its
+// block's place (rank r at r % X, r / X); a grid that does not number the ranks is refused.
+TEST(Ranks, AGridGivesRanksTheirPlaceInIt) {
+  vela::rt::Options options;
+  options.pes = 2;
+  options.pin = false;
+  options.lb = "dummy";
+  options.lb_dump = ::testing::TempDir() + "vela_grid_" + std::to_string(::getpid());
+  {
+    vela::rt::Runtime runtime(options);
+    vp::Options v;
+    v.ranks = 6;
+    v.grid = {3, 2, 1};
+    vp::run(runtime, v, [] { vp::migrate(); });
+  }
+  const auto instance = vela::lb::read_instance(options.lb_dump + "/ranks-step1.json");
+  ASSERT_EQ(instance.objects.size(), 6u);
+  EXPECT_EQ(instance.dims, 2);
+  for (const auto& o : instance.objects) {
+    EXPECT_EQ(o.coords[0], static_cast<double>(o.id % 3)) << o.id;
+    EXPECT_EQ(o.coords[1], static_cast<double>(o.id / 3)) << o.id;
+  }
+  std::filesystem::remove_all(options.lb_dump);
+
+  vela::rt::Runtime runtime(options);
+  vp::Options bad;
+  bad.ranks = 6;
+  bad.grid = {2, 2, 1};
+  try {
+    vp::run(runtime, bad, [] {});
+    ADD_FAILURE() << "a 2x2 grid for 6 ranks was accepted";
+  } catch (const vp::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("--vp-grid 2x2x1: 4 cells for 6 ranks"), std::string::npos)
+        << e.what();
+  }
+}
