@@ -99,6 +99,22 @@ std::vector<std::string> model_arguments(const CLI::App& app, const ModelArgumen
   return a;
 }
 
+// The copy method's module globals, registered while a run lasts.
+class CopiedGlobals {
+ public:
+  explicit CopiedGlobals(bool on) : on_(on) {
+    if (on_) brams_globals_copy(true);
+  }
+  ~CopiedGlobals() {
+    if (on_) brams_globals_copy(false);
+  }
+  CopiedGlobals(const CopiedGlobals&) = delete;
+  CopiedGlobals& operator=(const CopiedGlobals&) = delete;
+
+ private:
+  bool on_;
+};
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -160,16 +176,11 @@ int main(int argc, char** argv) {
       return 1;
     }
     ranks.grid = grid;
-    if (privatize == Privatize::copy) brams_globals_copy(true);
-    int code = 0;
-    try {
-      code = vela::mpi::run(runtime, ranks, entry, static_cast<int>(arguments.size()),
+    const int code = [&] {
+      CopiedGlobals copied(privatize == Privatize::copy);
+      return vela::mpi::run(runtime, ranks, entry, static_cast<int>(arguments.size()),
                             pointers.data());
-    } catch (...) {
-      if (privatize == Privatize::copy) brams_globals_copy(false);
-      throw;
-    }
-    if (privatize == Privatize::copy) brams_globals_copy(false);
+    }();
     if (runtime.process() == 0) {
       const auto& s = runtime.stats();
       fmt::print("pes: {}  ranks: {}  lb steps: {}  migrations: {}\n", runtime.pes(), n, s.lb_steps,
