@@ -237,6 +237,27 @@ TEST_F(BramsFiles, StepLogAndRecordedTraceAreReadable) {
   EXPECT_EQ(figures.at("table_4_7").at("grid").size(), 4u);  // 12 steps: interval 1 only
 }
 
+// --lb-dump and --trace from the runtime: the dumped instances see the ranks at their blocks'
+// places in the 3 x 2 grid (hilbert and rec-bisect-bf use these), the trace is Chrome JSON.
+TEST_F(BramsFiles, LbDumpsCarryTheRankGridAndTheTraceOpens) {
+  const std::string dumps = path("dumps"), trace = path("trace.json");
+  const Result r = run_program(BRAMS_BINARY, problem +
+                                                 " --ranks 6 --pes 2 --lb hilbert --no-pin "
+                                                 "--lb-dump " +
+                                                 dumps + " --trace " + trace);
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto instance = nlohmann::json::parse(std::ifstream(dumps + "/ranks-step1.json"));
+  EXPECT_EQ(instance.at("dims").get<int>(), 2);
+  const auto& objects = instance.at("objects");
+  for (std::size_t k = 0; k < objects.at("id").size(); ++k) {
+    const int id = objects.at("id")[k].get<int>();
+    EXPECT_EQ(objects.at("x")[k].get<double>(), id % 3) << id;
+    EXPECT_EQ(objects.at("y")[k].get<double>(), id / 3) << id;
+  }
+  const auto chrome = nlohmann::json::parse(std::ifstream(trace));
+  EXPECT_FALSE(chrome.at("traceEvents").empty());
+}
+
 #ifdef BRAMS_TEST_NETCDF
 // Reads variable `name` of a netCDF file whole, checking its units attribute.
 std::vector<double> read_variable(const std::string& file, const char* name, std::size_t size,
