@@ -15,7 +15,8 @@
  * Module state lives in file-scope variables declared with BRAMS_MODULE (module.hpp), as a
  * legacy code keeps it; that header gives each rank its own copy by the privatization method
  * this copy is compiled for. Built with -DBRAMS_STANDALONE it is an ordinary Open MPI program
- * (mpicxx -DBRAMS_STANDALONE model.cpp), which prints the same checksum for the same --ranks.
+ * (mpicxx -DBRAMS_STANDALONE model.cpp netcdf_output.cpp), which prints the same checksum for the
+ * same --ranks.
  *
  * The checksum hashes every cell's bits with its global position (sums modulo 2^64, so the
  * order of the reduction does not matter): equal checksums mean equal fields, bit for bit,

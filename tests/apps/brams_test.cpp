@@ -57,6 +57,9 @@ std::string mpirun_env() {
          "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ";
 }
 
+class BramsFiles : public vela::testing::ScratchDirTest {};
+class BramsFilesMpi : public vela::testing::ScratchDirTest {};
+
 TEST(Brams, ChecksumIsTheSameForAnyRanksPesAndBalancer) {
   const std::string reference = checksum(problem + " --ranks 1 --pes 1");
   ASSERT_FALSE(reference.empty());
@@ -134,6 +137,23 @@ TEST(Brams, OpenMpiRunOfTheSameSourceGivesTheSameChecksum) {
   }
 }
 
+// The same, compiled by hand with Open MPI's wrapper as the user guide shows (mpicxx
+// -DBRAMS_STANDALONE): nothing in the source depends on Vela's build.
+TEST_F(BramsFilesMpi, MpicxxBuildOfTheSourceGivesTheSameChecksum) {
+  const std::string env = mpirun_env();
+  const Result probe = run_program(env + MPIEXEC, "-np 1 true");
+  if (probe.status != 0) GTEST_SKIP() << "mpirun cannot start processes here:\n" << probe.out;
+  const std::string binary = path("brams_mpicxx");
+  const std::string source = BRAMS_SOURCE_DIR;
+  const Result built = run_program(MPICXX, "-O2 -DBRAMS_STANDALONE " + source + "/model.cpp " +
+                                               source + "/netcdf_output.cpp -o " + binary);
+  ASSERT_EQ(built.status, 0) << built.out;
+  const std::string reference = checksum(problem + " --ranks 5 --pes 2");
+  const Result r = run_program(env + MPIEXEC, "-np 5 " + binary + " " + problem);
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(field(r.out, "checksum"), reference) << r.out;
+}
+
 // Ranks moving between processes at every MPI_Migrate with their module state.
 TEST(Brams, ChecksumIsTheSameAcrossProcesses) {
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
@@ -190,8 +210,6 @@ TEST(Brams, BadOptionsAreNamed) {
   EXPECT_NE(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("--nx '0': expected an integer from 1"), std::string::npos) << r.out;
 }
-
-class BramsFiles : public vela::testing::ScratchDirTest {};
 
 // The step log has one line per step; the recorded trace reads in vela-lb, with one object per
 // rank, the run's steps, and the halo edges; a replay balances it.
