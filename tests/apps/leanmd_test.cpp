@@ -1,0 +1,99 @@
+// LeanMD end to end: bitwise identical checksums whatever the PEs and balancer, energy that
+// is conserved, atoms that move between cells, and bad options named.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "support/program.hpp"
+
+namespace {
+
+using Result = vela::testing::ProgramResult;
+using vela::testing::run_program;
+
+Result run(const std::string& args) {
+  return run_program(LEANMD_BINARY, args + " --no-pin");
+}
+
+// The text after `key` up to the end of its line, or "" when the line is missing.
+std::string field(const std::string& out, const std::string& key) {
+  const auto at = out.find(key);
+  if (at == std::string::npos) return "";
+  const auto from = at + key.size();
+  return out.substr(from, out.find('\n', from) - from);
+}
+
+std::string checksum(const std::string& args) {
+  const Result r = run(args);
+  EXPECT_EQ(r.status, 0) << args << "\n" << r.out;
+  const std::string hex = field(r.out, "checksum: ");
+  if (hex.size() != 16 || hex.find_first_not_of("0123456789abcdef") != std::string::npos) {
+    ADD_FAILURE() << "no checksum line for " << args << "\n" << r.out;
+    return "";
+  }
+  EXPECT_NE(r.out.find("\ntime: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\nstep: "), std::string::npos) << r.out;
+  return hex;
+}
+
+TEST(Leanmd, ChecksumIsTheSameForAnyPesAndBalancer) {
+  const std::string problem =
+      "--cells 3 --atoms-per-cell 8 --steps 20 --sync-every 5 --migrate-every 5";
+  const std::string reference = checksum(problem + " --pes 1");
+  ASSERT_FALSE(reference.empty());
+  for (const int pes : {1, 2, 3}) {
+    for (const std::string lb : {"", "greedy", "hilbert", "rotate"}) {
+      const std::string args =
+          problem + " --pes " + std::to_string(pes) + (lb.empty() ? "" : " --lb " + lb);
+      EXPECT_EQ(checksum(args), reference) << args;
+    }
+  }
+  const Result moved = run(problem + " --pes 3 --lb rotate");
+  EXPECT_EQ(moved.status, 0) << moved.out;
+  EXPECT_EQ(moved.out.find("migrations: 0 "), std::string::npos) << moved.out;
+  // One compute per cell and per unordered pair of neighbouring cells: 14 per cell.
+  EXPECT_NE(moved.out.find("cells: 27  computes: 378 "), std::string::npos) << moved.out;
+  EXPECT_NE(run("--cells 4 --atoms-per-cell 1 --steps 1").out.find("cells: 64  computes: 896 "),
+            std::string::npos);
+}
+
+TEST(Leanmd, AtomsMoveBetweenCellsAndTheChecksumStaysTheSame) {
+  const std::string problem =
+      "--cells 3 --atoms-per-cell 8 --steps 200 --dt 0.01 --sync-every 10 --migrate-every 5";
+  const Result r = run(problem + " --pes 1");
+  ASSERT_EQ(r.status, 0) << r.out;
+  const std::string moved = field(r.out, "moved: ");
+  ASSERT_FALSE(moved.empty()) << r.out;
+  EXPECT_GT(std::stol(moved), 0) << r.out;
+  EXPECT_NE(r.out.find("atoms: 216 "), std::string::npos) << r.out;  // none lost or doubled
+  const std::string reference = field(r.out, "checksum: ");
+  for (const std::string extra : {"--pes 2 --lb greedy", "--pes 3 --lb rotate", "--pes 3"}) {
+    EXPECT_EQ(checksum(problem + " " + extra), reference) << extra;
+  }
+}
+
+TEST(Leanmd, EnergyIsConserved) {
+  const Result r = run("--cells 3 --atoms-per-cell 27 --steps 300 --dt 0.002 --pes 2");
+  ASSERT_EQ(r.status, 0) << r.out;
+  const std::string energy = field(r.out, "energy: start ");
+  ASSERT_FALSE(energy.empty()) << r.out;
+  const auto at = energy.find(" drift ");
+  ASSERT_NE(at, std::string::npos) << r.out;
+  const double drift = std::stod(energy.substr(at + 7));
+  EXPECT_LT(std::abs(drift), 1e-4) << r.out;
+  const double start = std::stod(energy);
+  EXPECT_LT(start, 0.0) << r.out;  // a bound system: potential outweighs kinetic
+}
+
+TEST(Leanmd, BadOptionsExitOneNamingTheOption) {
+  for (const std::string bad :
+       {"--cells 2", "--atoms-per-cell 0", "--dt -0.01", "--dt 0", "--steps 0", "--migrate-every 0",
+        "--sync-every -1", "--cells abc", "--frobnicate 1"}) {
+    const Result r = run(bad);
+    EXPECT_EQ(r.status, 1) << bad << "\n" << r.out;
+    EXPECT_NE(r.out.find(bad.substr(0, bad.find(' '))), std::string::npos) << bad << "\n" << r.out;
+  }
+}
+
+}  // namespace
