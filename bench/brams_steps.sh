@@ -11,14 +11,7 @@ repeats=${3:-3}
 bin=build/apps/brams/brams
 [[ -x $bin ]] || { echo "brams_steps.sh: build first (cmake --build build --target brams)" >&2; exit 2; }
 
-best() {  # the fastest 'step:' of $repeats runs
-  local b=""
-  for ((i = 0; i < repeats; ++i)); do
-    s=$("$bin" --pes "$pes" --no-pin --steps "$steps" --lb-every 0 "$@" | sed -n 's/^step: //p')
-    b=$(awk -v a="$b" -v s="$s" 'BEGIN { print (a == "" || s < a) ? s : a }')
-  done
-  echo "$b"
-}
+source bench/best_step.sh
 
 echo "BRAMS proxy, default grid, $steps steps, $pes PEs, best of $repeats"
 printf '| %-6s | %-5s | %12s | %10s |\n' "ranks" "ratio" "ms per step" "vs ratio 1"
@@ -26,7 +19,7 @@ printf '|---:|---:|---:|---:|\n'
 base=""
 for ratio in 1 2 4 8 16 32; do
   ranks=$((pes * ratio))
-  s=$(best --ranks "$ranks")
+  s=$(best_step "$bin" "$repeats" --pes "$pes" --no-pin --steps "$steps" --lb-every 0 --ranks "$ranks")
   [[ -z $base ]] && base=$s
   awk -v r="$ranks" -v v="$ratio" -v s="$s" -v b="$base" \
     'BEGIN { printf "| %-6d | %-5d | %12.3f | %10.2f |\n", r, v, 1000 * s, s / b }'

@@ -10,14 +10,7 @@ repeats=${2:-3}
 bin=build/apps/leanmd/leanmd
 [[ -x $bin ]] || { echo "leanmd_steps.sh: build first (cmake --build build --target leanmd)" >&2; exit 2; }
 
-best() {  # the fastest 'step:' of $repeats runs
-  local b=""
-  for ((i = 0; i < repeats; ++i)); do
-    s=$("$bin" --no-pin --steps "$steps" "$@" | sed -n 's/^step: //p')
-    b=$(awk -v a="$b" -v s="$s" 'BEGIN { print (a == "" || s < a) ? s : a }')
-  done
-  echo "$b"
-}
+source bench/best_step.sh
 
 echo "LeanMD, 6^3 cells x 40 atoms, $steps steps, best of $repeats"
 printf '| %-4s | %-8s | %12s | %9s |\n' "PEs" "balancer" "ms per step" "vs 1 PE"
@@ -27,7 +20,7 @@ for pes in 1 $(nproc); do
   for lb in none greedy; do
     extra=()
     [[ $lb != none ]] && extra=(--lb "$lb")
-    s=$(best --pes "$pes" "${extra[@]}")
+    s=$(best_step "$bin" "$repeats" --no-pin --steps "$steps" --pes "$pes" "${extra[@]}")
     [[ -z $base ]] && base=$s
     awk -v p="$pes" -v l="$lb" -v s="$s" -v b="$base" \
       'BEGIN { printf "| %-4d | %-8s | %12.3f | %9.2f |\n", p, l, 1000 * s, s / b }'

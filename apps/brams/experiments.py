@@ -72,16 +72,20 @@ class Runner:
     def run(self, table, label, ranks, pes, extra, steps=None, perf=False, optional=False):
         """The fastest of --repeats runs; with optional, None when the build lacks the feature."""
         best = None
+        log = os.path.join(self.args.out, "steps", f"{table}-{slug(label)}.csv")
+        os.makedirs(os.path.dirname(log), exist_ok=True)
         for _ in range(self.args.repeats):
-            log = os.path.join(self.args.out, "steps", f"{table}-{slug(label)}.csv")
-            os.makedirs(os.path.dirname(log), exist_ok=True)
             cmd = [self.args.binary, "--pes", str(pes), "--ranks", str(ranks), "--no-pin",
-                   "--step-log", log] + self.model(steps) + extra
+                   "--step-log", log + ".run"] + self.model(steps) + extra
             result = execute(cmd, self.perf if perf else None, optional)
             if result is None:
                 return None
             if best is None or result["time"] < best["time"]:
                 best = result
+                os.replace(log + ".run", log)  # the step log of the run that counts
+            else:
+                os.unlink(log + ".run")
+        cmd[cmd.index("--step-log") + 1] = log
         best.update(table=table, label=label, ranks=ranks, pes=pes, steps=steps or self.args.steps,
                     command=" ".join(cmd))
         self.runs.append(best)

@@ -76,22 +76,24 @@ bool brams_write_netcdf(const char* path, const BramsOutput& out, char* error, s
   w.check(nc_def_dim(w.ncid, "y", (size_t)out.ny, &dy), "y dimension");
   w.check(nc_def_dim(w.ncid, "x", (size_t)out.nx, &dx), "x dimension");
   // Coordinates: grid indices (the proxy is non-dimensional: one grid length, one level).
-  int cx = 0, cy = 0, cz = 0;
-  w.check(nc_def_var(w.ncid, "x", NC_DOUBLE, 1, &dx, &cx), "x");
-  w.check(nc_def_var(w.ncid, "y", NC_DOUBLE, 1, &dy, &cy), "y");
-  w.check(nc_def_var(w.ncid, "z", NC_DOUBLE, 1, &dz, &cz), "z");
-  w.text(cx, "standard_name", "projection_x_coordinate");
-  w.text(cx, "long_name", "x grid index (west to east)");
-  w.text(cx, "units", "1");
-  w.text(cx, "axis", "X");
-  w.text(cy, "standard_name", "projection_y_coordinate");
-  w.text(cy, "long_name", "y grid index (south to north)");
-  w.text(cy, "units", "1");
-  w.text(cy, "axis", "Y");
-  w.text(cz, "long_name", "model level index (bottom up)");
-  w.text(cz, "units", "1");
-  w.text(cz, "axis", "Z");
-  w.text(cz, "positive", "up");
+  struct Axis {
+    const char* name;
+    int dim;
+    const char* standard_name;  // or nullptr
+    const char* long_name;
+    const char* axis;
+    int id;
+  } axes[] = {{"x", dx, "projection_x_coordinate", "x grid index (west to east)", "X", 0},
+              {"y", dy, "projection_y_coordinate", "y grid index (south to north)", "Y", 0},
+              {"z", dz, nullptr, "model level index (bottom up)", "Z", 0}};
+  for (Axis& a : axes) {
+    w.check(nc_def_var(w.ncid, a.name, NC_DOUBLE, 1, &a.dim, &a.id), a.name);
+    if (a.standard_name != nullptr) w.text(a.id, "standard_name", a.standard_name);
+    w.text(a.id, "long_name", a.long_name);
+    w.text(a.id, "units", "1");
+    w.text(a.id, "axis", a.axis);
+  }
+  w.text(axes[2].id, "positive", "up");
   Variable fields[] = {
       {"th", nullptr, "potential temperature perturbation", "K", out.th, 0},
       {"qv", "humidity_mixing_ratio", "water vapour mixing ratio", "kg kg-1", out.qv, 0},
@@ -128,9 +130,7 @@ bool brams_write_netcdf(const char* path, const BramsOutput& out, char* error, s
     double* index = new double[(size_t)(out.nx > out.ny ? (out.nx > out.nz ? out.nx : out.nz)
                                                         : (out.ny > out.nz ? out.ny : out.nz))];
     for (int i = 0; i < out.nx || i < out.ny || i < out.nz; ++i) index[i] = i;
-    w.check(nc_put_var_double(w.ncid, cx, index), "x");
-    w.check(nc_put_var_double(w.ncid, cy, index), "y");
-    w.check(nc_put_var_double(w.ncid, cz, index), "z");
+    for (const Axis& a : axes) w.check(nc_put_var_double(w.ncid, a.id, index), a.name);
     delete[] index;
     for (const Variable& f : fields) w.check(nc_put_var_double(w.ncid, f.id, f.data), f.name);
     w.check(nc_put_var_double(w.ncid, rain.id, rain.data), rain.name);

@@ -44,11 +44,11 @@ def replay(args, policies):
     return {r["policy"].replace(";", ","): r for r in rows}
 
 
-def steps_of(trace):
+def steps_of(trace, vela_lb):
     if trace.endswith(".json"):
         with open(trace) as f:
             return len(json.load(f)["steps"])
-    out = subprocess.run([ARGS.vela_lb, "trace", "info", trace], capture_output=True, text=True).stdout
+    out = subprocess.run([vela_lb, "trace", "info", trace], capture_output=True, text=True).stdout
     for line in out.splitlines():
         if line.startswith("steps: "):
             return int(line.split()[1])
@@ -59,11 +59,7 @@ def reduction(base, value):
     return f"{100.0 * (base - value) / base:.1f}%"
 
 
-ARGS = None
-
-
 def main():
-    global ARGS
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("trace", help="a trace recorded with brams --record")
     p.add_argument("--vela-lb", default="build/tools/vela-lb/vela-lb")
@@ -76,12 +72,12 @@ def main():
                         "or by every moved rank in turn")
     p.add_argument("--strategy-time", default="measured", help="as vela-lb replay's (default: measured)")
     p.add_argument("--json", help="write the figures to this file")
-    ARGS = args = p.parse_args()
+    args = p.parse_args()
     if not os.path.exists(args.trace):
         p.error(f"trace {args.trace}: no such file")
     if not os.access(args.vela_lb, os.X_OK):
         p.error(f"--vela-lb {args.vela_lb}: not an executable (cmake --build build --target vela-lb)")
-    S = steps_of(args.trace)
+    S = steps_of(args.trace, args.vela_lb)
     quarter = max(1, S // 4)
     results = {"trace": os.path.basename(args.trace), "steps": S, "startup": args.startup,
                "per_byte": args.per_byte, "migration_startup": args.migration_startup,

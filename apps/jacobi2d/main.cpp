@@ -303,11 +303,7 @@ int main(int argc, char** argv) {
     const auto& s = runtime.stats();
     fmt::print("pes: {}  lb steps: {}  migrations: {}  forwarded: {}\n", runtime.pes(), s.lb_steps,
                s.migrations, s.forwarded);
-    if (s.lb_steps > 0) {
-      fmt::print("lb: {:.3f} ms collecting, {:.3f} ms in the strategy per step\n",
-                 1e3 * s.lb_collect_seconds / static_cast<double>(s.lb_steps),
-                 1e3 * s.lb_seconds / static_cast<double>(s.lb_steps));
-    }
+    fmt::print("{}", s.balancing_line());
     if (s.wan_messages > 0) {
       fmt::print("wan: {} messages  {} bytes  ({:.0f} bytes/step)  grid queue: {} messages\n",
                  s.wan_messages, s.wan_bytes, static_cast<double>(s.wan_bytes) / p.steps,

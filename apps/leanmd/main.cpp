@@ -510,11 +510,7 @@ int main(int argc, char** argv) {
     const auto& s = runtime.stats();
     fmt::print("pes: {}  lb steps: {}  migrations: {}  forwarded: {}\n", runtime.pes(), s.lb_steps,
                s.migrations, s.forwarded);
-    if (s.lb_steps > 0) {
-      fmt::print("lb: {:.3f} ms collecting, {:.3f} ms in the strategy per step\n",
-                 1e3 * s.lb_collect_seconds / static_cast<double>(s.lb_steps),
-                 1e3 * s.lb_seconds / static_cast<double>(s.lb_steps));
-    }
+    fmt::print("{}", s.balancing_line());
     return code;
   } catch (const std::exception& e) {
     fmt::print(stderr, "leanmd: error: {}\n", e.what());

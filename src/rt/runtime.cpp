@@ -1,6 +1,8 @@
 // Runtime start-up and shutdown, collections, sending.
 #include "vela/rt/runtime.hpp"
 
+#include <fmt/format.h>
+
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -254,6 +256,13 @@ bool Runtime::same_on_every_process(std::uint64_t value) {
 
 bool Runtime::same_code_on_every_process() {
   return same_on_every_process(state_->code_layout);
+}
+
+std::string RunStats::balancing_line() const {
+  if (lb_steps == 0) return {};
+  const auto steps = static_cast<double>(lb_steps);
+  return fmt::format("lb: {:.3f} ms collecting, {:.3f} ms in the strategy per step\n",
+                     1e3 * lb_collect_seconds / steps, 1e3 * lb_seconds / steps);
 }
 
 const RunStats& Runtime::stats() const {

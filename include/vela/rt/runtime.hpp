@@ -196,6 +196,10 @@ struct RunStats {
   std::uint64_t wan_messages = 0;   // messages between PEs of different clusters
   std::uint64_t wan_bytes = 0;      // their argument bytes
   std::uint64_t grid_messages = 0;  // messages run from a Grid Queue (to border elements)
+
+  // "lb: C ms collecting, S ms in the strategy per step\n" (per balancing step), or "" when no
+  // step balanced: the line the applications print.
+  std::string balancing_line() const;
 };
 
 class Runtime {
