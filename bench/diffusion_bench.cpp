@@ -19,9 +19,9 @@
 #include <map>
 #include <string>
 
-#include "vela/lb/evaluate.hpp"
-#include "vela/lb/generate.hpp"
-#include "vela/lb/registry.hpp"
+#include "vela/lb/generate/generate.hpp"
+#include "vela/lb/model/evaluate.hpp"
+#include "vela/lb/strategies/registry.hpp"
 
 namespace {
 

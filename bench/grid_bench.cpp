@@ -14,10 +14,10 @@
 #include <string>
 #include <vector>
 
-#include "vela/lb/evaluate.hpp"
-#include "vela/lb/generate.hpp"
-#include "vela/lb/params.hpp"
-#include "vela/lb/strategy.hpp"
+#include "vela/lb/generate/generate.hpp"
+#include "vela/lb/model/evaluate.hpp"
+#include "vela/lb/model/params.hpp"
+#include "vela/lb/model/strategy.hpp"
 
 namespace vela::lb::builtin {
 StrategyInfo greedy();

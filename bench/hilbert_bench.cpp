@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "sizes.hpp"
-#include "vela/lb/hilbert.hpp"
-#include "vela/lb/registry.hpp"
+#include "vela/lb/strategies/hilbert.hpp"
+#include "vela/lb/strategies/registry.hpp"
 
 namespace {
 

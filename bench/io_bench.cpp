@@ -18,7 +18,7 @@
 #include <utility>
 #include <vector>
 
-#include "vela/lb/io.hpp"
+#include "vela/lb/io/io.hpp"
 
 namespace {
 

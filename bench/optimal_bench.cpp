@@ -19,10 +19,10 @@
 #include <tuple>
 #include <vector>
 
-#include "vela/lb/evaluate.hpp"
-#include "vela/lb/generate.hpp"
-#include "vela/lb/metrics.hpp"
-#include "vela/lb/registry.hpp"
+#include "vela/lb/generate/generate.hpp"
+#include "vela/lb/model/evaluate.hpp"
+#include "vela/lb/model/metrics.hpp"
+#include "vela/lb/strategies/registry.hpp"
 
 namespace {
 

@@ -19,9 +19,9 @@
 #include <string>
 #include <utility>
 
-#include "vela/lb/auto_threshold.hpp"
-#include "vela/lb/registry.hpp"
-#include "vela/lb/trace_generate.hpp"
+#include "vela/lb/policy/auto_threshold.hpp"
+#include "vela/lb/strategies/registry.hpp"
+#include "vela/lb/trace/generate.hpp"
 
 namespace {
 

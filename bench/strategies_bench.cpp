@@ -16,9 +16,9 @@
 #include <vector>
 
 #include "sizes.hpp"
-#include "vela/lb/evaluate.hpp"
-#include "vela/lb/generate.hpp"
-#include "vela/lb/registry.hpp"
+#include "vela/lb/generate/generate.hpp"
+#include "vela/lb/model/evaluate.hpp"
+#include "vela/lb/strategies/registry.hpp"
 
 // ---- Heap accounting: live and peak bytes of everything allocated through operator new ----
 

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "vela/lb/trace.hpp"
-#include "vela/lb/trace_generate.hpp"
+#include "vela/lb/trace/generate.hpp"
+#include "vela/lb/trace/trace.hpp"
 
 namespace {
 

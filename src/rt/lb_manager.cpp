@@ -4,17 +4,18 @@
 // the root gathers at every sync point and the policy decides, on the step's measurements,
 // whether to balance and with which strategy. A strategy with a distributed form
 // (hilbert-distributed, diffusion) runs without a policy on the PEs instead: nothing is
-// gathered, each PE's agent (vela/lb/distributed.hpp) decides with the agents its algorithm
-// names, and each PE migrates its own elements (docs/architecture.md, "Distributed strategies").
+// gathered, each PE's agent (vela/lb/strategies/distributed.hpp) decides with the agents its
+// algorithm names, and each PE migrates its own elements (docs/architecture.md, "Distributed
+// strategies").
 #include <deque>
 #include <filesystem>
 
 #include "state.hpp"
 #include "trace/timeline.hpp"
-#include "vela/lb/distributed.hpp"
-#include "vela/lb/evaluate.hpp"
-#include "vela/lb/io.hpp"
-#include "vela/lb/registry.hpp"
+#include "vela/lb/io/io.hpp"
+#include "vela/lb/model/evaluate.hpp"
+#include "vela/lb/strategies/distributed.hpp"
+#include "vela/lb/strategies/registry.hpp"
 
 namespace vela::rt::detail {
 

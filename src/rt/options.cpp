@@ -3,8 +3,8 @@
 #include <map>
 #include <stdexcept>
 
-#include "vela/lb/policy.hpp"
-#include "vela/lb/registry.hpp"
+#include "vela/lb/policy/policy.hpp"
+#include "vela/lb/strategies/registry.hpp"
 
 namespace vela::rt {
 

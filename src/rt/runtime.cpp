@@ -12,8 +12,8 @@
 
 #include "state.hpp"
 #include "trace/timeline.hpp"
-#include "vela/lb/generate.hpp"
-#include "vela/lb/registry.hpp"
+#include "vela/lb/generate/generate.hpp"
+#include "vela/lb/strategies/registry.hpp"
 
 namespace vela::rt {
 

@@ -23,9 +23,9 @@
 #include "pinning.hpp"
 #include "topology.hpp"
 #include "transport.hpp"
-#include "vela/lb/distributed.hpp"
-#include "vela/lb/policy.hpp"
-#include "vela/lb/strategy.hpp"
+#include "vela/lb/model/strategy.hpp"
+#include "vela/lb/policy/policy.hpp"
+#include "vela/lb/strategies/distributed.hpp"
 #include "vela/rt/runtime.hpp"
 
 namespace vela::rt::trace {

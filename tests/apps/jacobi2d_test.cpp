@@ -10,7 +10,7 @@
 #include <string>
 
 #include "support/program.hpp"
-#include "vela/lb/io.hpp"
+#include "vela/lb/io/io.hpp"
 
 namespace {
 

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "vela/lb/metrics.hpp"
-#include "vela/lb/registry.hpp"
+#include "vela/lb/model/metrics.hpp"
+#include "vela/lb/strategies/registry.hpp"
 
 namespace vela::lb::builtin {
 StrategyInfo refine_comm();

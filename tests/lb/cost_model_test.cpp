@@ -5,8 +5,8 @@
 #include <numeric>
 
 #include "lb/policy_support.hpp"
-#include "vela/lb/cost_model.hpp"
-#include "vela/lb/metrics.hpp"
+#include "vela/lb/model/metrics.hpp"
+#include "vela/lb/policy/cost_model.hpp"
 
 namespace {
 

@@ -11,10 +11,10 @@
 #include <utility>
 #include <vector>
 
-#include "vela/lb/instance.hpp"
-#include "vela/lb/metrics.hpp"
-#include "vela/lb/params.hpp"
-#include "vela/lb/strategy.hpp"
+#include "vela/lb/model/instance.hpp"
+#include "vela/lb/model/metrics.hpp"
+#include "vela/lb/model/params.hpp"
+#include "vela/lb/model/strategy.hpp"
 
 // Defined in src/lb/strategies/*.cpp; reached directly so these tests do not depend on the
 // registry listing them.

@@ -1,6 +1,6 @@
-// The distributed strategies' agents (vela/lb/distributed.hpp), one per PE, run over a simulated
-// transport that delivers their messages in a random order: they reach the offline strategy's
-// assignment exactly, and each PE sends only to the PEs its algorithm names.
+// The distributed strategies' agents (vela/lb/strategies/distributed.hpp), one per PE, run over a
+// simulated transport that delivers their messages in a random order: they reach the offline
+// strategy's assignment exactly, and each PE sends only to the PEs its algorithm names.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -14,9 +14,9 @@
 #include <utility>
 #include <vector>
 
-#include "vela/lb/distributed.hpp"
-#include "vela/lb/hilbert.hpp"
-#include "vela/lb/registry.hpp"
+#include "vela/lb/strategies/distributed.hpp"
+#include "vela/lb/strategies/hilbert.hpp"
+#include "vela/lb/strategies/registry.hpp"
 
 namespace vela::lb {
 namespace {

@@ -13,8 +13,8 @@
 #include <tuple>
 #include <vector>
 
-#include "vela/lb/generate.hpp"
-#include "vela/lb/metrics.hpp"
+#include "vela/lb/generate/generate.hpp"
+#include "vela/lb/model/metrics.hpp"
 
 namespace vela::lb {
 namespace {

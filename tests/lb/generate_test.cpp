@@ -1,4 +1,4 @@
-#include "vela/lb/generate.hpp"
+#include "vela/lb/generate/generate.hpp"
 
 #include <gtest/gtest.h>
 

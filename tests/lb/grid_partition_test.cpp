@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "vela/lb/metrics.hpp"
-#include "vela/lb/params.hpp"
-#include "vela/lb/strategy.hpp"
+#include "vela/lb/model/metrics.hpp"
+#include "vela/lb/model/params.hpp"
+#include "vela/lb/model/strategy.hpp"
 
 namespace vela::lb::builtin {
 StrategyInfo grid_metis();

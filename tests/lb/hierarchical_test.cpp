@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "vela/lb/params.hpp"
-#include "vela/lb/registry.hpp"
-#include "vela/lb/strategy.hpp"
+#include "vela/lb/model/params.hpp"
+#include "vela/lb/model/strategy.hpp"
+#include "vela/lb/strategies/registry.hpp"
 
 namespace vela::lb::builtin {
 StrategyInfo hierarchical();

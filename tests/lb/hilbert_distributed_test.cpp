@@ -5,8 +5,8 @@
 #include <cmath>
 #include <random>
 
-#include "vela/lb/hilbert.hpp"
-#include "vela/lb/registry.hpp"
+#include "vela/lb/strategies/hilbert.hpp"
+#include "vela/lb/strategies/registry.hpp"
 
 namespace vela::lb {
 namespace {

@@ -1,6 +1,6 @@
 // The Hilbert strategy (ST-8): the curve order is a space-filling curve, the cut gives each PE
 // one contiguous segment holding its share of the work to within one object.
-#include "vela/lb/hilbert.hpp"
+#include "vela/lb/strategies/hilbert.hpp"
 
 #include <gtest/gtest.h>
 
@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "vela/lb/registry.hpp"
-#include "vela/lb/strategy.hpp"
+#include "vela/lb/model/strategy.hpp"
+#include "vela/lb/strategies/registry.hpp"
 
 // Defined in src/lb/strategies/hilbert.cpp; reached directly so these tests do not depend on
 // every other registered strategy being built.

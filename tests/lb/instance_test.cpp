@@ -1,5 +1,5 @@
 // The model's rules, enforced by validate(), and strategy parameters.
-#include "vela/lb/instance.hpp"
+#include "vela/lb/model/instance.hpp"
 
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "vela/lb/params.hpp"
+#include "vela/lb/model/params.hpp"
 
 namespace vela::lb {
 namespace {

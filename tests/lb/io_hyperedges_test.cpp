@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "vela/lb/io.hpp"
+#include "vela/lb/io/io.hpp"
 
 namespace vela::lb {
 namespace {

@@ -1,6 +1,6 @@
 // Specification of the instance file format (docs/instance-format.md): what is written reads back
 // bit for bit, and every malformed file is rejected with a message naming the element.
-#include "vela/lb/io.hpp"
+#include "vela/lb/io/io.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // The trace model: validate's rules and the cursor's semantics (trace.hpp).
-#include "vela/lb/trace.hpp"
+#include "vela/lb/trace/trace.hpp"
 
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 #include <string>
 
 #include "lb/trace_support.hpp"
-#include "vela/lb/trace_generate.hpp"
+#include "vela/lb/trace/generate.hpp"
 
 namespace {
 

@@ -1,5 +1,5 @@
 // Each metric against values worked out by hand.
-#include "vela/lb/metrics.hpp"
+#include "vela/lb/model/metrics.hpp"
 
 #include <gtest/gtest.h>
 

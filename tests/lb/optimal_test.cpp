@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "vela/lb/metrics.hpp"
-#include "vela/lb/strategy.hpp"
+#include "vela/lb/model/metrics.hpp"
+#include "vela/lb/model/strategy.hpp"
 
 // Defined in src/lb/strategies/; reached directly so these tests do not depend on the registry.
 namespace vela::lb::builtin {

@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "vela/lb/instance.hpp"
-#include "vela/lb/metrics.hpp"
-#include "vela/lb/params.hpp"
-#include "vela/lb/strategy.hpp"
+#include "vela/lb/model/instance.hpp"
+#include "vela/lb/model/metrics.hpp"
+#include "vela/lb/model/params.hpp"
+#include "vela/lb/model/strategy.hpp"
 
 namespace vela::lb::builtin {
 StrategyInfo metis();

@@ -6,8 +6,8 @@
 #include <limits>
 
 #include "lb/policy_support.hpp"
-#include "vela/lb/auto_threshold.hpp"
-#include "vela/lb/replay.hpp"
+#include "vela/lb/policy/auto_threshold.hpp"
+#include "vela/lb/policy/replay.hpp"
 
 namespace {
 

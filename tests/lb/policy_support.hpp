@@ -8,8 +8,8 @@
 #include <utility>
 #include <vector>
 
-#include "vela/lb/policy.hpp"
-#include "vela/lb/trace.hpp"
+#include "vela/lb/policy/policy.hpp"
+#include "vela/lb/trace/trace.hpp"
 
 namespace vela::testing {
 

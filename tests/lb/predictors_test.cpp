@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "lb/policy_support.hpp"
-#include "vela/lb/prediction_errors.hpp"
+#include "vela/lb/policy/prediction_errors.hpp"
 
 namespace {
 

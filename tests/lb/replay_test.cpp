@@ -6,8 +6,8 @@
 #include <fstream>
 
 #include "lb/policy_support.hpp"
-#include "vela/lb/replay.hpp"
-#include "vela/lb/trace_generate.hpp"
+#include "vela/lb/policy/replay.hpp"
+#include "vela/lb/trace/generate.hpp"
 
 namespace {
 

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "vela/lb/generate.hpp"
-#include "vela/lb/registry.hpp"
+#include "vela/lb/generate/generate.hpp"
+#include "vela/lb/strategies/registry.hpp"
 
 namespace vela::lb {
 namespace {

@@ -1,6 +1,6 @@
-// The trace generator (trace_generate.hpp): each effect does what it says, alone and composed,
-// and a seed gives the same trace every time.
-#include "vela/lb/trace_generate.hpp"
+// The trace generator (vela/lb/trace/generate.hpp): each effect does what it says, alone and
+// composed, and a seed gives the same trace every time.
+#include "vela/lb/trace/generate.hpp"
 
 #include <gtest/gtest.h>
 

@@ -13,8 +13,8 @@
 
 #include "lb/trace_support.hpp"
 #include "support/program.hpp"
-#include "vela/lb/trace.hpp"
-#include "vela/lb/trace_generate.hpp"
+#include "vela/lb/trace/generate.hpp"
+#include "vela/lb/trace/trace.hpp"
 
 namespace {
 

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <string>
 
-#include "vela/lb/trace.hpp"
+#include "vela/lb/trace/trace.hpp"
 
 namespace vela::testing {
 

@@ -1,7 +1,7 @@
-// DARMA vt LB data files (trace_vt.hpp): a hand-written pair of rank files imports to known
+// DARMA vt LB data files (vela/lb/trace/vt.hpp): a hand-written pair of rank files imports to known
 // values, export then import gives back the loads, placements and edges, and bad files are
 // rejected naming the file, the phase and the element.
-#include "vela/lb/trace_vt.hpp"
+#include "vela/lb/trace/vt.hpp"
 
 #include <gtest/gtest.h>
 
@@ -15,7 +15,7 @@
 
 #include "lb/trace_support.hpp"
 #include "support/program.hpp"
-#include "vela/lb/trace_generate.hpp"
+#include "vela/lb/trace/generate.hpp"
 
 namespace {
 

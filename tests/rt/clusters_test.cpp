@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "topology.hpp"
-#include "vela/lb/io.hpp"
+#include "vela/lb/io/io.hpp"
 #include "vela/rt/runtime.hpp"
 
 namespace {

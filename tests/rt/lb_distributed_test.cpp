@@ -15,8 +15,8 @@
 
 #include "state.hpp"
 #include "support/patches.hpp"
-#include "vela/lb/distributed.hpp"
-#include "vela/lb/hilbert.hpp"
+#include "vela/lb/strategies/distributed.hpp"
+#include "vela/lb/strategies/hilbert.hpp"
 
 namespace {
 

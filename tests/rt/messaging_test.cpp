@@ -16,7 +16,7 @@
 
 #include <unistd.h>
 
-#include "vela/lb/io.hpp"
+#include "vela/lb/io/io.hpp"
 #include "vela/rt/runtime.hpp"
 
 #include "support/count_allocations.hpp"

@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "vela/lb/io.hpp"
-#include "vela/lb/registry.hpp"
+#include "vela/lb/io/io.hpp"
+#include "vela/lb/strategies/registry.hpp"
 #include "vela/rt/runtime.hpp"
 
 namespace vela::testing {

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "support/program.hpp"
-#include "vela/lb/policy.hpp"
-#include "vela/lb/replay.hpp"
+#include "vela/lb/policy/policy.hpp"
+#include "vela/lb/policy/replay.hpp"
 
 namespace {
 

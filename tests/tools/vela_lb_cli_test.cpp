@@ -9,9 +9,9 @@
 #include <string>
 
 #include "support/program.hpp"
-#include "vela/lb/io.hpp"
-#include "vela/lb/metrics.hpp"
-#include "vela/lb/registry.hpp"
+#include "vela/lb/io/io.hpp"
+#include "vela/lb/model/metrics.hpp"
+#include "vela/lb/strategies/registry.hpp"
 
 namespace {
 

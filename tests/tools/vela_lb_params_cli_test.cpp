@@ -6,7 +6,7 @@
 #include <string>
 
 #include "support/program.hpp"
-#include "vela/lb/registry.hpp"
+#include "vela/lb/strategies/registry.hpp"
 
 namespace {
 

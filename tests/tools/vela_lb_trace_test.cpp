@@ -8,8 +8,8 @@
 
 #include "lb/trace_support.hpp"
 #include "support/program.hpp"
-#include "vela/lb/trace.hpp"
-#include "vela/lb/trace_vt.hpp"
+#include "vela/lb/trace/trace.hpp"
+#include "vela/lb/trace/vt.hpp"
 
 namespace {
 

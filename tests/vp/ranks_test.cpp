@@ -15,7 +15,7 @@
 
 #include <unistd.h>
 
-#include "vela/lb/io.hpp"
+#include "vela/lb/io/io.hpp"
 #include "vela/rt/runtime.hpp"
 #include "vela/vp/vp.hpp"
 

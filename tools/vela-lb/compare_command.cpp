@@ -6,9 +6,9 @@
 
 #include "commands.hpp"
 #include "strategy_options.hpp"
-#include "vela/lb/evaluate.hpp"
-#include "vela/lb/io.hpp"
-#include "vela/lb/registry.hpp"
+#include "vela/lb/io/io.hpp"
+#include "vela/lb/model/evaluate.hpp"
+#include "vela/lb/strategies/registry.hpp"
 
 namespace vela::tools {
 

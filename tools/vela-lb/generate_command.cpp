@@ -1,4 +1,4 @@
-// vela-lb generate KIND: writes a seeded synthetic instance (src/lb generators) as JSON.
+// vela-lb generate KIND: writes a seeded synthetic instance (src/lb/generate) as JSON.
 #include <fmt/core.h>
 
 #include <cstdint>
@@ -9,8 +9,8 @@
 
 #include "commands.hpp"
 #include "strategy_options.hpp"
-#include "vela/lb/generate.hpp"
-#include "vela/lb/io.hpp"
+#include "vela/lb/generate/generate.hpp"
+#include "vela/lb/io/io.hpp"
 
 namespace vela::tools {
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "policy_commands.hpp"
-#include "vela/lb/prediction_errors.hpp"
+#include "vela/lb/policy/prediction_errors.hpp"
 
 namespace vela::tools {
 

@@ -13,8 +13,8 @@
 #include "commands.hpp"
 #include "policy_commands.hpp"
 #include "strategy_options.hpp"
-#include "vela/lb/registry.hpp"
-#include "vela/lb/replay.hpp"
+#include "vela/lb/policy/replay.hpp"
+#include "vela/lb/strategies/registry.hpp"
 
 namespace vela::tools {
 

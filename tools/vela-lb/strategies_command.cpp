@@ -2,7 +2,7 @@
 #include <fmt/core.h>
 
 #include "commands.hpp"
-#include "vela/lb/registry.hpp"
+#include "vela/lb/strategies/registry.hpp"
 
 namespace vela::tools {
 

@@ -13,10 +13,10 @@
 
 #include "commands.hpp"
 #include "strategy_options.hpp"
-#include "vela/lb/metrics.hpp"
-#include "vela/lb/trace.hpp"
-#include "vela/lb/trace_generate.hpp"
-#include "vela/lb/trace_vt.hpp"
+#include "vela/lb/model/metrics.hpp"
+#include "vela/lb/trace/generate.hpp"
+#include "vela/lb/trace/trace.hpp"
+#include "vela/lb/trace/vt.hpp"
 
 namespace vela::tools {
 

@@ -6,7 +6,7 @@
 #include <functional>
 #include <string>
 
-#include "vela/lb/instance.hpp"
+#include "vela/lb/model/instance.hpp"
 #include "vela/pup/pup.hpp"
 
 namespace vela::rt {

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "vela/lb/params.hpp"
+#include "vela/lb/model/params.hpp"
 
 namespace vela::rt {
 

@@ -1,10 +1,11 @@
-// The agents of the distributed strategies (vela/lb/distributed.hpp), made by make_agent.
+// The agents of the distributed strategies (vela/lb/strategies/distributed.hpp), made by
+// make_agent.
 #pragma once
 
 #include <cstddef>
 #include <memory>
 
-#include "vela/lb/distributed.hpp"
+#include "vela/lb/strategies/distributed.hpp"
 
 namespace vela::lb::builtin {
 

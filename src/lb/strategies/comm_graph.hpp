@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "vela/lb/instance.hpp"
+#include "vela/lb/model/instance.hpp"
 
 namespace vela::lb::builtin {
 

@@ -11,8 +11,8 @@
 #include <utility>
 #include <vector>
 
-#include "vela/lb/hilbert.hpp"
-#include "vela/lb/strategy.hpp"
+#include "vela/lb/model/strategy.hpp"
+#include "vela/lb/strategies/hilbert.hpp"
 
 namespace vela::lb::builtin {
 

@@ -28,7 +28,7 @@
 
 #include "pe_times.hpp"
 #include "strategies.hpp"
-#include "vela/lb/registry.hpp"
+#include "vela/lb/strategies/registry.hpp"
 
 namespace vela::lb::builtin {
 

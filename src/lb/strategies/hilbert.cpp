@@ -13,8 +13,8 @@
 
 #include "curve_cache.hpp"
 #include "strategies.hpp"
-#include "vela/lb/hilbert.hpp"
-#include "vela/lb/metrics.hpp"
+#include "vela/lb/model/metrics.hpp"
+#include "vela/lb/strategies/hilbert.hpp"
 
 namespace vela::lb {
 

@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "agents.hpp"
-#include "vela/lb/hilbert.hpp"
+#include "vela/lb/strategies/hilbert.hpp"
 
 namespace vela::lb::builtin {
 

@@ -25,8 +25,8 @@
 #include "hypergraph_balance.hpp"
 #include "partition.hpp"
 #include "pe_times.hpp"
-#include "vela/lb/metrics.hpp"
-#include "vela/lb/strategy.hpp"
+#include "vela/lb/model/metrics.hpp"
+#include "vela/lb/model/strategy.hpp"
 #include "zoltan_session.hpp"
 
 namespace vela::lb::builtin {

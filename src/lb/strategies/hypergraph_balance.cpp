@@ -7,7 +7,7 @@
 #include <tuple>
 #include <utility>
 
-#include "vela/lb/metrics.hpp"
+#include "vela/lb/model/metrics.hpp"
 
 namespace vela::lb::builtin {
 

@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <vector>
 
-#include "vela/lb/instance.hpp"
+#include "vela/lb/model/instance.hpp"
 
 namespace vela::lb::builtin {
 

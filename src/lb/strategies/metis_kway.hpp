@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "partition.hpp"
-#include "vela/lb/strategy.hpp"
+#include "vela/lb/model/strategy.hpp"
 
 namespace vela::lb::builtin {
 

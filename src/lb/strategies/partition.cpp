@@ -10,7 +10,7 @@
 #include <utility>
 
 #include "pe_times.hpp"
-#include "vela/lb/metrics.hpp"
+#include "vela/lb/model/metrics.hpp"
 
 namespace vela::lb::builtin {
 

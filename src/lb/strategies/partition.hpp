@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "vela/lb/strategy.hpp"
+#include "vela/lb/model/strategy.hpp"
 
 namespace vela::lb::builtin {
 

@@ -11,8 +11,8 @@
 #include <utility>
 #include <vector>
 
-#include "vela/lb/instance.hpp"
-#include "vela/lb/metrics.hpp"
+#include "vela/lb/model/instance.hpp"
+#include "vela/lb/model/metrics.hpp"
 
 namespace vela::lb::builtin {
 

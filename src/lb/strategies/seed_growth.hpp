@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "partition.hpp"
-#include "vela/lb/instance.hpp"
+#include "vela/lb/model/instance.hpp"
 
 namespace vela::lb::builtin {
 

@@ -1,7 +1,7 @@
 // One function per strategy, each defined in its own file; registry.cpp lists them.
 #pragma once
 
-#include "vela/lb/strategy.hpp"
+#include "vela/lb/model/strategy.hpp"
 
 namespace vela::lb::builtin {
 

@@ -1,0 +1,80 @@
+// Pearce's cost model (PO-3, seed 001 §3.3) with the corrections of SPEC §10: over a horizon of
+// `steps` steps it prices doing nothing, one global rebalance, and diffusion at every step (from
+// a diffusion simulator), and picks the cheapest.
+//
+//   none      = steps * L_max
+//   global    = C_global + steps * L_mean,  C_global = C_decision + α + β * moved * element_size,
+//               moved = elements_max * (L_max - L_mean) / L_max
+//   diffusive = Σ_{i=1..steps} (C_diff,i + L_max,i),  C_diff,i = C_decision + α + β * moved_i *
+//               element_size on the steps where the simulation is not yet balanced
+//
+// L are PE times (background + work / speed); elements_max is the number of objects on the most
+// loaded PE; element_size is the mean object size in bytes.
+//
+// With `granular` (not in the seed) the model remembers that objects are indivisible: no
+// placement beats the largest object, so a global balance reaches level = max(L_mean, largest
+// object) instead of L_mean, every simulated L_max,i is at least that level, and diffusion, which
+// moves whole objects, stops once λ is within one mean object of that level:
+// tolerance = max(tolerance, level / L_mean - 1, mean object / L_mean).
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "vela/lb/model/instance.hpp"
+
+namespace vela::lb {
+
+// The neighbourhood D_i of each PE: the PEs that hold an object communicating with one of its
+// objects under `assignment` (both directions), sorted, without the PE itself.
+std::vector<std::vector<PeId>> pe_neighbours(const Instance& instance,
+                                             const Assignment& assignment);
+
+// One run of the diffusion simulator (Pearce Alg. 5, corrected). Each step, while the imbalance
+// λ = max/mean - 1 exceeds `tolerance`, every neighbour pair (i, j) exchanges
+// γ_ij (L_i - L_j) of load at once, γ_ij = min(gamma, 1 / (max(deg_i, deg_j) + 1)), so that
+// L_i <- L_i - Σ_{j ∈ D_i} γ_ij (L_i - L_j): total load is kept and no PE rises above the old
+// maximum. Load leaves a PE carrying elements at that PE's density (elements / load), i.e.
+// elements moved = elements_i * load moved / L_i.
+struct DiffusionSimulation {
+  std::vector<double> max_load;        // L_max after each simulated step
+  std::vector<double> elements_moved;  // most elements sent or received by one PE, each step
+  std::vector<bool> active;            // whether the step moved load (λ above tolerance)
+  std::size_t convergence_steps = 0;   // steps that began with λ above tolerance
+};
+
+DiffusionSimulation simulate_diffusion(std::vector<double> loads, std::vector<double> elements,
+                                       const std::vector<std::vector<PeId>>& neighbours,
+                                       double gamma, double tolerance, std::size_t steps);
+
+enum class BalanceMode { none, global, diffusive };
+std::string to_string(BalanceMode mode);
+
+struct CostModelSettings {
+  std::size_t steps = 100;         // the horizon
+  double global_seconds = 0.0;     // C_decision of the global strategy (one call)
+  double diffusion_seconds = 0.0;  // C_decision of one diffusive step
+  double startup = 0.0;            // α: seconds per data movement
+  double per_byte = 0.0;           // β: seconds per byte moved
+  double gamma = 1.0;              // upper bound of the diffusion coefficient
+  double tolerance = 0.01;         // diffusion stops below this λ (a fraction)
+  bool granular = false;           // see above
+};
+
+struct CostEstimate {
+  double none = 0.0;  // seconds over the horizon
+  double global = 0.0;
+  double diffusive = 0.0;
+  double global_elements_moved = 0.0;
+  double level = 0.0;      // the step time after a global balance: L_mean, or granular's level
+  double tolerance = 0.0;  // the λ at which diffusion stops (granular may raise it)
+  DiffusionSimulation diffusion;
+  BalanceMode choice = BalanceMode::none;  // the cheapest; ties: none, then diffusive, then global
+};
+
+// The three prices for the instance's current placement. Throws std::invalid_argument for an
+// instance without PEs.
+CostEstimate estimate_costs(const Instance& instance, const CostModelSettings& settings);
+
+}  // namespace vela::lb
