@@ -3,6 +3,7 @@
 // beside Open MPI's own ping-pong between the same two processes in the same run (the floor).
 //
 //   mpirun -np 2 build/bench/distribution_bench [--reps N] [--bytes N (one size only)]
+//                                               [--mode pe|thread|both]
 #include <mpi.h>
 
 #include <algorithm>
@@ -93,10 +94,16 @@ double vela_pingpong_us(std::size_t bytes, int rounds, vela::rt::MpiProgress pro
 
 int main(int argc, char** argv) {
   int reps = 5;
-  std::size_t only = 0;  // --bytes N: that size only
+  std::size_t only = 0;      // --bytes N: that size only
+  std::string modes = "both";  // --mode pe|thread|both: which progress modes to time
   for (int i = 1; i + 1 < argc; ++i) {
     if (std::string(argv[i]) == "--reps") reps = std::max(1, std::atoi(argv[i + 1]));
     if (std::string(argv[i]) == "--bytes") only = std::strtoull(argv[i + 1], nullptr, 10);
+    if (std::string(argv[i]) == "--mode") modes = argv[i + 1];
+  }
+  if (modes != "pe" && modes != "thread" && modes != "both") {
+    fmt::print(stderr, "distribution_bench: --mode '{}': expected pe, thread or both\n", modes);
+    return 1;
   }
   // The runtime initializes MPI (MPI_THREAD_MULTIPLE) when it is launched by mpirun.
   { vela::rt::Runtime probe(vela::rt::Options{}); }
@@ -128,15 +135,24 @@ int main(int argc, char** argv) {
     double mpi = 1e300, pe = 1e300, thread = 1e300;
     for (int r = 0; r < reps; ++r) {
       mpi = std::min(mpi, mpi_pingpong_us(bytes, rounds));
-      pe = std::min(pe, vela_pingpong_us(bytes, rounds, vela::rt::MpiProgress::pe));
-      thread = std::min(thread, vela_pingpong_us(bytes, rounds, vela::rt::MpiProgress::thread));
+      if (modes != "thread") {
+        pe = std::min(pe, vela_pingpong_us(bytes, rounds, vela::rt::MpiProgress::pe));
+      }
+      if (modes != "pe") {
+        thread = std::min(thread, vela_pingpong_us(bytes, rounds, vela::rt::MpiProgress::thread));
+      }
     }
     if (me == 0) {
-      auto mbs = [bytes](double us) { return static_cast<double>(bytes) / us; };  // MB/s
-      fmt::print(
-          "| {} | {:.2f} ({:.0f}) | {:.2f} ({:.0f}) | {:.2f} ({:.0f}) | {:.2f} | {:.2f} | "
-          "{:.2f} |\n",
-          bytes, mpi, mbs(mpi), pe, mbs(pe), thread, mbs(thread), pe / mpi, thread / mpi, mpi / pe);
+      // A mode left out (--mode) prints as "-".
+      auto time = [bytes](double us) {
+        return us > 1e299 ? std::string("-")
+                          : fmt::format("{:.2f} ({:.0f})", us, static_cast<double>(bytes) / us);
+      };
+      auto ratio = [](double a, double b) {
+        return a > 1e299 || b > 1e299 ? std::string("-") : fmt::format("{:.2f}", a / b);
+      };
+      fmt::print("| {} | {} | {} | {} | {} | {} | {} |\n", bytes, time(mpi), time(pe),
+                 time(thread), ratio(pe, mpi), ratio(thread, mpi), ratio(mpi, pe));
     }
   }
   return 0;
