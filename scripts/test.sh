@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds everything and runs every test.
-#   scripts/test.sh                      the normal build (build/)
+#   scripts/test.sh                      the normal build (build/, Release)
 #   scripts/test.sh --sanitize address   ASan+UBSan build (build-asan/)
 #   scripts/test.sh --sanitize thread    TSan build (build-tsan/)
 #   scripts/test.sh --sanitize address --core
@@ -34,8 +34,12 @@ case "$sanitize" in
   thread) build=build-tsan ;;
 esac
 
-cmake -S . -B "$build" -G Ninja -DVELA_SANITIZE="$sanitize" \
-  -DVELA_BUILD_BENCH="$([[ -z $sanitize ]] && echo ON || echo OFF)"
+# The normal build is Release (what users build for speed, -O3), sanitizer builds keep their
+# debug information for the reports; warnings are errors in both.
+build_type=Release
+[[ -z $sanitize ]] || build_type=RelWithDebInfo
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE="$build_type" -DVELA_WERROR=ON \
+  -DVELA_SANITIZE="$sanitize" -DVELA_BUILD_BENCH="$([[ -z $sanitize ]] && echo ON || echo OFF)"
 if [[ $core -eq 1 ]]; then
   # The message-driven core, where a memory or threading error would hide: a few minutes to
   # build and run, where the whole suite under a sanitizer takes most of an hour on 2 cores.

@@ -36,7 +36,9 @@ class Text {
   void integer(Integer value) {
     std::array<char, 24> digits;
     const auto result = std::to_chars(digits.data(), digits.data() + digits.size(), value);
-    out_.append(digits.data(), result.ptr);
+    // A length, not an end pointer: GCC 12 at -O3 misreads the (first, last) overload as an
+    // overlapping copy (-Wrestrict, GCC bug 105651).
+    out_.append(digits.data(), static_cast<std::size_t>(result.ptr - digits.data()));
   }
 
   void real(double value) {
@@ -46,7 +48,9 @@ class Text {
     }
     std::array<char, 32> digits;
     const auto result = std::to_chars(digits.data(), digits.data() + digits.size(), value);
-    out_.append(digits.data(), result.ptr);
+    // A length, not an end pointer: GCC 12 at -O3 misreads the (first, last) overload as an
+    // overlapping copy (-Wrestrict, GCC bug 105651).
+    out_.append(digits.data(), static_cast<std::size_t>(result.ptr - digits.data()));
   }
 
   template <class Range, class Write>
