@@ -94,7 +94,7 @@ double vela_pingpong_us(std::size_t bytes, int rounds, vela::rt::MpiProgress pro
 
 int main(int argc, char** argv) {
   int reps = 5;
-  std::size_t only = 0;      // --bytes N: that size only
+  std::size_t only = 0;        // --bytes N: that size only
   std::string modes = "both";  // --mode pe|thread|both: which progress modes to time
   for (int i = 1; i + 1 < argc; ++i) {
     if (std::string(argv[i]) == "--reps") reps = std::max(1, std::atoi(argv[i + 1]));
@@ -151,8 +151,8 @@ int main(int argc, char** argv) {
       auto ratio = [](double a, double b) {
         return a > 1e299 || b > 1e299 ? std::string("-") : fmt::format("{:.2f}", a / b);
       };
-      fmt::print("| {} | {} | {} | {} | {} | {} | {} |\n", bytes, time(mpi), time(pe),
-                 time(thread), ratio(pe, mpi), ratio(thread, mpi), ratio(mpi, pe));
+      fmt::print("| {} | {} | {} | {} | {} | {} | {} |\n", bytes, time(mpi), time(pe), time(thread),
+                 ratio(pe, mpi), ratio(thread, mpi), ratio(mpi, pe));
     }
   }
   return 0;

@@ -12,6 +12,7 @@ packages=(
   libhwloc-dev                   # pinning PEs to cores
   nlohmann-json3-dev libcli11-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  clang libclang-rt-14-dev       # libFuzzer (scripts/fuzz.sh)
   libnetcdf-dev                  # the BRAMS proxy's --output (netCDF, CF conventions)
   linux-perf                     # cache-miss counts in the demo, where the machine exposes them
 )

@@ -3,6 +3,7 @@
 #   scripts/test.sh                      the normal build (build/, Release)
 #   scripts/test.sh --sanitize address   ASan+UBSan build (build-asan/)
 #   scripts/test.sh --sanitize thread    TSan build (build-tsan/)
+#   scripts/test.sh --long               also the long tests (the 10^7-message soak)
 #   scripts/test.sh --sanitize address --core
 #                                        only the runtime core's tests (messaging, migration,
 #                                        runtime, inbox, serialization): what CI runs under ASan
@@ -22,7 +23,8 @@ while [[ $# -gt 0 ]]; do
       esac
       shift 2 ;;
     --core) core=1; shift ;;
-    *) echo "test.sh: unknown argument '$1' (expected --sanitize address|thread, --core)" >&2; exit 2 ;;
+    --long) export VELA_LONG=1; shift ;;
+    *) echo "test.sh: unknown argument '$1' (expected --sanitize address|thread, --core, --long)" >&2; exit 2 ;;
   esac
 done
 

@@ -25,7 +25,7 @@ using vela::lb::TraceCursor;
 using vela::lb::TraceEdge;
 using vela::lb::TraceError;
 
-const std::filesystem::path fixtures = std::filesystem::path(__FILE__).parent_path() / "fixtures";
+const std::filesystem::path fixtures = VELA_TEST_FIXTURES;
 
 std::vector<std::string> fixture_files() {
   return {(fixtures / "vt" / "data.1.json").string(), (fixtures / "vt" / "data.0.json").string()};

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <string>
@@ -80,8 +81,9 @@ class Chatter : public vela::rt::ElementBase {
 };
 
 void expect_every_message_once(const std::string& strategy, int pes,
-                               vela::rt::IdleMode idle = vela::rt::IdleMode::adaptive) {
-  Ledger book(64, 40, 400);  // 1,024,000 messages
+                               vela::rt::IdleMode idle = vela::rt::IdleMode::adaptive,
+                               std::int32_t rounds = 40) {
+  Ledger book(64, rounds, 400);  // 25,600 messages a round: 1,024,000 in 40
   ledger = &book;
   vela::rt::Options options;
   options.pes = pes;
@@ -102,9 +104,10 @@ void expect_every_message_once(const std::string& strategy, int pes,
   EXPECT_EQ(lost, 0u) << strategy;
   EXPECT_EQ(duplicated, 0u) << strategy;
   EXPECT_EQ(book.misdelivered.load(), 0u) << strategy;
-  EXPECT_EQ(runtime.stats().lb_steps, 40u) << strategy;
+  const auto steps = static_cast<std::uint64_t>(rounds);
+  EXPECT_EQ(runtime.stats().lb_steps, steps) << strategy;
   // rotate moves every element each step; random about (P - 1) / P of them.
-  EXPECT_GE(runtime.stats().migrations, 40u * 64u * (pes - 1) / pes / 2) << strategy;
+  EXPECT_GE(runtime.stats().migrations, steps * 64u * (pes - 1) / pes / 2) << strategy;
   ledger = nullptr;
 }
 
@@ -123,6 +126,16 @@ TEST(Migration, NoMessageLostOrDuplicatedWithSixteenPes) {
 
 TEST(Migration, NoMessageLostOrDuplicatedWhenIdlePesParkAtOnce) {
   expect_every_message_once("random", 4, vela::rt::IdleMode::park);
+}
+
+// The soak of the long mode (scripts/test.sh --long): 10,240,000 messages, every element
+// migrating at every one of 400 steps.
+TEST(Migration, SoakTenMillionMessagesWithMigrationEveryStep) {
+  const char* long_mode = std::getenv("VELA_LONG");
+  if (long_mode == nullptr || std::string(long_mode) != "1") {
+    GTEST_SKIP() << "the long mode only (VELA_LONG=1, scripts/test.sh --long)";
+  }
+  expect_every_message_once("rotate", 4, vela::rt::IdleMode::adaptive, 400);
 }
 
 // ---- State of non-trivial elements survives every move ----

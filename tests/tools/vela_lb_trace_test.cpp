@@ -26,8 +26,7 @@ std::string slurp(const std::string& path) {
   return text.str();
 }
 
-const std::filesystem::path vt_fixture =
-    std::filesystem::path(__FILE__).parent_path().parent_path() / "lb" / "fixtures" / "vt";
+const std::filesystem::path vt_fixture = std::filesystem::path(VELA_TEST_FIXTURES) / "vt";
 
 #define EXPECT_MENTIONS(text, part) \
   EXPECT_NE((text).find(part), std::string::npos) << "expected '" << (part) << "' in: " << (text)

@@ -89,7 +89,9 @@ ParamValues::ParamValues(const std::string& owner, const std::vector<ParamSpec>&
     : owner_(owner) {
   for (const auto& [key, text] : raw) {
     const auto spec =
-        std::find_if(specs.begin(), specs.end(), [&](const ParamSpec& s) { return s.name == key; });
+        // The binding is named in an init-capture: clang before 16 cannot capture it directly.
+        std::find_if(specs.begin(), specs.end(),
+                     [&name = key](const ParamSpec& s) { return s.name == name; });
     if (spec == specs.end()) {
       throw ParamError(owner + ": unknown parameter '" + key + "' (" + known_names(specs) + ")");
     }
