@@ -13,6 +13,7 @@ packages=(
   nlohmann-json3-dev libcli11-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libnetcdf-dev                  # the BRAMS proxy's --output (netCDF, CF conventions)
+  libbrotli-dev                  # DARMA vt's brotli-compressed LB data files
   linux-perf                     # cache-miss counts in the demo, where the machine exposes them
 )
 
