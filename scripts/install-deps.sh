@@ -14,6 +14,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev       # libFuzzer (scripts/fuzz.sh)
   libnetcdf-dev                  # the BRAMS proxy's --output (netCDF, CF conventions)
+  libbrotli-dev                  # DARMA vt's brotli-compressed LB data files
   linux-perf                     # cache-miss counts in the demo, where the machine exposes them
 )
 

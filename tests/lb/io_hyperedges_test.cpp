@@ -40,7 +40,9 @@ Instance instance_with_hyperedges(std::uint64_t seed) {
     std::iota(all.begin(), all.end(), 0U);
     std::shuffle(all.begin(), all.end(), rng);
     all.resize(std::min<std::size_t>(n, 2 + rng() % 5));
-    in.hyperedges.push_back({all, rng() >> (rng() % 64)});
+    // Below 2^57: at most 30 hyperedges spanning at most 4 PEs keep the largest hypergraph cut
+    // within 64 bits, as a reader requires (docs/instance-format.md, "Totals").
+    in.hyperedges.push_back({all, rng() >> (7 + rng() % 57)});
   }
   return in;
 }
@@ -190,6 +192,18 @@ TEST(HyperedgeParse, RejectsAnObjectTwiceInOneHyperedge) {
                        "hyperedge"));
   // The same object in two hyperedges is fine.
   EXPECT_NO_THROW(parse_instance(document(group("[[10, 11], [11, 10]]", "[1, 2]")), "h.json"));
+}
+
+// Issue 15, finding 5: the hypergraph cut, Σ bytes × (PEs spanned − 1), must fit in 64 bits
+// under any placement; the document has 2 PEs, so a hyperedge spans at most 2.
+TEST(HyperedgeParse, RejectsBytesWhoseLargestCutExceeds64Bits) {
+  const std::string half = std::to_string(std::uint64_t{1} << 63);
+  EXPECT_TRUE(rejected(document(group("[[10, 11, 12], [12, 13]]", "[" + half + ", " + half + "]")),
+                       "h.json: hyperedges.bytes[1]: the hyperedges' bytes times (PEs spanned - "
+                       "1) add up to more than 2^64 - 1"));
+  // Three pins on 2 PEs span at most 2: 2^64 - 1 bytes once is the largest cut that fits.
+  EXPECT_NO_THROW(
+      parse_instance(document(group("[[10, 11, 12]]", "[18446744073709551615]")), "h.json"));
 }
 
 TEST(HyperedgeParse, RejectsBadBytes) {

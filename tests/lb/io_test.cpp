@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <bit>
 #include <cfloat>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
@@ -43,15 +44,31 @@ double random_double(std::mt19937_64& rng) {
   }
 }
 
+// random_double() within [min, max], so that the totals stay in range (docs/instance-format.md,
+// "Totals"): up to 16 speeds and backgrounds and 300 loads of at most 1e300 add up to a finite
+// number, and loads over speeds of at least 1e-3 too.
+double random_double_in(std::mt19937_64& rng, double min, double max) {
+  for (;;) {
+    const double value = random_double(rng);
+    if (value >= min && value <= max) return value;
+  }
+}
+
+// 64-bit counts whose sum over up to 900 elements fits in 64 bits: the first one at least 2^63
+// (so that the top bit round-trips), the others below 2^54.
+std::uint64_t random_count(std::mt19937_64& rng, bool first) {
+  if (first) return (std::uint64_t{1} << 63) | (rng() >> 2);
+  return rng() >> (10 + rng() % 54);
+}
+
 Instance random_instance(std::uint64_t seed) {
   std::mt19937_64 rng(seed);
   Instance in;
   in.dims = static_cast<int>(seed % 4);
   in.pes.resize(1 + rng() % 16);
   for (Pe& pe : in.pes) {
-    pe.speed = random_double(rng);
-    if (pe.speed == 0.0) pe.speed = 2.5;
-    pe.background = random_double(rng);
+    pe.speed = random_double_in(rng, 1e-3, 1e300);
+    pe.background = random_double_in(rng, 0.0, 1e300);
     pe.cluster = static_cast<std::int32_t>(rng() % 4);
   }
   const std::size_t n = seed % 5 == 0 ? 0 : rng() % 300;
@@ -71,8 +88,8 @@ Instance random_instance(std::uint64_t seed) {
   for (std::size_t i = 0; i < n; ++i) {
     Object o;
     o.id = ids[i];
-    o.load = random_double(rng);
-    o.size = rng() >> (rng() % 64);
+    o.load = random_double_in(rng, 0.0, 1e300);
+    o.size = random_count(rng, i == 0);
     o.pe = static_cast<PeId>(rng() % in.pes.size());
     o.migratable = rng() % 4 != 0;
     for (int d = 0; d < in.dims; ++d) {
@@ -84,8 +101,8 @@ Instance random_instance(std::uint64_t seed) {
   for (std::size_t e = 0; e < m; ++e) {
     in.edges.push_back({.from = static_cast<std::uint32_t>(rng() % n),
                         .to = static_cast<std::uint32_t>(rng() % n),
-                        .messages = rng() >> (rng() % 64),
-                        .bytes = rng()});
+                        .messages = random_count(rng, e == 0),
+                        .bytes = random_count(rng, e == 0)});
   }
   return in;
 }
@@ -210,6 +227,27 @@ TEST_F(InstanceFile, ReadingADirectoryIsAnError) {
   } catch (const InstanceError& e) {
     EXPECT_EQ(std::string(e.what()), dir_.string() + ": cannot read: Is a directory");
   }
+}
+
+// Issue 15, finding 10: a device never ends; its first bytes show it is no instance.
+TEST_F(InstanceFile, ReadingDevZeroEndsAtOnceWithAClearError) {
+  if (!std::filesystem::exists("/dev/zero")) GTEST_SKIP() << "no /dev/zero";
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    read_instance("/dev/zero");
+    FAIL() << "no error";
+  } catch (const InstanceError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "/dev/zero: not JSON: the instance should start with '{', but byte 0 is 0x00 "
+              "(binary data?)");
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+}
+
+TEST_F(InstanceFile, AFileMayStartWithAByteOrderMark) {
+  const Instance original = random_instance(7);
+  std::ofstream(path("bom.json"), std::ios::binary) << "\xEF\xBB\xBF" << written(original);
+  expect_same(original, read_instance(path("bom.json")));
 }
 
 TEST_F(InstanceFile, WritingIntoAMissingDirectoryNamesTheFile) {
@@ -594,6 +632,69 @@ TEST(InstanceParse, RejectsASpeedThatIsNotPositive) {
   doc.pes["speed"] = "[1, 0]";
   EXPECT_TRUE(
       rejected(doc.text(), "pes.speed[1]: 0 is not positive; expected a finite number > 0"));
+}
+
+// Issue 15, findings 4 and 5: each number in range, but the sums the metrics take are not; λ
+// came out as -nan and the communication cut wrapped.
+TEST(InstanceParse, RejectsTotalsOutOfRangeNamingTheElement) {
+  Doc doc;
+  doc.pes["speed"] = "[1, 1e-320]";  // subnormal: a load of 1 would take 1e320 s
+  EXPECT_TRUE(rejected(doc.text(),
+                       "x.json: PE 1: speed 1e-320 is not a normal positive number (at least "
+                       "2.2250738585072014e-308)"));
+  doc = Doc();
+  doc.objects["load"] = "[1e308, 1e308, 0]";
+  EXPECT_TRUE(rejected(doc.text(), "x.json: objects.load[1]: the total time is not finite"));
+  doc = Doc();
+  doc.pes["speed"] = "[1e-300, 1]";  // normal, but 2 / 1e-300 overflows
+  doc.objects["load"] = "[1e10, 1e10, 0]";
+  EXPECT_TRUE(rejected(doc.text(), "objects.load[0]: the total time is not finite"));
+  doc = Doc();
+  doc.pes["background"] = "[1.7e308, 1.7e308]";
+  EXPECT_TRUE(rejected(doc.text(), "x.json: the total time is not finite"));
+  doc = Doc();
+  doc.pes["speed"] = "[1.7e308, 1.7e308]";
+  EXPECT_TRUE(rejected(doc.text(), "x.json: the PEs' speeds add up to more than the largest"));
+  doc = Doc();
+  doc.edges["bytes"] = "[9223372036854775808, 9223372036854775808, 1]";  // 2^63 twice
+  EXPECT_TRUE(rejected(doc.text(),
+                       "x.json: edges.bytes[1]: the edges' bytes add up to more than 2^64 - 1"));
+  doc = Doc();
+  doc.edges["messages"] = "[18446744073709551615, 1, 0]";
+  EXPECT_TRUE(rejected(doc.text(), "edges.messages[1]: the edges' messages add up"));
+  doc = Doc();
+  doc.objects["size"] = "[18446744073709551615, 1, 0]";
+  EXPECT_TRUE(rejected(doc.text(), "objects.size[1]: the objects' sizes add up"));
+  // At the limits but within them: read.
+  doc = Doc();
+  doc.edges["bytes"] = "[18446744073709551614, 1, 0]";
+  doc.objects["load"] = "[8e307, 8e307, 0]";
+  doc.pes["speed"] = "[2.2250738585072014e-308, 1e308]";
+  doc.objects["pe"] = "[1, 1, 1]";
+  EXPECT_THROW(parse_instance(doc.text(), "x.json"), InstanceError)
+      << "the slowest PE bounds the total, wherever the objects are";
+  doc.pes["speed"] = "[1, 1e308]";
+  EXPECT_EQ(parse_instance(doc.text(), "x.json").edges[0].bytes, 18446744073709551614u);
+}
+
+TEST(InstanceIo, TheWriterRefusesTotalsTheReaderRejects) {
+  Instance in = random_instance(1);
+  ASSERT_GE(in.objects.size(), 2u);
+  for (Pe& pe : in.pes) pe = {1.0, 0.0, 0};
+  for (Object& o : in.objects) o.load = 0.0;
+  in.objects[0].load = 1e308;
+  in.objects[1].load = 1e308;
+  std::ostringstream out;
+  try {
+    write_instance(in, out);
+    FAIL() << "no error";
+  } catch (const InstanceError& e) {
+    EXPECT_NE(std::string(e.what()).find(
+                  "cannot write an instance whose totals are out of range: objects.load[1]"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_TRUE(out.str().empty());
 }
 
 TEST(InstanceParse, RejectsANegativeBackgroundOrCluster) {

@@ -2,7 +2,10 @@
 // layout, and every kind of bad file rejected with the file, step and element named.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
 #include <bit>
+#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
@@ -10,6 +13,7 @@
 #include <limits>
 #include <sstream>
 #include <string>
+#include <thread>
 
 #include "lb/trace_support.hpp"
 #include "support/program.hpp"
@@ -64,6 +68,9 @@ struct Tiny {
   std::uint8_t migratable = 1;
   double load = 2.5;
   bool short_loads = false;  // step 1 has one load for two objects
+  double first_load = 1.5;   // step 0's load of object 0
+  double speed = 2.0;
+  std::uint64_t created_size = 32;
 };
 
 // dims 1, one PE of speed 2, objects 0 and 1 on it with an edge 0 -> 1; step 0 deletes 1 and
@@ -72,16 +79,16 @@ std::string tiny_binary(const Tiny& t = {}) {
   Bytes b;
   b.text = t.magic;
   b.u32(t.version).i32(1);
-  b.u64(1).f64(2.0).f64(0.5).i32(3);  // PE: speed, background, cluster
+  b.u64(1).f64(t.speed).f64(0.5).i32(3);  // PE: speed, background, cluster
   b.u64(2);
   b.i64(0).f64(1.0).u64(64).i32(0).u8(1).f64(0.0);  // object: id, load, size, pe, migr., x
   b.i64(1).f64(2.0).u64(64).i32(0).u8(0).f64(1.0);
   b.u64(1).u32(0).u32(1).u64(1).u64(8);  // edge: from, to (positions), messages, bytes
   b.u64(2);                              // steps
   b.u64(1).i64(t.deleted);
-  b.u64(1).i64(t.created).u64(32).i32(0).u8(t.migratable).f64(0.5);
+  b.u64(1).i64(t.created).u64(t.created_size).i32(0).u8(t.migratable).f64(0.5);
   b.u8(0);
-  b.u64(2).f64(1.5).f64(t.load);
+  b.u64(2).f64(t.first_load).f64(t.load);
   b.u64(0).u64(0).u8(1);
   b.u64(1).i64(t.edge_from).i64(0).u64(2).u64(16);
   if (t.short_loads) {
@@ -264,7 +271,8 @@ TEST_F(TraceFiles, RejectsBadJsonNamingTheElement) {
                   ": initial: objects.load[1]");
   EXPECT_MENTIONS(json_rejection("\"loads\": [3, 4]", "\"loads\": [3, 4], \"loads\": [3, 4]"),
                   "field \"loads\" appears twice in one object");
-  EXPECT_MENTIONS(json_rejection("\"steps\": [", "\"steps\": [}"), "not JSON: parse error");
+  EXPECT_MENTIONS(json_rejection("\"steps\": [", "\"steps\": [}"),
+                  "bad.json: not JSON: at line 9, column 13: syntax error");
   EXPECT_MENTIONS(json_rejection("  \"steps\": [", "  \"stepz\": ["), "\"stepz\": unknown field");
   EXPECT_MENTIONS(json_rejection(", \"loads\": [3, 4]", ""), "missing field \"steps[1].loads\"");
 }
@@ -288,6 +296,129 @@ TEST_F(TraceFiles, WritersRefuseAnInvalidTraceAndKeepTheOldFile) {
   EXPECT_THROW(vela::lb::write_trace_json(bad, path("t.trace")), TraceError);
   EXPECT_EQ(slurp(path("t.trace")), before);
   EXPECT_THROW(vela::lb::write_trace_json(small_trace(), path("no/such/dir/t.json")), TraceError);
+}
+
+// A step after which no object is alive has no loads: an empty vector, whose data() may be null.
+// Issue 15, finding 1: the binary reader and writer passed that pointer to memcpy (UBSan).
+TEST_F(TraceFiles, StepsWithNoAliveObjectRoundTripInBothFormats) {
+  Trace trace = small_trace();
+  vela::lb::TraceStep all_gone;
+  all_gone.deleted = {12, 13, 20, 21, 22};
+  trace.steps.push_back(all_gone);
+  trace.steps.emplace_back();  // nothing alive, nothing happens
+  vela::lb::TraceStep again;
+  again.created = {trace.steps[1].created[0]};
+  again.created[0].id = 30;
+  again.loads = {0.5};
+  trace.steps.push_back(again);
+  vela::lb::write_trace_binary(trace, path("t.trace"));
+  vela::lb::write_trace_json(trace, path("t.json"));
+  for (const char* name : {"t.trace", "t.json"}) {
+    const Trace back = vela::lb::read_trace(path(name));
+    expect_same_trace(back, trace);
+    EXPECT_TRUE(back.steps[5].loads.empty()) << name;
+    EXPECT_TRUE(back.steps[6].loads.empty()) << name;
+  }
+  // Empty from the start: an initial instance without objects.
+  Trace empty;
+  empty.initial.pes = {{1.0, 0.0, 0}};
+  empty.steps.resize(3);
+  vela::lb::write_trace_binary(empty, path("e.trace"));
+  expect_same_trace(vela::lb::read_trace(path("e.trace")), empty);
+}
+
+// Issue 15, findings 4 and 5: every number in range, yet the sums the metrics take overflow.
+TEST_F(TraceFiles, RejectsTotalsOutOfRangeNamingTheFileAndTheElement) {
+  Tiny t;
+  t.first_load = 1e308;
+  t.load = 1e308;  // each finite; their sum is not
+  EXPECT_MENTIONS(rejection(tiny_binary(t)), "step 0: loads[1]: the total time is not finite");
+  t = Tiny{};
+  t.speed = 1e-320;  // subnormal: a load of 1 takes 1e320 seconds
+  EXPECT_MENTIONS(rejection(tiny_binary(t)),
+                  "initial instance: PE 0: speed 1e-320 is not a normal positive number");
+  t = Tiny{};
+  t.created_size = std::numeric_limits<std::uint64_t>::max() - 100;  // + 64 + 64
+  EXPECT_MENTIONS(rejection(tiny_binary(t)),
+                  "step 0: created[0]: the sizes of the trace's objects (initial and created) add "
+                  "up to more than 2^64 - 1 bytes");
+  EXPECT_EQ(rejection(tiny_binary(Tiny{})), "") << "the unspoiled file reads";
+
+  const std::string big = std::to_string(std::uint64_t{1} << 63);
+  EXPECT_MENTIONS(json_rejection("\"edges\": {\"from\": [5], \"to\": [0], \"messages\": [2], "
+                                 "\"bytes\": [16]}",
+                                 "\"edges\": {\"from\": [5, 0], \"to\": [0, 5], \"messages\": "
+                                 "[2, 2], \"bytes\": [" +
+                                     big + ", " + big + "]}"),
+                  "bad.json: step 1: edges[1]: the edges' bytes add up to more than 2^64 - 1");
+  EXPECT_MENTIONS(json_rejection("\"speed\": [2]", "\"speed\": [1e-320]"),
+                  "bad.json: initial: PE 0: speed 1e-320 is not a normal positive number");
+  EXPECT_MENTIONS(json_rejection("\"load\": [1, 2]", "\"load\": [1.7e308, 1.7e308]"),
+                  "bad.json: initial: objects.load[1]: the total time is not finite");
+
+  // The writers refuse what the readers reject, so that no file is written that cannot be read.
+  Trace trace = small_trace();
+  trace.steps[0].loads = {1e308, 1e308, 1e308, 1e308};
+  EXPECT_THROW(vela::lb::write_trace_binary(trace, path("w.trace")), TraceError);
+  EXPECT_THROW(vela::lb::write_trace_json(trace, path("w.json")), TraceError);
+  EXPECT_FALSE(std::filesystem::exists(path("w.trace")));
+  EXPECT_FALSE(std::filesystem::exists(path("w.json")));
+}
+
+// Issue 15, finding 6: nlohmann's own exception ("[json.exception.out_of_range.406] ...") named
+// neither the file nor the place.
+TEST_F(TraceFiles, NumbersTooLargeForADoubleAreReportedWithTheFileAndPosition) {
+  const std::string message = json_rejection("\"loads\": [3, 4]", "\"loads\": [3, 1e999]");
+  EXPECT_MENTIONS(message,
+                  "bad.json: line 12, column 86: the number 1e999 is too large for a "
+                  "double");
+  EXPECT_EQ(message.find("json.exception"), std::string::npos) << message;
+  EXPECT_MENTIONS(json_rejection("\"x\": [0.5]", "\"x\": [-2e400]"),
+                  "bad.json: line 11, column 12: the number -2e400 is too large");
+  // The same digits inside a string do not mislead the position.
+  std::string text = tiny_json;
+  text.insert(text.find("\"initial\""), "\"note\": \"1e999\", ");
+  text.replace(text.find("\"loads\": [3, 4]"), 16, "\"loads\": [3, 1e999]");
+  EXPECT_MENTIONS(rejection(text, "bad.json"), "line 12, column 86: the number 1e999");
+}
+
+TEST_F(TraceFiles, AJsonTraceMayStartWithAByteOrderMark) {
+  put_file(path("bom.json"), "\xEF\xBB\xBF" + std::string(tiny_json));
+  put_file(path("tiny.trace"), tiny_binary());
+  expect_same_trace(vela::lb::read_trace(path("bom.json")),
+                    vela::lb::read_trace(path("tiny.trace")));
+}
+
+// Issue 15, finding 10: counts are checked against the bytes left before anything is allocated,
+// and a file that is not a regular one is read in pieces, up to a limit.
+TEST_F(TraceFiles, HugeCountsAndEndlessInputsEndAtOnceWithAClearError) {
+  Bytes b;
+  b.text = "\x89VELATR\n";
+  b.u32(1).i32(0).u64(1).f64(1.0).f64(0.0).i32(0);
+  b.u64(std::uint64_t{1} << 31);  // objects: 62 GB for a file of 52 bytes
+  EXPECT_MENTIONS(rejection(b.text),
+                  "truncated: initial instance: object count 2147483648 needs 62277025792 bytes");
+  if (std::filesystem::exists("/dev/zero")) {
+    const auto start = std::chrono::steady_clock::now();
+    try {
+      vela::lb::read_trace("/dev/zero");
+      ADD_FAILURE() << "read /dev/zero";
+    } catch (const TraceError& e) {
+      EXPECT_MENTIONS(std::string(e.what()), "/dev/zero: not a vela trace");
+    }
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+  }
+}
+
+// A pipe has no size: it is read in pieces (the same code that stops /dev/zero reads it whole).
+TEST_F(TraceFiles, ReadsATraceFromAPipe) {
+  vela::lb::write_trace_binary(small_trace(), path("t.trace"));
+  const std::string bytes = slurp(path("t.trace"));
+  ASSERT_EQ(::mkfifo(path("pipe").c_str(), 0600), 0);
+  std::thread writer([&] { std::ofstream(path("pipe"), std::ios::binary) << bytes; });
+  const Trace back = vela::lb::read_trace(path("pipe"));
+  writer.join();
+  expect_same_trace(back, small_trace());
 }
 
 TEST_F(TraceFiles, AThousandObjectStormTraceReadsBackExactlyInBothFormats) {

@@ -1,6 +1,7 @@
 // vela-lb trace ...: the commands a user types, their output and their errors.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -139,6 +140,89 @@ TEST_F(VelaLbTrace, BadInputIsReportedWithTheFileOrTheFlag) {
   r = vela_lb("trace import-vt " + path("none.json") + " -o " + path("x.trace"));
   EXPECT_EQ(r.status, 1);
   EXPECT_MENTIONS(r.out, "none.json: cannot open for reading");
+}
+
+// Issue 15, finding 1: a step without loads (every object deleted) made the binary reader hand
+// memcpy a null pointer.
+TEST_F(VelaLbTrace, InfoOfATraceWhoseObjectsAllGo) {
+  Result r = vela_lb("trace generate --nx 4 --ny 4 --pes 4 --steps 5 --delete-rate 100 -o " +
+                     path("gone.trace"));
+  ASSERT_EQ(r.status, 0) << r.out;
+  r = vela_lb("trace info " + path("gone.trace"));
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_MENTIONS(r.out,
+                  "objects: 16 initially, 0 at the end, 0 to 16 alive; 0 created, 16 deleted");
+  EXPECT_EQ(r.out.find("nan"), std::string::npos) << r.out;
+}
+
+// Issue 15, finding 4: such a file gave "-nan%" and exit status 0.
+TEST_F(VelaLbTrace, InfoRejectsLoadsWhoseSumOverflows) {
+  std::ofstream(path("huge.json")) << R"({"format": "vela-trace", "version": 1,
+    "initial": {"format": "vela-instance", "version": 1, "dims": 0,
+      "pes": {"speed": [1, 1], "background": [0, 0], "cluster": [0, 0]},
+      "objects": {"id": [1, 2], "load": [1, 1], "size": [0, 0], "pe": [0, 1],
+                  "migratable": [true, true]},
+      "edges": {"from": [], "to": [], "messages": [], "bytes": []}},
+    "steps": [{"loads": [1e308, 1e308]}]})";
+  const Result r = vela_lb("trace info " + path("huge.json"));
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_MENTIONS(r.out, "vela-lb: error: " + path("huge.json") +
+                             ": step 0: loads[1]: the total time is not finite");
+  EXPECT_EQ(r.out.find("nan"), std::string::npos) << r.out;
+}
+
+// Issue 15, finding 7: outputs never replace an input, whatever the spelling of its path.
+TEST_F(VelaLbTrace, OutputsNeverReplaceAnInput) {
+  std::filesystem::create_directories(path("vt"));
+  for (const char* name : {"data.0.json", "data.1.json"}) {
+    std::filesystem::copy_file(vt_fixture / name, path("vt/") + name);
+  }
+  const std::string before = slurp(path("vt/data.0.json"));
+  Result r = vela_lb("trace import-vt " + path("vt") + " -o " + path("vt/../vt/data.0.json"));
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_MENTIONS(
+      r.out, "is the input " + path("vt/data.0.json") + "; writing it would replace the input");
+  EXPECT_EQ(slurp(path("vt/data.0.json")), before);
+
+  // A trace named data.0.json, exported into its own directory.
+  ASSERT_EQ(vela_lb("trace import-vt " + path("vt") + " -o " + path("t.json")).status, 0);
+  std::filesystem::create_directories(path("out"));
+  std::filesystem::copy_file(path("t.json"), path("out/data.0.json"));
+  r = vela_lb("trace export-vt " + path("out/data.0.json") + " --output-dir " + path("out"));
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_MENTIONS(r.out, "which the export would replace; export into another directory");
+  EXPECT_EQ(slurp(path("out/data.0.json")), slurp(path("t.json")));
+  EXPECT_FALSE(std::filesystem::exists(path("out/data.1.json")));
+
+  r = vela_lb("trace convert " + path("t.json") + " " + path("./t.json") + " --format binary");
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_MENTIONS(r.out, "writing it would replace the input");
+  EXPECT_EQ(slurp(path("t.json")), slurp(path("out/data.0.json")));
+}
+
+// Issue 15, finding 10: a huge request ran until killed; /dev/zero grew to 7 GB.
+TEST_F(VelaLbTrace, HugeRequestsAndEndlessInputsEndAtOnce) {
+  const auto start = std::chrono::steady_clock::now();
+  Result r = vela_lb("trace generate --nx 10000 --ny 10000 --steps 1000 -o " + path("x.trace"));
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_MENTIONS(r.out,
+                  "the trace's size ((--steps + 1) x --nx x --ny, plus what --create-rate "
+                  "adds) must be at most 268435456 loads");
+  r = vela_lb("trace generate --pes 100000000 -o " + path("x.trace"));
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_MENTIONS(r.out, "--pes must be in 1..16777216");
+  EXPECT_FALSE(std::filesystem::exists(path("x.trace")));
+  r = vela_lb("trace generate --help");
+  EXPECT_MENTIONS(r.out, "268435456");
+  if (std::filesystem::exists("/dev/zero")) {
+    r = vela_lb("trace info /dev/zero");
+    EXPECT_EQ(r.status, 1) << r.out;
+    EXPECT_MENTIONS(r.out, "vela-lb: error: /dev/zero: not a vela trace");
+    r = vela_lb("trace import-vt /dev/zero -o " + path("x.trace"));
+    EXPECT_EQ(r.status, 1) << r.out;
+    EXPECT_MENTIONS(r.out, "vela-lb: error: /dev/zero: not a vt LB data file");
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20));
 }
 
 TEST_F(VelaLbTrace, EverySubcommandHasHelp) {

@@ -2,6 +2,8 @@
 #include <fmt/core.h>
 
 #include <exception>
+#include <new>
+#include <string>
 
 #include "commands.hpp"
 
@@ -20,6 +22,12 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
+  } catch (const std::bad_alloc&) {
+    // The commands name the file or the request where they can; this names the command.
+    std::string request = "vela-lb";
+    for (int i = 1; i < argc; ++i) request += std::string(" ") + argv[i];
+    fmt::print(stderr, "vela-lb: error: out of memory running '{}'\n", request);
+    return 1;
   } catch (const std::exception& e) {
     fmt::print(stderr, "vela-lb: error: {}\n", e.what());
     return 1;

@@ -6,8 +6,10 @@
 #include <filesystem>
 #include <limits>
 #include <memory>
+#include <new>
 #include <stdexcept>
 #include <string>
+#include <system_error>
 #include <utility>
 #include <vector>
 
@@ -35,6 +37,17 @@ bool is_json_format(const std::string& path, const std::string& format) {
   throw std::invalid_argument("cannot tell the format of '" + path +
                               "' from its extension (.json for JSON, .trace or .bin for binary); "
                               "give --format json or --format binary");
+}
+
+// An output never replaces an input: the same file under another name (a link, "./x") too.
+void refuse_overwriting_inputs(const std::string& output, const std::vector<std::string>& inputs) {
+  for (const std::string& input : inputs) {
+    std::error_code ec;
+    if (fs::equivalent(output, input, ec)) {
+      throw std::invalid_argument(output + ": is the input " + input +
+                                  "; writing it would replace the input (choose another output)");
+    }
+  }
 }
 
 // Writes `trace` to `path` as --format or the extension says; returns the format's name.
@@ -104,6 +117,8 @@ std::string with_flag_names(std::string message) {
       {"trace: nx", "--nx"},
       {"trace: ny", "--ny"},
       {"trace: storm", "--storm"},
+      {"trace: size",
+       "the trace's size ((--steps + 1) x --nx x --ny, plus what --create-rate adds)"},
   };
   for (const auto& [from, to] : names) {
     if (message.starts_with(from)) return to + message.substr(from.size());
@@ -127,13 +142,19 @@ void add_generate(CLI::App& trace) {
   CLI::App* command = trace.add_subcommand(
       "generate",
       "Write a seeded trace of a BRAMS-like grid: a moving storm, radiation spikes, drift, "
-      "objects created and deleted (effects compose)");
+      "objects created and deleted (effects compose). Limits, checked before anything is made: "
+      "at most " +
+          std::to_string(lb::max_trace_loads) +
+          " loads (2^28: the objects alive summed over the initial instance and every step, "
+          "(--steps + 1) x --nx x --ny plus what --create-rate adds) and " +
+          std::to_string(lb::max_trace_pes) + " PEs (2^24)");
   command->option_defaults()->always_capture_default();
   command->add_option("-o,--output", s->output, "Trace file to write")->required();
   add_format_option(*command, s->format);
   command->add_option("--seed", o.seed,
                       "Random seed; the same options and seed give the same file");
-  command->add_option("--steps", o.steps, "Steps after the initial instance");
+  command->add_option("--steps", o.steps,
+                      "Steps after the initial instance (the trace holds at most 2^28 loads)");
   command->add_option("--nx", o.nx, "Objects (column blocks) along x");
   command->add_option("--ny", o.ny, "Objects (column blocks) along y");
   command->add_option("--pes", o.pes, "Number of PEs (2-D block placement)");
@@ -181,12 +202,18 @@ void add_generate(CLI::App& trace) {
     options.churn.where = s->where == "storm" ? lb::Appear::storm : lb::Appear::uniform;
     is_json_format(s->output, s->format);  // a bad name fails before the work
     lb::Trace trace;
+    std::string format;
     try {
       trace = lb::generate_trace(options);
+      format = write(trace, s->output, s->format);
     } catch (const std::invalid_argument& e) {
       throw std::invalid_argument(with_flag_names(e.what()));
+    } catch (const std::bad_alloc&) {
+      throw std::runtime_error("trace generate: out of memory making the trace of " +
+                               std::to_string(options.nx) + " x " + std::to_string(options.ny) +
+                               " objects over " + std::to_string(options.steps) + " steps for " +
+                               s->output + "; ask for fewer steps or objects");
     }
-    const std::string format = write(trace, s->output, s->format);
     fmt::print("wrote {} ({}): {} steps, {} objects on {} PEs, {} created, {} deleted, seed {}\n",
                s->output, format, trace.steps.size(), trace.initial.objects.size(),
                trace.initial.pes.size(), created_count(trace), deleted_count(trace), options.seed);
@@ -277,6 +304,7 @@ void add_convert(CLI::App& trace) {
   add_format_option(*command, s->format);
   command->callback([s] {
     is_json_format(s->output, s->format);
+    refuse_overwriting_inputs(s->output, {s->input});
     const lb::Trace trace = lb::read_trace(s->input);
     const std::string format = write(trace, s->output, s->format);
     fmt::print("wrote {} ({}): {} steps, {} objects\n", s->output, format, trace.steps.size(),
@@ -286,7 +314,14 @@ void add_convert(CLI::App& trace) {
 
 // ---- DARMA vt
 
-// The files named, with each directory replaced by the .json files in it, sorted.
+// vt's LB data files: data.<rank>.json, or data.<rank>.json.br when compressed.
+bool is_vt_name(const fs::path& path) {
+  const std::string name = path.filename().string();
+  return name.ends_with(".json") || name.ends_with(".json.br");
+}
+
+// The files named, with each directory replaced by the vt files in it (*.json, *.json.br),
+// sorted.
 std::vector<std::string> vt_files(const std::vector<std::string>& names) {
   std::vector<std::string> files;
   for (const std::string& name : names) {
@@ -297,12 +332,14 @@ std::vector<std::string> vt_files(const std::vector<std::string>& names) {
     }
     std::vector<std::string> found;
     for (const auto& entry : fs::directory_iterator(name, ec)) {
-      if (entry.is_regular_file() && entry.path().extension() == ".json") {
+      if (entry.is_regular_file() && is_vt_name(entry.path())) {
         found.push_back(entry.path().string());
       }
     }
     if (ec) throw std::invalid_argument(name + ": cannot list the directory: " + ec.message());
-    if (found.empty()) throw std::invalid_argument(name + ": no .json files in the directory");
+    if (found.empty()) {
+      throw std::invalid_argument(name + ": no .json or .json.br files in the directory");
+    }
     std::sort(found.begin(), found.end());
     files.insert(files.end(), found.begin(), found.end());
   }
@@ -317,15 +354,21 @@ void add_import_vt(CLI::App& trace) {
   };
   auto s = std::make_shared<State>();
   CLI::App* command = trace.add_subcommand(
-      "import-vt", "Read DARMA vt LB data files (one JSON file per rank) into a trace");
-  command->add_option("files", s->inputs, "vt LB data files, or directories of them (plain JSON)")
+      "import-vt",
+      "Read DARMA vt LB data files (one JSON file per rank, plain or brotli-compressed) into a "
+      "trace; the files must be a whole set (ranks 0 to N - 1)");
+  command
+      ->add_option("files", s->inputs,
+                   "vt LB data files, or directories of them (*.json, and *.json.br compressed)")
       ->required();
   command->add_option("-o,--output", s->output, "Trace file to write")->required();
   add_format_option(*command, s->format);
   command->callback([s] {
     is_json_format(s->output, s->format);
+    const std::vector<std::string> files = vt_files(s->inputs);
+    refuse_overwriting_inputs(s->output, files);
     lb::VtImportSummary summary;
-    const lb::Trace trace = lb::import_vt(vt_files(s->inputs), &summary);
+    const lb::Trace trace = lb::import_vt(files, &summary);
     const std::string format = write(trace, s->output, s->format);
     fmt::print("read {} files: {} phases, {} tasks on {} PEs\n", summary.files, summary.phases,
                summary.tasks, trace.initial.pes.size());
@@ -352,13 +395,16 @@ void add_export_vt(CLI::App& trace) {
   };
   auto s = std::make_shared<State>();
   CLI::App* command = trace.add_subcommand(
-      "export-vt", "Write a trace as DARMA vt LB data files, DIR/data.<PE>.json");
+      "export-vt",
+      "Write a trace as DARMA vt LB data files, DIR/data.<PE>.json: all of them or, on an "
+      "error, none (the directory is left as it was); rank files data.<N>.json beyond the "
+      "trace's PEs, left from an older export, are removed");
   command->add_option("input", s->input, "Trace to read (JSON or binary)")->required();
   command->add_option("--output-dir", s->directory, "Directory for the files (created if needed)")
       ->required();
   command->callback([s] {
     const lb::Trace trace = lb::read_trace(s->input);
-    const std::vector<std::string> files = lb::export_vt(trace, s->directory);
+    const std::vector<std::string> files = lb::export_vt(trace, s->directory, {s->input});
     fmt::print("wrote {} vt LB data files to {}: phases 0 to {}\n", files.size(), s->directory,
                trace.steps.size());
   });

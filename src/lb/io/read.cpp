@@ -9,31 +9,30 @@
 
 #include <algorithm>
 #include <array>
-#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <filesystem>
 #include <functional>
 #include <limits>
+#include <new>
 #include <optional>
 #include <ostream>
 #include <random>
 #include <string>
 #include <string_view>
-#include <system_error>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "format.hpp"
 #include "parser.hpp"
+#include "read_file.hpp"
+#include "totals.hpp"
 
 namespace vela::lb {
 namespace {
 
-using io_detail::errno_text;
 using io_detail::format_name;
 
 // A string from the file, shortened, for a message.
@@ -266,6 +265,7 @@ Instance Parser::parse() {
       columns_[c].name = std::string(group_names[g]) + "." + std::string(fields[c]);
     }
   }
+  if (text_.starts_with(utf8_bom)) pos_ = utf8_bom.size();  // a byte order mark is not content
   const char first = peek();
   if (first == '\0' && pos_ == text_.size()) syntax_error("a JSON value");
   if (first != '{') fail("the document is " + describe_value() + "; expected an object");
@@ -557,26 +557,30 @@ Instance parse_instance(std::string_view text, const std::string& source) {
   } catch (const InstanceError& e) {
     throw InstanceError(source + ": " + e.what());
   }
+  if (const std::string problem = io_detail::totals_problem(instance); !problem.empty()) {
+    throw InstanceError(source + ": " + problem);
+  }
   return instance;
 }
 
 Instance read_instance(const std::string& path) {
-  std::FILE* file = std::fopen(path.c_str(), "rb");
-  if (file == nullptr) {
-    throw InstanceError(path + ": cannot open for reading: " + errno_text(errno));
+  // Binary data (such as /dev/zero) is refused from its first bytes, before the rest is read.
+  const auto sniff = [](std::string_view first) -> std::string {
+    if (first.starts_with(io_detail::utf8_bom)) first.remove_prefix(io_detail::utf8_bom.size());
+    const std::size_t at = first.find_first_not_of(" \t\r\n");
+    if (at == std::string_view::npos) return "";
+    const auto c = static_cast<unsigned char>(first[at]);
+    if (c >= 0x20 && c < 0x7f) return "";  // text: the parser says what is wrong, if anything
+    std::array<char, 8> shown{};
+    std::snprintf(shown.data(), shown.size(), "0x%02x", c);
+    return "not JSON: the instance should start with '{', but byte " + std::to_string(at) + " is " +
+           shown.data() + " (binary data?)";
+  };
+  try {
+    return parse_instance(io_detail::read_input_or_throw<InstanceError>(path, sniff), path);
+  } catch (const std::bad_alloc&) {
+    throw InstanceError(path + ": out of memory while reading the instance");
   }
-  std::string text;
-  std::error_code ignored;
-  const auto size = std::filesystem::file_size(path, ignored);
-  if (!ignored) text.reserve(static_cast<std::size_t>(size));
-  std::array<char, std::size_t{1} << 16> block;
-  std::size_t got = 0;
-  while ((got = std::fread(block.data(), 1, block.size(), file)) > 0)
-    text.append(block.data(), got);
-  const int error = std::ferror(file) != 0 ? errno : 0;
-  std::fclose(file);
-  if (error != 0) throw InstanceError(path + ": cannot read: " + errno_text(error));
-  return parse_instance(text, path);
 }
 
 }  // namespace vela::lb

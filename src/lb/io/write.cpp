@@ -24,6 +24,7 @@
 
 #include "format.hpp"
 #include "replace_file.hpp"
+#include "totals.hpp"
 
 namespace vela::lb {
 namespace {
@@ -148,6 +149,11 @@ void check_writable(const Instance& instance, const std::string& prefix) {
   } catch (const InstanceError& e) {
     throw InstanceError(prefix + "cannot write an invalid instance: " + e.what());
   }
+  // The reader rejects these (docs/instance-format.md, "Totals"): no file it cannot read back.
+  if (const std::string problem = io_detail::totals_problem(instance); !problem.empty()) {
+    throw InstanceError(prefix +
+                        "cannot write an instance whose totals are out of range: " + problem);
+  }
 }
 
 // Writes through stdio, whose errno says why a write failed. `path` names the file in messages.
@@ -158,7 +164,8 @@ void write_file(const Instance& instance, const std::string& target, const std::
   }
   int error = 0;
   Output out([&](std::string_view chunk) {
-    if (error == 0 && std::fwrite(chunk.data(), 1, chunk.size(), file) != chunk.size()) {
+    if (error == 0 && !chunk.empty() &&
+        std::fwrite(chunk.data(), 1, chunk.size(), file) != chunk.size()) {
       error = errno != 0 ? errno : EIO;
     }
   });

@@ -30,6 +30,7 @@ void check(const TraceOptions& o) {
   require_positive(kind, "base_load", o.base_load);
   require_noise(kind, o.noise);
   require_at_least(kind, "steps", o.steps, 0);
+  require_between(kind, "pes", o.pes, 1, max_trace_pes);
   if (o.storms) {
     for (std::size_t s = 0; s < o.storms->size(); ++s) {
       const MovingStorm& storm = (*o.storms)[s];
@@ -57,6 +58,17 @@ void check(const TraceOptions& o) {
   if (o.churn.where == Appear::storm && o.churn.created_per_step > 0.0 && o.storms &&
       o.storms->empty()) {
     reject(kind, "churn.where", "uniform when there is no storm", "storm");
+  }
+  // The objects alive at time t are at most nx ny + r t for a creation rate r: the loads of the
+  // whole trace at most (steps + 1) nx ny + r steps (steps + 1) / 2, computed before any is made.
+  const double times = static_cast<double>(o.steps) + 1.0;
+  const double loads = static_cast<double>(o.nx) * static_cast<double>(o.ny) * times +
+                       o.churn.created_per_step * (times - 1.0) * times / 2.0;
+  if (loads > static_cast<double>(max_trace_loads)) {
+    reject(kind, "size",
+           "at most " + std::to_string(max_trace_loads) +
+               " loads (2^28: the objects alive summed over the initial instance and the steps)",
+           "up to " + show(loads));
   }
 }
 

@@ -49,6 +49,8 @@ class Writer {
 
   void doubles(const std::vector<double>& values) {
     count(values.size());
+    // An empty vector's data() may be null, which no copy may be given (not even for 0 bytes).
+    if (values.empty()) return;
     if constexpr (little_endian) {
       out_.append(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(double));
     } else {
@@ -161,6 +163,9 @@ class Reader {
   void doubles(std::vector<double>& out, const char* what) {
     const std::size_t n = count(what, sizeof(double), std::numeric_limits<std::uint32_t>::max());
     out.resize(n);
+    // A step with no alive object has no loads, and out.data() may then be null: memcpy must not
+    // see it, even for 0 bytes.
+    if (n == 0) return;
     if constexpr (little_endian) {
       std::memcpy(out.data(), bytes_.data() + pos_, n * sizeof(double));
       pos_ += n * sizeof(double);

@@ -267,11 +267,8 @@ Trace parse_trace_json(std::string_view text, const std::string& path) {
   };
   try {
     doc = json::parse(text, no_repeats);
-  } catch (const json::parse_error& e) {
-    std::string what = e.what();
-    // "[json.exception.parse_error.101] parse error at line 3, ..." -> "parse error at line 3, ..."
-    if (const auto close = what.find("] "); close != std::string::npos) what.erase(0, close + 2);
-    throw TraceError(path + ": not JSON: " + what);
+  } catch (const json::exception& e) {
+    throw TraceError(path + ": " + trace_detail::json_error_message(e, text));
   }
   const Schema schema(path);
   if (!doc.is_object()) {

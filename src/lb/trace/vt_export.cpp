@@ -9,10 +9,17 @@
 //   communication: "type": "SendRecv", "from" / "to" (entities as in tasks), "messages",
 //               "bytes" (a float), in the file of the sender's PE
 #include <algorithm>
+#include <array>
+#include <charconv>
+#include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <random>
 #include <string>
+#include <string_view>
 #include <system_error>
 #include <unordered_map>
 #include <vector>
@@ -27,10 +34,12 @@ namespace {
 using json = nlohmann::json;
 namespace vt = vt_detail;
 
-// One PE's file, written a phase at a time, so that a long trace never sits in memory as text.
+// One PE's file, written a phase at a time (so that a long trace never sits in memory as text)
+// to a hidden temporary file beside it, which commit() renames into place.
 class RankFile {
  public:
-  RankFile(std::string path, json metadata) : path_(std::move(path)), temporary_(path_ + ".tmp") {
+  RankFile(std::string path, std::string temporary, json metadata)
+      : path_(std::move(path)), temporary_(std::move(temporary)) {
     text_ = "{\"metadata\": " + metadata.dump() + ",\n\"phases\": [";
   }
 
@@ -44,6 +53,9 @@ class RankFile {
   void finish() {
     text_ += "\n]}\n";
     flush();
+  }
+
+  void commit() {
     std::error_code ec;
     std::filesystem::rename(temporary_, path_, ec);
     if (ec) throw TraceError(path_ + ": cannot replace: " + ec.message());
@@ -71,6 +83,89 @@ class RankFile {
   bool started_ = false;
 };
 
+// FNV-1a over every field of the trace: export_vt's vela_export, the same in every file of one
+// export and different (but for a 2^-64 chance) for another trace.
+class Digest {
+ public:
+  template <class T>
+  void add(const T& value) {
+    std::array<unsigned char, sizeof(T)> bytes;
+    std::memcpy(bytes.data(), &value, sizeof(T));
+    for (const unsigned char b : bytes) hash_ = (hash_ ^ b) * 0x100000001b3ULL;
+  }
+
+  std::string hex() const {
+    std::array<char, 17> text{};
+    std::snprintf(text.data(), text.size(), "%016llx", static_cast<unsigned long long>(hash_));
+    return text.data();
+  }
+
+ private:
+  std::uint64_t hash_ = 0xcbf29ce484222325ULL;
+};
+
+std::string digest(const Trace& trace) {
+  Digest d;
+  const Instance& in = trace.initial;
+  const auto object = [&](const Object& o) {
+    d.add(o.id);
+    d.add(o.load);
+    d.add(o.size);
+    d.add(o.pe);
+    d.add(o.migratable);
+    for (const double c : o.coords) d.add(c);
+  };
+  d.add(in.dims);
+  d.add(in.pes.size());
+  for (const Pe& pe : in.pes) {
+    d.add(pe.speed);
+    d.add(pe.background);
+    d.add(pe.cluster);
+  }
+  d.add(in.objects.size());
+  for (const Object& o : in.objects) object(o);
+  d.add(in.edges.size());
+  for (const Edge& e : in.edges) {
+    d.add(e.from);
+    d.add(e.to);
+    d.add(e.messages);
+    d.add(e.bytes);
+  }
+  d.add(trace.steps.size());
+  for (const TraceStep& step : trace.steps) {
+    d.add(step.deleted.size());
+    for (const ObjectId id : step.deleted) d.add(id);
+    d.add(step.created.size());
+    for (const Object& o : step.created) object(o);
+    d.add(step.replaces_edges);
+    d.add(step.edges.size());
+    for (const TraceEdge& e : step.edges) {
+      d.add(e.from);
+      d.add(e.to);
+      d.add(e.messages);
+      d.add(e.bytes);
+    }
+    d.add(step.loads.size());
+    for (const double load : step.loads) d.add(load);
+  }
+  return d.hex();
+}
+
+// The rank a file name of vt's default naming, data.<rank>.json, stands for.
+std::optional<std::uint64_t> rank_file(const std::string& name) {
+  constexpr std::string_view prefix = "data.";
+  constexpr std::string_view suffix = ".json";
+  if (!name.starts_with(prefix) || !name.ends_with(suffix)) return std::nullopt;
+  const std::string_view digits =
+      std::string_view(name).substr(prefix.size(), name.size() - prefix.size() - suffix.size());
+  std::uint64_t rank = 0;
+  const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), rank);
+  if (digits.empty() || error != std::errc() || end != digits.data() + digits.size()) {
+    return std::nullopt;
+  }
+  return rank;
+}
+
 json entity(ObjectId id, PeId home, bool migratable) {
   return {{"type", "object"}, {"id", id}, {"home", home}, {"migratable", migratable}};
 }
@@ -79,6 +174,8 @@ class Exporter {
  public:
   Exporter(const Trace& trace, const std::string& directory) : trace_(trace) {
     const Instance& in = trace.initial;
+    const std::string id = digest(trace);
+    const std::string tag = ".tmp" + std::to_string(std::random_device{}());
     for (std::size_t p = 0; p < in.pes.size(); ++p) {
       const Pe& pe = in.pes[p];
       json metadata = {{"type", "LBDatafile"},
@@ -87,13 +184,20 @@ class Exporter {
                         {{vt::speed_key, pe.speed},
                          {vt::background_key, pe.background},
                          {vt::cluster_key, pe.cluster},
-                         {vt::dims_key, in.dims}}}};
-      const auto path = std::filesystem::path(directory) / ("data." + std::to_string(p) + ".json");
-      files_.emplace_back(path.string(), std::move(metadata));
+                         {vt::dims_key, in.dims},
+                         {vt::ranks_key, in.pes.size()},
+                         {vt::export_key, id}}}};
+      const std::string name = "data." + std::to_string(p) + ".json";
+      const auto path = std::filesystem::path(directory) / name;
+      // Hidden, and not named *.json: a directory listing of rank files never takes it.
+      const auto temporary = std::filesystem::path(directory) / ("." + name + tag);
+      files_.emplace_back(path.string(), temporary.string(), std::move(metadata));
       paths_.push_back(path.string());
     }
   }
 
+  // Writes every file under its temporary name, then renames them all into place: a failure
+  // before the renames leaves the directory as it was.
   std::vector<std::string> run() {
     try {
       TraceCursor cursor(trace_);
@@ -106,6 +210,14 @@ class Exporter {
       }
       for (RankFile& f : files_) f.finish();
     } catch (...) {
+      for (RankFile& f : files_) f.abandon();
+      throw;
+    }
+    try {
+      for (RankFile& f : files_) f.commit();
+    } catch (...) {
+      // Checked beforehand (every target a regular file or absent), so hardly ever: the set is
+      // then mixed, and vela_export tells an import so.
       for (RankFile& f : files_) f.abandon();
       throw;
     }
@@ -157,11 +269,16 @@ class Exporter {
 
 }  // namespace
 
-std::vector<std::string> export_vt(const Trace& trace, const std::string& directory) {
+std::vector<std::string> export_vt(const Trace& trace, const std::string& directory,
+                                   const std::vector<std::string>& inputs) {
   try {
     validate(trace);
   } catch (const TraceError& e) {
     throw TraceError(directory + ": cannot export an invalid trace: " + e.what());
+  }
+  if (const std::string problem = trace_detail::totals_problem(trace); !problem.empty()) {
+    throw TraceError(directory +
+                     ": cannot export a trace whose totals are out of range: " + problem);
   }
   const auto negative = [](const Object& o) { return o.id < 0; };
   bool any_negative =
@@ -174,10 +291,61 @@ std::vector<std::string> export_vt(const Trace& trace, const std::string& direct
                      ": cannot export: vt entity ids are unsigned, and the trace has "
                      "a negative object id");
   }
+  namespace fs = std::filesystem;
+  const std::uint64_t ranks = trace.initial.pes.size();
+  // What the export replaces (its rank files) and removes (rank files beyond its ranks, left
+  // from an older export): none of them may be an input.
+  std::vector<fs::path> touched;
+  for (std::uint64_t p = 0; p < ranks; ++p) {
+    touched.push_back(fs::path(directory) / ("data." + std::to_string(p) + ".json"));
+  }
+  std::vector<fs::path> stale;
   std::error_code ec;
-  std::filesystem::create_directories(directory, ec);
+  if (fs::is_directory(directory, ec)) {
+    for (const auto& entry : fs::directory_iterator(directory, ec)) {
+      const auto rank = rank_file(entry.path().filename().string());
+      if (rank && *rank >= ranks) stale.push_back(entry.path());
+    }
+    if (ec) throw TraceError(directory + ": cannot list the directory: " + ec.message());
+  }
+  // A rank file that cannot be replaced (a directory) would fail only at the renames, leaving a
+  // mixed set.
+  for (const fs::path& file : touched) {
+    if (fs::is_directory(fs::symlink_status(file, ec))) {
+      throw TraceError(file.string() + ": is a directory; the export cannot replace it");
+    }
+  }
+  touched.insert(touched.end(), stale.begin(), stale.end());
+  for (const fs::path& file : touched) {
+    for (const std::string& input : inputs) {
+      if (fs::equivalent(file, input, ec)) {
+        throw TraceError(file.string() + ": is the input " + input + ", which the export would " +
+                         (std::find(stale.begin(), stale.end(), file) == stale.end()
+                              ? "replace"
+                              : "remove as a rank file of an older export") +
+                         "; export into another directory");
+      }
+    }
+  }
+  const bool existed = fs::exists(directory, ec);
+  fs::create_directories(directory, ec);
   if (ec) throw TraceError(directory + ": cannot create the directory: " + ec.message());
-  return Exporter(trace, directory).run();
+  std::vector<std::string> written;
+  try {
+    written = Exporter(trace, directory).run();
+  } catch (...) {
+    if (!existed) fs::remove(directory, ec);  // only if empty: what this export created
+    throw;
+  }
+  // The new set is complete: rank files beyond it would make an import read a mix.
+  for (const fs::path& file : stale) {
+    fs::remove(file, ec);
+    if (ec) {
+      throw TraceError(file.string() + ": cannot remove this rank file of an older export: " +
+                       ec.message() + "; an import of " + directory + " would mix the two");
+    }
+  }
+  return written;
 }
 
 }  // namespace vela::lb

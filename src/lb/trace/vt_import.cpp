@@ -2,15 +2,19 @@
 // data files"): ranks are PEs, the first phase the initial instance, each later phase a step.
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <filesystem>
 #include <limits>
 #include <map>
+#include <new>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
 #include <vector>
 
+#include "io/totals.hpp"
+#include "io_common.hpp"
 #include "vt_detail.hpp"
 
 namespace vela::lb {
@@ -32,13 +36,21 @@ std::optional<PeId> rank_from_name(const std::string& path) {
   return static_cast<PeId>(std::stol(name.substr(first, last_digit - first + 1)));
 }
 
-std::uint64_t saturating_add(std::uint64_t a, std::uint64_t b) {
-  return b > std::numeric_limits<std::uint64_t>::max() - a
-             ? std::numeric_limits<std::uint64_t>::max()
-             : a + b;
-}
+constexpr PeId max_pes = static_cast<PeId>(max_trace_pes);
 
-constexpr PeId max_pes = PeId{1} << 24;
+// "ranks 0 to 3, 5 and 7 to 9": a set of ranks, for messages.
+std::string rank_ranges(const std::map<PeId, std::size_t>& ranks) {
+  std::string text;
+  for (auto it = ranks.begin(); it != ranks.end();) {
+    const PeId first = it->first;
+    PeId last = first;
+    while (++it != ranks.end() && it->first == last + 1) last = it->first;
+    if (!text.empty()) text += ", ";
+    text += std::to_string(first);
+    if (last != first) text += (last == first + 1 ? ", " : " to ") + std::to_string(last);
+  }
+  return (ranks.size() == 1 ? "rank " : "ranks ") + text;
+}
 
 struct Found {
   const VtTask* task = nullptr;
@@ -57,25 +69,64 @@ class Importer {
       summary_.skipped_communications += f.skipped_communications;
     }
     Trace trace;
+    check_one_export();
     trace.initial.pes = pes();
     trace.initial.dims = dims();
     check_same_phases();
     const std::size_t phases = files_.front().phases.size();
     summary_.phases = phases;
     if (phases == 0) throw TraceError(files_.front().path + ": has no phases");
+    check_size();
     for (std::size_t k = 0; k < phases; ++k) phase(trace, k);
     try {
       validate(trace);
     } catch (const TraceError& e) {
       throw TraceError("the imported vt files make an invalid trace: " + std::string(e.what()));
     }
+    // Checked phase by phase above, naming the file; this is the rule every trace read obeys.
+    if (const std::string problem = trace_detail::totals_problem(trace); !problem.empty()) {
+      throw TraceError("the imported vt files make a trace whose totals are out of range: " +
+                       problem);
+    }
     return trace;
   }
 
  private:
+  // Files written by export_vt say how many ranks their export has and which trace it was: a
+  // file left from another export, or one missing, would otherwise make a different trace.
+  void check_one_export() const {
+    const VtFile* marked = nullptr;  // the first file with the marks
+    for (const VtFile& f : files_) {
+      if (marked == nullptr && (f.ranks || f.export_id)) marked = &f;
+    }
+    if (marked == nullptr) return;
+    for (const VtFile& f : files_) {
+      if (!f.ranks || !f.export_id) {
+        throw TraceError(f.path + ": is not from the same export as " + marked->path +
+                         " (it lacks metadata.attributes." + vt_detail::ranks_key + " or " +
+                         vt_detail::export_key + ", which " + marked->path +
+                         " has); a directory should hold the files of one export only");
+      }
+      if (*f.export_id != *marked->export_id || *f.ranks != *marked->ranks) {
+        throw TraceError(f.path + ": is from another export than " + marked->path + " (" +
+                         vt_detail::export_key + " " + *f.export_id + " of " +
+                         std::to_string(*f.ranks) + " ranks, against " + *marked->export_id +
+                         " of " + std::to_string(*marked->ranks) +
+                         "): a file left from an older export?");
+      }
+    }
+    // More files than ranks: one is given twice, which pes() reports.
+    if (static_cast<std::int64_t>(files_.size()) < *marked->ranks) {
+      throw TraceError("the vt files given are " + std::to_string(files_.size()) + " of the " +
+                       std::to_string(*marked->ranks) + " rank files of one export (" +
+                       vt_detail::ranks_key + " in " + marked->path + "): some are missing");
+    }
+  }
+
   std::vector<Pe> pes() {
     std::map<PeId, std::size_t> ranks;  // rank -> file
     PeId count = 0;
+    std::size_t count_from = 0;  // the file that names the highest rank or node
     for (std::size_t f = 0; f < files_.size(); ++f) {
       const VtFile& file = files_[f];
       const std::optional<PeId> rank = file.rank ? file.rank : rank_from_name(file.path);
@@ -89,25 +140,69 @@ class Importer {
         throw TraceError(file.path + ": rank " + std::to_string(*rank) + " again (" +
                          files_[it->second].path + " is rank " + std::to_string(*rank) + " too)");
       }
-      PeId highest = *rank;
-      for (const auto& phase : file.phases) {
-        for (const VtTask& t : phase.tasks) highest = std::max(highest, t.node);
-      }
       // Every PE up to the highest rank exists, so a stray huge number would allocate them all.
-      if (highest >= max_pes) {
-        throw TraceError(file.path + ": rank or node " + std::to_string(highest) +
-                         " is beyond the " + std::to_string(max_pes) + " PEs a trace may have");
+      if (file.highest_named >= max_pes) {
+        throw TraceError(file.path + ": " + file.highest_named_where + ": rank " +
+                         std::to_string(file.highest_named) + " is beyond the " +
+                         std::to_string(max_pes) + " PEs a trace may have");
       }
-      count = std::max(count, highest + 1);
+      const auto highest = std::max(*rank, static_cast<PeId>(file.highest_named));
+      if (highest + 1 > count) {
+        count = highest + 1;
+        count_from = f;
+      }
+    }
+    // vt writes one file per rank, 0 to N - 1: a rank without a file is a file not given.
+    for (PeId r = 0; r < count; ++r) {
+      if (ranks.contains(r)) continue;
+      if (r < ranks.rbegin()->first) {
+        throw TraceError("no vt file for rank " + std::to_string(r) + ": the files given hold " +
+                         rank_ranges(ranks) +
+                         "; vt writes one file per rank, 0 to N - 1 (is one missing?)");
+      }
+      const VtFile& naming = files_[count_from];
+      throw TraceError(naming.path + ": " + naming.highest_named_where + " is rank " +
+                       std::to_string(naming.highest_named) + ", but no vt file for rank " +
+                       std::to_string(r) + " was given (the files given hold " +
+                       rank_ranges(ranks) + "; vt writes one file per rank)");
     }
     std::vector<Pe> pes(static_cast<std::size_t>(count));
+    double speeds = 0.0;
     for (const auto& [rank, f] : ranks) {
       Pe& pe = pes[static_cast<std::size_t>(rank)];
       pe.speed = files_[f].speed.value_or(1.0);
       pe.background = files_[f].background.value_or(0.0);
       pe.cluster = files_[f].cluster.value_or(0);
+      speeds += pe.speed;
+      if (!std::isfinite(speeds)) {
+        throw TraceError(files_[f].path + ": metadata.attributes." + vt_detail::speed_key +
+                         ": the ranks' speeds add up to more than the largest double; their "
+                         "sum must be finite");
+      }
+    }
+    time_ = io_detail::TimeTotal(pes);
+    if (!time_.finite()) {
+      throw TraceError(files_.front().path + " and the other files: metadata.attributes." +
+                       vt_detail::background_key + ": " + time_.problem());
     }
     return pes;
+  }
+
+  // The loads the trace will hold, counted before any step is made (identical phases share
+  // their records when read, and each becomes a step of its own here).
+  void check_size() const {
+    std::uint64_t tasks = 0;
+    for (std::size_t k = 0; k < files_.front().phases.size(); ++k) {
+      for (const VtFile& f : files_) {
+        tasks += f.phases[k].records->tasks.size();
+        if (tasks > max_trace_loads) {
+          throw TraceError(f.path + ": phase " + std::to_string(f.phases[k].id) +
+                           ": the files hold more than " + std::to_string(max_trace_loads) +
+                           " tasks over their phases (identical phases counted each time), the "
+                           "most loads a trace may hold (2^28)");
+        }
+      }
+    }
   }
 
   int dims() const {
@@ -148,14 +243,19 @@ class Importer {
     const std::int64_t phase_id = files_.front().phases[k].id;
     const std::string name = "phase " + std::to_string(phase_id);
     std::unordered_map<ObjectId, Found> tasks;
+    io_detail::TimeTotal time = time_;
     for (std::size_t f = 0; f < files_.size(); ++f) {
-      for (const VtTask& t : files_[f].phases[k].tasks) {
+      for (const VtTask& t : files_[f].phases[k].records->tasks) {
         const auto [it, fresh] = tasks.emplace(t.id, Found{&t, f});
         if (!fresh) {
           const std::string& other = files_[it->second.file].path;
           throw TraceError(files_[f].path + ": " + name + ": object id " + std::to_string(t.id) +
                            " has a second task" +
                            (it->second.file == f ? "" : " (its first is in " + other + ")"));
+        }
+        if (!time.add(t.time)) {
+          throw TraceError(files_[f].path + ": " + name + ": object id " + std::to_string(t.id) +
+                           ": " + time.problem());
         }
       }
     }
@@ -192,7 +292,7 @@ class Importer {
                          std::to_string(it->second) + "; a trace never reuses an id");
       }
       const VtTask& t = *tasks[id].task;
-      step.created.push_back(object(t, trace.initial.dims));
+      step.created.push_back(object(t, trace.initial.dims, tasks[id].file));
       alive_.push_back(id);
       pe_.emplace(id, t.node);
     }
@@ -216,7 +316,7 @@ class Importer {
     std::unordered_map<ObjectId, std::uint32_t> position;
     for (const ObjectId id : ids) {
       const VtTask& t = *tasks.at(id).task;
-      Object o = object(t, instance.dims);
+      Object o = object(t, instance.dims, tasks.at(id).file);
       o.load = t.time;
       position.emplace(id, static_cast<std::uint32_t>(instance.objects.size()));
       instance.objects.push_back(o);
@@ -229,10 +329,16 @@ class Importer {
     edges_ = edges;
   }
 
-  static Object object(const VtTask& t, int dims) {
+  Object object(const VtTask& t, int dims, std::size_t file) {
     Object o;
     o.id = t.id;
     o.size = t.size.value_or(0);
+    if (!sizes_.add(o.size)) {
+      throw TraceError(files_[file].path + ": object id " + std::to_string(t.id) +
+                       ": user_defined." + vt_detail::size_key +
+                       ": the sizes of the objects add up to more than 2^64 - 1 bytes (the bytes "
+                       "of a migration must fit in 64 bits)");
+    }
     for (std::size_t d = 0; d < static_cast<std::size_t>(dims); ++d) {
       o.coords[d] = t.coords[d].value_or(0.0);
     }
@@ -246,17 +352,29 @@ class Importer {
   std::vector<TraceEdge> phase_edges(std::size_t k,
                                      const std::unordered_map<ObjectId, Found>& tasks) {
     std::map<std::pair<ObjectId, ObjectId>, TraceEdge> edges;
+    // The phase's edges together are a communication cut's most: within 64 bits.
+    io_detail::CountTotal bytes;
+    io_detail::CountTotal messages;
     for (const VtFile& f : files_) {
-      for (const VtComm& c : f.phases[k].comms) {
+      for (const VtComm& c : f.phases[k].records->comms) {
         if (!tasks.contains(c.from) || !tasks.contains(c.to)) {
           ++summary_.skipped_communications;
           continue;
         }
+        if (!bytes.add(c.bytes) || !messages.add(c.messages)) {
+          throw TraceError(f.path + ": phase " + std::to_string(f.phases[k].id) +
+                           ": communication from object id " + std::to_string(c.from) + " to " +
+                           std::to_string(c.to) +
+                           ": the phase's communications add up to more "
+                           "than 2^64 - 1 " +
+                           (bytes.fits() ? "messages" : "bytes") +
+                           " (a communication cut must fit in 64 bits)");
+        }
         TraceEdge& e = edges[{c.from, c.to}];
         e.from = c.from;
         e.to = c.to;
-        e.messages = saturating_add(e.messages, c.messages);
-        e.bytes = saturating_add(e.bytes, c.bytes);
+        e.messages += c.messages;  // within the phase's total, checked above
+        e.bytes += c.bytes;
       }
     }
     std::vector<TraceEdge> list;
@@ -271,6 +389,8 @@ class Importer {
   std::unordered_map<ObjectId, PeId> pe_;                  // alive id -> PE in the trace
   std::unordered_map<ObjectId, std::int64_t> deleted_at_;  // id -> first phase without it
   std::vector<TraceEdge> edges_;                           // current edges
+  io_detail::TimeTotal time_{{}};                          // the PEs' backgrounds, no load yet
+  io_detail::CountTotal sizes_;                            // of every object made
 };
 
 }  // namespace
@@ -279,11 +399,22 @@ Trace import_vt(const std::vector<std::string>& paths, VtImportSummary* summary)
   if (paths.empty()) throw TraceError("vt import: no files given");
   std::vector<VtFile> files;
   files.reserve(paths.size());
-  for (const std::string& path : paths) files.push_back(vt_detail::read_vt_file(path));
+  for (const std::string& path : paths) {
+    try {
+      files.push_back(vt_detail::read_vt_file(path));
+    } catch (const std::bad_alloc&) {
+      throw TraceError(path + ": out of memory while reading it as a vt LB data file");
+    }
+  }
   VtImportSummary counted;
-  Trace trace = Importer(std::move(files), counted).run();
-  if (summary != nullptr) *summary = counted;
-  return trace;
+  try {
+    Trace trace = Importer(std::move(files), counted).run();
+    if (summary != nullptr) *summary = counted;
+    return trace;
+  } catch (const std::bad_alloc&) {
+    throw TraceError("vt import of " + std::to_string(paths.size()) + " files (" + paths.front() +
+                     ", ...): out of memory while making the trace");
+  }
 }
 
 }  // namespace vela::lb

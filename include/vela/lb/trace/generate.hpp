@@ -10,7 +10,9 @@
 // created and deleted (Churn). Like the instance generators, the trace is a pure function of the
 // options: the same options (seed included) give a bit-for-bit identical trace, using
 // std::mt19937_64 and Vela's own distributions (src/lb/generate/random.hpp), never std:: ones. Bad
-// options throw std::invalid_argument naming "trace", the option and what was expected.
+// options throw std::invalid_argument naming "trace", the option and what was expected; so do
+// options whose trace would hold more than max_trace_loads loads ((steps + 1) nx ny plus the
+// created objects' loads, counted before anything is made) or more than max_trace_pes PEs.
 #pragma once
 
 #include <cstdint>

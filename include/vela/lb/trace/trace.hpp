@@ -102,6 +102,12 @@ class TraceCursor {
   std::vector<std::uint32_t> position_of_slot_;       // slot -> index in instance_, or dead
 };
 
+// The most loads (objects alive, summed over the initial instance and every step: 2 GiB of
+// doubles) and PEs that generate_trace makes and import_vt reads: checked before anything is
+// allocated, so that a mistyped size is an error rather than a run that ends out of memory.
+inline constexpr std::uint64_t max_trace_loads = std::uint64_t{1} << 28;
+inline constexpr std::int64_t max_trace_pes = std::int64_t{1} << 24;
+
 // Formats. JSON for reading and editing, binary (little-endian, documented) for size and speed;
 // read_trace tells them apart by the binary magic. Both round-trip exactly. Both writers refuse
 // an invalid trace, and replace an existing file only once the new one is complete. Traces carry

@@ -28,18 +28,25 @@ struct VtImportSummary {
   std::size_t moved_tasks = 0;
 };
 
-// Reads plain-JSON vt LB data files (one per rank, any order) into a trace: ranks become PEs,
-// entities objects (by "id", else "seq_id"), the first phase the initial instance and each later
-// phase one step; objects missing from a phase are deleted, new ones created; SendRecv and
-// Broadcast communications between objects become edges. Brotli-compressed files (vt's default)
-// are refused with a hint to decompress them. Throws TraceError naming the file, the phase and
-// the element.
+// Reads vt LB data files (one per rank, any order), plain JSON or brotli-compressed (vt's
+// default, *.json.br), into a trace: ranks become PEs, entities objects (by "id", else
+// "seq_id"), the first phase the initial instance and each later phase one step; objects missing
+// from a phase are deleted, new ones created; SendRecv and Broadcast communications between
+// objects become edges. The files must be a whole set: ranks 0 to N - 1 with no gap, and, for
+// files export_vt wrote, all of one export. Throws TraceError naming the file, the phase and the
+// element.
 Trace import_vt(const std::vector<std::string>& paths, VtImportSummary* summary = nullptr);
 
 // Writes `trace` as vt LB data files, DIRECTORY/data.<PE>.json for every PE (vt's default
 // naming), creating the directory if needed: phase 0 is the initial instance, phase s + 1 step s,
 // with the objects where the trace places them (initial PEs, created objects where created).
-// Returns the paths written. Throws TraceError for an invalid trace or a failed write.
-std::vector<std::string> export_vt(const Trace& trace, const std::string& directory);
+// The set is complete or absent: every file is written under a temporary name and renamed into
+// place once all are written, then the rank files data.<N>.json beyond the trace's PEs (an older
+// export's) are removed; a failure before the renames leaves the directory as it was. None of
+// `inputs` (the files the trace came from) may be replaced or removed: that is an error, checked
+// before anything is written. Returns the paths written. Throws TraceError for an invalid trace
+// or a failed write.
+std::vector<std::string> export_vt(const Trace& trace, const std::string& directory,
+                                   const std::vector<std::string>& inputs = {});
 
 }  // namespace vela::lb
