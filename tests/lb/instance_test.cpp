@@ -158,15 +158,18 @@ TEST(Params, BadValuesAreRejectedNamingOwnerAndKey) {
   EXPECT_EQ(param_rejection({{"speed", "1"}}),
             "refine: unknown parameter 'speed' (known: tolerance, rounds)");
   EXPECT_EQ(param_rejection({{"tolerance", "abc"}}),
-            "refine: parameter 'tolerance' = 'abc' is not a number");
+            "refine: parameter 'tolerance' = 'abc' is not a plain decimal number (such as 2, 0.05 "
+            "or 1e-3)");
   EXPECT_EQ(param_rejection({{"tolerance", "0.1x"}}),
-            "refine: parameter 'tolerance' = '0.1x' is not a number");
+            "refine: parameter 'tolerance' = '0.1x' is not a plain decimal number (such as 2, 0.05 "
+            "or 1e-3)");
   EXPECT_EQ(param_rejection({{"rounds", "2.5"}}),
             "refine: parameter 'rounds' = '2.5' must be an integer");
   EXPECT_EQ(param_rejection({{"tolerance", "1.5"}}),
             "refine: parameter 'tolerance' = 1.5 is out of range [0, 1]");
   EXPECT_EQ(param_rejection({{"tolerance", "nan"}}),
-            "refine: parameter 'tolerance' = 'nan' is not a number");
+            "refine: parameter 'tolerance' = 'nan' is not a plain decimal number (such as 2, 0.05 "
+            "or 1e-3)");
   EXPECT_EQ(param_rejection({{"tolerance", "0.5"}, {"rounds", "10"}}), "");
 }
 

@@ -1,8 +1,12 @@
 // Text parameters: a value chosen from a list (such as a strategy name), with a default, checked
-// with an error naming the owner, the parameter, the bad value and every allowed value. (The
-// numeric parameters' tests are in instance_test.cpp.)
+// with an error naming the owner, the parameter, the bad value and every allowed value; and the
+// plain decimal numbers every numeric parameter is written in. (The other numeric parameters'
+// tests are in instance_test.cpp.)
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -49,8 +53,9 @@ TEST(TextParams, AValueOutsideTheChoicesIsRejectedListingThem) {
   EXPECT_EQ(rejection(specs(), {{"ordre", "up"}}),
             "sorter: unknown parameter 'ordre' (known: rounds, order)");
   // Numbers are still checked as numbers.
-  EXPECT_EQ(rejection(specs(), {{"rounds", "up"}}),
-            "sorter: parameter 'rounds' = 'up' is not a number");
+  EXPECT_EQ(
+      rejection(specs(), {{"rounds", "up"}}),
+      "sorter: parameter 'rounds' = 'up' is not a plain decimal number (such as 2, 0.05 or 1e-3)");
 }
 
 TEST(TextParams, ReadingAParameterAsTheWrongKindIsAnError) {
@@ -90,6 +95,49 @@ TEST(TextParams, OnlyTextParametersAreText) {
   EXPECT_EQ(s[1].choices(), (std::vector<std::string>{"up", "down", "sideways"}));
   EXPECT_EQ(join_choices({"x", "y"}), "x, y");
   EXPECT_EQ(join_choices({}), "");
+}
+
+TEST(PlainDecimal, TakesDecimalNotationOnly) {
+  EXPECT_EQ(parse_decimal("0.05"), 0.05);
+  EXPECT_EQ(parse_decimal("-2.5"), -2.5);
+  EXPECT_EQ(parse_decimal(".5"), 0.5);
+  EXPECT_EQ(parse_decimal("4."), 4.0);
+  EXPECT_EQ(parse_decimal("1e-3"), 1e-3);
+  EXPECT_EQ(parse_decimal("2E+6"), 2e6);
+  EXPECT_EQ(parse_decimal("010"), 10.0) << "decimal, never octal";
+  EXPECT_EQ(parse_decimal("0"), 0.0);
+  for (const char* bad : {"0x1p-3", "0x10",  " 0.1",   "0.1 ", "\t1",      "inf", "-inf", "nan",
+                          "+1",     "1e999", "-1e999", "1e",   "1e+",      ".",   "-",    "",
+                          "1,5",    "1.2.3", "1e5x",   "--1",  "infinity", "0b1"}) {
+    EXPECT_EQ(parse_decimal(bad), std::nullopt) << "'" << bad << "'";
+  }
+}
+
+TEST(PlainDecimal, UnsignedIntegersAreDigitsWithoutALeadingZero) {
+  EXPECT_EQ(parse_decimal_unsigned("0"), 0u);
+  EXPECT_EQ(parse_decimal_unsigned("1024"), 1024u);
+  EXPECT_EQ(parse_decimal_unsigned("18446744073709551615"),
+            std::numeric_limits<std::uint64_t>::max());
+  for (const char* bad :
+       {"-1", "+1", "0x10", "010", "00", " 7", "7 ", "1.0", "1e3", "", "18446744073709551616"}) {
+    EXPECT_EQ(parse_decimal_unsigned(bad), std::nullopt) << "'" << bad << "'";
+  }
+}
+
+TEST(PlainDecimal, NumericParametersRejectWhatIsNotPlainDecimal) {
+  const std::vector<ParamSpec> spec = {{"tolerance", "slack", 0.05, 0.0, 10.0, false},
+                                       {"bits", "resolution", 16, 1, 31, true}};
+  for (const char* bad : {"0x1p-3", " 0.1", "0.1 ", "inf", "nan"}) {
+    EXPECT_EQ(rejection(spec, {{"tolerance", bad}}),
+              std::string("sorter: parameter 'tolerance' = '") + bad +
+                  "' is not a plain decimal number (such as 2, 0.05 or 1e-3)");
+  }
+  EXPECT_EQ(rejection(spec, {{"bits", "0x10"}}),
+            "sorter: parameter 'bits' = '0x10' is not a plain decimal number (such as 2, 0.05 "
+            "or 1e-3)");
+  const ParamValues v("sorter", spec, {{"tolerance", ".25"}, {"bits", "010"}});
+  EXPECT_EQ(v.get("tolerance"), 0.25);
+  EXPECT_EQ(v.get("bits"), 10.0);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "commands.hpp"
+#include "option_rules.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{
@@ -18,10 +19,13 @@ int main(int argc, char** argv) {
   vela::tools::add_strategies_command(app);
   vela::tools::add_trace_command(app);
   vela::tools::add_replay_commands(app);
+  vela::tools::apply_option_rules(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // CLI11 prints its message (and the help) and gives its own code: 0 for --help, 105 to 115
+    // for the kinds of bad input. Every bad input exits 1, as the README says.
+    return app.exit(e) == 0 ? 0 : 1;
   } catch (const std::bad_alloc&) {
     // The commands name the file or the request where they can; this names the command.
     std::string request = "vela-lb";

@@ -3,14 +3,10 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
-#include <string>
 
 namespace vela::tools {
 
 void add_predict_command(CLI::App& app);
 void add_policies_command(CLI::App& app);
-
-// Accepts a finite number >= 0 and says so when the value is something else.
-CLI::Validator non_negative_seconds();
 
 }  // namespace vela::tools

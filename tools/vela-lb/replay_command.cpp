@@ -3,7 +3,6 @@
 #include <fmt/core.h>
 
 #include <algorithm>
-#include <cmath>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -11,39 +10,13 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "option_rules.hpp"
 #include "policy_commands.hpp"
 #include "strategy_options.hpp"
 #include "vela/lb/policy/replay.hpp"
 #include "vela/lb/strategies/registry.hpp"
 
 namespace vela::tools {
-
-namespace {
-
-// `text` as a whole, finite number >= 0; -1 when it is not one.
-double non_negative_number(const std::string& text) {
-  std::size_t used = 0;
-  double value = -1.0;
-  try {
-    value = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  return used == 0 || used != text.size() || !std::isfinite(value) || value < 0.0 ? -1.0 : value;
-}
-
-}  // namespace
-
-CLI::Validator non_negative_seconds() {
-  return CLI::Validator(
-      [](std::string& text) -> std::string {
-        if (non_negative_number(text) < 0.0) {
-          return "expected a finite number >= 0, got '" + text + "'";
-        }
-        return {};
-      },
-      "NUMBER >= 0");
-}
 
 namespace {
 
@@ -101,14 +74,14 @@ PolicyRun parse_compare(const std::string& spec) {
 }
 
 double parse_seconds(const std::string& text, const std::string& whole) {
-  const double value = non_negative_number(text);
-  if (value < 0.0) {
+  const std::optional<double> value = non_negative_number(text);
+  if (!value) {
     throw std::invalid_argument(
         "--strategy-time: expected 'measured', SECONDS >= 0 or "
         "STRATEGY=SECONDS, got '" +
         whole + "'");
   }
-  return value;
+  return *value;
 }
 
 // Each value: "measured", SECONDS (every strategy) or STRATEGY=SECONDS (that one).

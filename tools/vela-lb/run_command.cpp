@@ -1,11 +1,11 @@
 // vela-lb run: one strategy on one instance, with a report and optionally the new placement.
 #include <fmt/core.h>
 
-#include <cmath>
 #include <memory>
 #include <string>
 
 #include "commands.hpp"
+#include "option_rules.hpp"
 #include "strategy_options.hpp"
 #include "vela/lb/io/io.hpp"
 #include "vela/lb/model/evaluate.hpp"
@@ -14,23 +14,6 @@
 namespace vela::tools {
 
 namespace {
-
-// Accepts a finite number >= 0 and says so when the value is something else.
-const CLI::Validator non_negative(
-    [](std::string& text) -> std::string {
-      double value = 0.0;
-      try {
-        std::size_t used = 0;
-        value = std::stod(text, &used);
-        if (used != text.size()) value = -1.0;
-      } catch (const std::exception&) {
-        value = -1.0;
-      }
-      return std::isfinite(value) && value >= 0.0
-                 ? std::string()
-                 : "expected a finite number >= 0, got '" + text + "'";
-    },
-    "SECONDS>=0");
 
 struct RunOptions {
   std::string strategy;
@@ -122,10 +105,10 @@ void add_run_command(CLI::App& app) {
       ->check(CLI::Range(1, 1000000));
   cmd->add_option("--startup", options->model.startup,
                   "Seconds per message or migration (T_s), for the predicted step time")
-      ->check(non_negative);
+      ->check(non_negative_seconds());
   cmd->add_option("--per-byte", options->model.per_byte,
                   "Seconds per byte (t_w), for the predicted step time")
-      ->check(non_negative);
+      ->check(non_negative_seconds());
   cmd->callback([options] { run(*options); });
 }
 

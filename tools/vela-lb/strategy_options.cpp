@@ -1,6 +1,7 @@
 #include "strategy_options.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <stdexcept>
 
 namespace vela::tools {
@@ -35,17 +36,12 @@ std::vector<double> parse_number_list(const std::string& option, const std::stri
   while (true) {
     const std::size_t comma = text.find(',', begin);
     const std::string part = text.substr(begin, comma == std::string::npos ? comma : comma - begin);
-    std::size_t used = 0;
-    double value = 0.0;
-    try {
-      value = std::stod(part, &used);
-    } catch (const std::exception&) {
-      used = 0;
+    const std::optional<double> value = lb::parse_decimal(part);
+    if (!value) {
+      throw std::invalid_argument(option + ": '" + part + "' in '" + text +
+                                  "' is not a plain decimal number (such as 2, 0.05 or 1e-3)");
     }
-    if (used == 0 || used != part.size()) {
-      throw std::invalid_argument(option + ": '" + part + "' in '" + text + "' is not a number");
-    }
-    values.push_back(value);
+    values.push_back(*value);
     if (comma == std::string::npos) return values;
     begin = comma + 1;
   }

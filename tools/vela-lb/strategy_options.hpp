@@ -17,8 +17,9 @@ lb::RawParams parse_params(const std::vector<std::string>& settings);
 std::map<std::string, lb::RawParams> parse_scoped_params(const std::vector<std::string>& settings,
                                                          const std::vector<std::string>& chosen);
 
-// "a,b,c" as numbers, for option `option` (e.g. "--storm"); throws std::invalid_argument naming
-// the option, the text and the part that is not a number. A trailing comma is an empty part.
+// "a,b,c" as plain decimal numbers (lb::parse_decimal), for option `option` (e.g. "--storm");
+// throws std::invalid_argument naming the option, the text and the part that is not a number.
+// A trailing comma is an empty part.
 std::vector<double> parse_number_list(const std::string& option, const std::string& text);
 
 }  // namespace vela::tools

@@ -1,10 +1,10 @@
 #include "vela/lb/model/params.hpp"
 
 #include <algorithm>
-#include <cerrno>
+#include <charconv>
 #include <cmath>
-#include <cstdlib>
 #include <sstream>
+#include <system_error>
 #include <utility>
 
 namespace vela::lb {
@@ -29,6 +29,55 @@ std::string join_choices(const std::vector<std::string>& choices) {
   std::string joined;
   for (std::size_t i = 0; i < choices.size(); ++i) joined += (i ? ", " : "") + choices[i];
   return joined;
+}
+
+namespace {
+
+bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
+
+// Advances `at` over digits; returns how many.
+std::size_t skip_digits(std::string_view text, std::size_t& at) {
+  const std::size_t from = at;
+  while (at < text.size() && is_digit(text[at])) ++at;
+  return at - from;
+}
+
+}  // namespace
+
+std::optional<double> parse_decimal(std::string_view text) {
+  // The grammar first: std::from_chars alone would also take "inf", "nan" and a prefix.
+  std::size_t at = 0;
+  if (at < text.size() && text[at] == '-') ++at;
+  std::size_t digits = skip_digits(text, at);
+  if (at < text.size() && text[at] == '.') {
+    ++at;
+    digits += skip_digits(text, at);
+  }
+  if (digits == 0) return std::nullopt;
+  if (at < text.size() && (text[at] == 'e' || text[at] == 'E')) {
+    ++at;
+    if (at < text.size() && (text[at] == '+' || text[at] == '-')) ++at;
+    if (skip_digits(text, at) == 0) return std::nullopt;
+  }
+  if (at != text.size()) return std::nullopt;
+  double value = 0.0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(value)) {
+    return std::nullopt;  // beyond a double's range
+  }
+  return value;
+}
+
+std::optional<std::uint64_t> parse_decimal_unsigned(std::string_view text) {
+  std::size_t at = 0;
+  if (skip_digits(text, at) == 0 || at != text.size()) return std::nullopt;
+  if (text.size() > 1 && text[0] == '0') return std::nullopt;
+  std::uint64_t value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return value;
 }
 
 void parse_param(const std::string& text, RawParams& into) {
@@ -57,13 +106,13 @@ std::string format_number(double v) {
 }
 
 double parse_number(const std::string& owner, const ParamSpec& spec, const std::string& text) {
-  errno = 0;
-  char* end = nullptr;
-  const double value = std::strtod(text.c_str(), &end);
   const std::string named = owner + ": parameter '" + spec.name + "' = ";
-  if (end == text.c_str() || *end != '\0' || errno == ERANGE || !std::isfinite(value)) {
-    throw ParamError(named + "'" + text + "' is not a number");
+  const std::optional<double> parsed = parse_decimal(text);
+  if (!parsed) {
+    throw ParamError(named + "'" + text +
+                     "' is not a plain decimal number (such as 2, 0.05 or 1e-3)");
   }
+  const double value = *parsed;
   if (spec.integer && std::floor(value) != value) {
     throw ParamError(named + "'" + text + "' must be an integer");
   }

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "seed_growth.hpp"
+#include "stdout_to_stderr.hpp"
 
 namespace vela::lb::builtin {
 
@@ -112,6 +113,27 @@ std::vector<std::int32_t> metis_parts(const std::vector<double>& shares, std::si
   return kept;
 }
 
+// Whether some vertex weighs more than the smallest target among `kept` parts. METIS cannot
+// meet its balance constraint then, and its recursive bisection may leave a side with no vertex
+// (it prints "Cannot bisect a graph with 0 vertices" and returns empty parts); the seed
+// technique places the heaviest vertices first, each where it finishes earliest.
+bool has_vertex_over_a_target(const PartitionGraph& g, const std::vector<double>& shares,
+                              const std::vector<std::int32_t>& kept) {
+  double total = 0.0;
+  double heaviest = 0.0;
+  for (const std::int32_t w : g.vwgt) {
+    total += w;
+    heaviest = std::max(heaviest, static_cast<double>(w));
+  }
+  double kept_share = 0.0;
+  double smallest = 1.0;
+  for (const std::int32_t p : kept) {
+    kept_share += shares[static_cast<std::size_t>(p)];
+    smallest = std::min(smallest, shares[static_cast<std::size_t>(p)]);
+  }
+  return kept_share > 0.0 && heaviest > total * smallest / kept_share;
+}
+
 }  // namespace
 
 std::vector<std::int32_t> metis_kway(const PartitionGraph& g, const std::vector<double>& shares,
@@ -124,14 +146,21 @@ std::vector<std::int32_t> metis_kway(const PartitionGraph& g, const std::vector<
     return std::vector<std::int32_t>(n, 0);
   }
   const std::vector<std::int32_t> kept = metis_parts(shares, n, imbalance);
-  if (kept.size() == 1) {
-    stats.emplace_back("edge_cut", 0.0);
-    return std::vector<std::int32_t>(n, kept[0]);
-  }
-  if (kept.empty() || n < kMinVerticesPerPart * kept.size()) {
+  // Parts with room for at least one average vertex. Too few vertices for them makes
+  // metis_parts drop parts until METIS is safe (with one vertex per PE, down to a handful of
+  // PEs holding everything), so the seed technique places such graphs, judged by the parts
+  // there should be rather than those METIS could take.
+  std::size_t eligible = 0;
+  for (const double share : shares) eligible += share * static_cast<double>(n) >= 1.0 ? 1 : 0;
+  if (kept.empty() || n < kMinVerticesPerPart * std::max(kept.size(), eligible) ||
+      (kept.size() < 2 && eligible >= 2) || has_vertex_over_a_target(g, shares, kept)) {
     std::vector<std::int32_t> part = grow(g, shares, imbalance);
     stats.emplace_back("edge_cut", edge_cut(g, part));
     return part;
+  }
+  if (kept.size() == 1) {
+    stats.emplace_back("edge_cut", 0.0);
+    return std::vector<std::int32_t>(n, kept[0]);
   }
   double kept_share = 0.0;
   for (const std::int32_t p : kept) kept_share += shares[static_cast<std::size_t>(p)];
@@ -158,6 +187,8 @@ std::vector<std::int32_t> metis_kway(const PartitionGraph& g, const std::vector<
   options[METIS_OPTION_NUMBERING] = 0;
   idx_t objval = 0;
   std::vector<idx_t> part(g.vertices(), 0);
+  // Should METIS still print a complaint, it goes to stderr (stdout_to_stderr.hpp).
+  const StdoutToStderr quiet;
   const int rc = METIS_PartGraphKway(&nvtxs, &ncon, xadj.data(), adjncy.data(), vwgt.data(),
                                      nullptr, adjwgt.data(), &nparts, tpwgts.data(), &ubvec,
                                      options, &objval, part.data());

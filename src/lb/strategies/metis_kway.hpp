@@ -17,7 +17,9 @@ namespace vela::lb::builtin {
 // to stdout) when its recursive bisection leaves a group of parts empty, so parts whose target is
 // below one average vertex get nothing, parts are reordered (and the smallest dropped) until no
 // group of parts is small enough to be emptied, and a graph with fewer than four vertices per
-// remaining part is placed by the seed technique (grow_from_seeds) instead.
+// part that has room for one (dropped or not), one where dropping left a single part of several,
+// or one with a vertex heavier than a part's target is placed by the seed technique
+// (grow_from_seeds) instead. Whatever METIS still prints goes to stderr (StdoutToStderr).
 std::vector<std::int32_t> metis_kway(const PartitionGraph& graph, const std::vector<double>& shares,
                                      double imbalance, std::int32_t seed, StrategyStats& stats);
 

@@ -2,10 +2,13 @@
 // range, or text chosen from a list (such as the name of another strategy).
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace vela::lb {
@@ -36,6 +39,17 @@ class ParamError : public std::invalid_argument {
  public:
   using std::invalid_argument::invalid_argument;
 };
+
+// `text` as a plain decimal number: an optional '-', digits with an optional fraction, an
+// optional exponent (3, -2.5, .5, 4., 1e-3, 2E+6). Nothing else: no hex (0x1p-3), no '+' sign,
+// no spaces before or after, no inf or nan, and not a number too large for a double (1e999).
+// nullopt when `text` is not such a number. Numbers a user types (parameters, the command
+// line's numeric options) are read this way, so that they mean the same everywhere.
+std::optional<double> parse_decimal(std::string_view text);
+
+// `text` as a plain decimal integer >= 0 that fits in 64 bits: digits only, no sign, no leading
+// zero ("010" could be read as octal), no spaces. nullopt otherwise.
+std::optional<std::uint64_t> parse_decimal_unsigned(std::string_view text);
 
 // Raw "key=value" settings as a user gave them.
 using RawParams = std::map<std::string, std::string>;
