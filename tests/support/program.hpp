@@ -18,9 +18,10 @@ struct ProgramResult {
   std::string out;  // stdout and stderr together
 };
 
-inline ProgramResult run_program(const std::string& binary, const std::string& args) {
+// Runs a shell command line as given (its redirections included): its stdout and exit status.
+inline ProgramResult run_command(const std::string& command) {
   ProgramResult r;
-  FILE* pipe = popen((binary + " " + args + " 2>&1").c_str(), "r");
+  FILE* pipe = popen(command.c_str(), "r");
   if (pipe == nullptr) return r;
   std::array<char, 4096> buffer{};
   std::size_t n = 0;
@@ -28,6 +29,10 @@ inline ProgramResult run_program(const std::string& binary, const std::string& a
   const int raw = pclose(pipe);
   r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
   return r;
+}
+
+inline ProgramResult run_program(const std::string& binary, const std::string& args) {
+  return run_command(binary + " " + args + " 2>&1");
 }
 
 // A fixture with a fresh directory for each test, removed afterwards.

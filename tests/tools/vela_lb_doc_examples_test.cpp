@@ -13,11 +13,8 @@
 // The examples run with a directory first on PATH that holds vela-lb (this build's), so each
 // line runs exactly as a reader would type it.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <algorithm>
-#include <array>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -115,15 +112,7 @@ class DocExamples : public vela::testing::ScratchDirTest {
   vela::testing::ProgramResult shell(const std::string& script) const {
     const std::string line = "cd '" + dir_.string() + "' && PATH='" + (dir_ / ".bin").string() +
                              "':\"$PATH\" && export PATH && {\n" + script + "\n} 2>&1";
-    vela::testing::ProgramResult r;
-    FILE* pipe = popen(line.c_str(), "r");
-    if (pipe == nullptr) return r;
-    std::array<char, 4096> buffer{};
-    std::size_t n = 0;
-    while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) r.out.append(buffer.data(), n);
-    const int raw = pclose(pipe);
-    r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-    return r;
+    return vela::testing::run_command(line);
   }
 };
 

@@ -3,10 +3,7 @@
 // (heavy-tailed loads, few objects on many PEs, PEs with no room), `compare --format csv|json`
 // with every strategy writes only its CSV or JSON to stdout, and `run` only its report.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
-#include <array>
-#include <cstdio>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -21,15 +18,7 @@ using Result = vela::testing::ProgramResult;
 
 // Standard output alone (stderr to `errors`), and the exit status.
 Result vela_lb_stdout(const std::string& args, const std::string& errors) {
-  Result r;
-  FILE* pipe = popen((std::string(VELA_LB_BINARY) + " " + args + " 2>" + errors).c_str(), "r");
-  if (pipe == nullptr) return r;
-  std::array<char, 4096> buffer{};
-  std::size_t n = 0;
-  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) r.out.append(buffer.data(), n);
-  const int raw = pclose(pipe);
-  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  return r;
+  return vela::testing::run_command(std::string(VELA_LB_BINARY) + " " + args + " 2>" + errors);
 }
 
 std::vector<std::string> split(const std::string& text, char separator) {
