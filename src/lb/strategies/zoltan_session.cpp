@@ -2,12 +2,15 @@
 #include "zoltan_session.hpp"
 
 #include <mpi.h>
+#include <stdlib.h>
 #include <zoltan.h>
 
 #include <array>
 #include <cstdlib>
+#include <filesystem>
 #include <stdexcept>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -57,6 +60,21 @@ bool started_by_an_mpi_launcher() {
   return false;
 }
 
+// The session directory of this process's Open MPI singleton (see SingletonSettings), removed
+// after MPI_Finalize; empty when Open MPI chose its own.
+std::string& private_session_base() {
+  static std::string path;
+  return path;
+}
+
+void remove_private_session_base() {
+  std::string& path = private_session_base();
+  if (path.empty()) return;
+  std::error_code ignored;
+  std::filesystem::remove_all(path, ignored);
+  path.clear();
+}
+
 // Open MPI settings for a process that is its own, only MPI job (a "singleton"): no daemon
 // process beside it, no probing of network hardware (slow, and noisy in containers), no crash
 // handlers of Open MPI's replacing the program's own, and a CPU-only topology from hwloc (its
@@ -64,10 +82,26 @@ bool started_by_an_mpi_launcher() {
 // storage crashes LeakSanitizer's scan of the threads at exit). Set only where the environment
 // does not set them, and only for the initialisation, so that programs this process starts
 // (mpirun jobs among them) do not inherit them.
+//
+// Also a session directory of its own (orte_tmpdir_base, a fresh directory under $TMPDIR or
+// /tmp): isolated singletons all take job family 0, so they would share
+// /tmp/ompi.HOST.UID/jf.0, and one finishing removes it while another creates it ("A call to
+// mkdir was unable to create the desired directory"; about 2% of vela-lb runs four at a time).
 class SingletonSettings {
  public:
   SingletonSettings() {
     if (started_by_an_mpi_launcher()) return;
+    if (std::getenv("OMPI_MCA_orte_tmpdir_base") == nullptr) {
+      const char* tmp = std::getenv("TMPDIR");
+      std::string pattern = (tmp != nullptr && *tmp != '\0') ? tmp : "/tmp";
+      pattern += "/vela-mpi-XXXXXX";
+      if (::mkdtemp(pattern.data()) != nullptr) {
+        if (::setenv("OMPI_MCA_orte_tmpdir_base", pattern.c_str(), 0) == 0) {
+          set_.push_back("OMPI_MCA_orte_tmpdir_base");
+        }
+        private_session_base() = pattern;
+      }
+    }
     static constexpr std::array<std::array<const char*, 2>, 5> settings = {{
         {"OMPI_MCA_ess_singleton_isolated", "1"},
         {"OMPI_MCA_pml", "ob1"},
@@ -97,6 +131,7 @@ void finalize_mpi() {
     LeakCheckPause pause;
     MPI_Finalize();
   }
+  remove_private_session_base();
 }
 
 void initialise_mpi() {
@@ -112,6 +147,7 @@ void initialise_mpi() {
     rc = MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided);
   }
   if (rc != MPI_SUCCESS) {
+    remove_private_session_base();
     throw std::runtime_error("hypergraph: MPI_Init_thread failed with code " + std::to_string(rc) +
                              "; Zoltan needs MPI");
   }

@@ -10,8 +10,9 @@ namespace vela::lb::builtin {
 class ZoltanSession {
  public:
   // Blocks while another session is open. On first use: when MPI is not initialised, sets
-  // Open MPI up for a lone process (no daemon, no network probing; only when no MPI launcher
-  // started the process), initialises it and finalises it at exit (std::atexit); a program
+  // Open MPI up for a lone process (no daemon, no network probing, a session directory of its
+  // own, removed at exit; only when no MPI launcher started the process), initialises it and
+  // finalises it at exit (std::atexit); a program
   // that initialised MPI itself keeps it, and finalises it itself. Throws std::runtime_error
   // when MPI cannot be initialised or has already been finalised.
   ZoltanSession();
