@@ -13,6 +13,7 @@
 // nothing was running or in flight at one instant, and process 0 tells every process to stop.
 #include "transport.hpp"
 
+#include <malloc.h>
 #include <mpi.h>
 
 #include <algorithm>
@@ -101,6 +102,20 @@ void initialize_mpi() {
   std::atexit(finalize_at_exit);
 }
 
+// Message buffers between processes are allocated and freed at every hop. With glibc's defaults
+// a freed buffer of a large message goes back to the kernel (trimmed from the top of the heap,
+// or unmapped), and the next one faults every page in again: with a PE making MPI progress
+// that was 30x the transfer time at 64 KiB and 1 MiB (docs/results/distribution.md). So, unless
+// the user tuned malloc, freed memory stays in the process up to 256 MiB and buffers up to the
+// largest mmap threshold glibc allows (32 MiB) come from the heap.
+void keep_freed_memory() {
+  for (const char* tuned : {"GLIBC_TUNABLES", "MALLOC_TRIM_THRESHOLD_", "MALLOC_MMAP_THRESHOLD_"}) {
+    if (std::getenv(tuned) != nullptr) return;
+  }
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  mallopt(M_TRIM_THRESHOLD, 256 << 20);
+}
+
 struct LocalWave {
   std::uint8_t passive = 1;
   std::uint64_t sent = 0;
@@ -156,6 +171,7 @@ ProcessLayout process_layout(const Options& options, PeId cores) {
   int size = 1;
   if (mpi_launched(size) && size > 1) {
     initialize_mpi();
+    keep_freed_memory();
     MPI_Comm_size(MPI_COMM_WORLD, &layout.processes);
     MPI_Comm_rank(MPI_COMM_WORLD, &layout.process);
     layout.local_pes = options.pes_per_process > 0 ? options.pes_per_process : 1;
