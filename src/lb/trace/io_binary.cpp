@@ -298,13 +298,17 @@ Trace parse_trace_binary(std::string_view bytes, const std::string& path) {
   return trace;
 }
 
+std::string encode_trace_binary(const Trace& trace) {
+  Writer out;
+  write_binary(trace, out);
+  return std::move(out.contents());
+}
+
 }  // namespace trace_detail
 
 void write_trace_binary(const Trace& trace, const std::string& path) {
   trace_detail::check_writable(trace, path);
-  Writer out;
-  write_binary(trace, out);
-  trace_detail::write_file(path, out.contents());
+  trace_detail::write_file(path, trace_detail::encode_trace_binary(trace));
 }
 
 }  // namespace vela::lb

@@ -34,6 +34,8 @@ void write_file(const std::string& path, std::string_view contents);
 // the format; read_trace() then validates the trace itself.
 Trace parse_trace_json(std::string_view text, const std::string& path);
 Trace parse_trace_binary(std::string_view bytes, const std::string& path);
+// The binary format's bytes of `trace` (what write_trace_binary writes; not validated).
+std::string encode_trace_binary(const Trace& trace);
 
 // Validates `trace` for writing to `path`: an invalid trace cannot be written, nor one whose
 // totals a reader rejects (totals_problem).

@@ -83,72 +83,17 @@ class RankFile {
   bool started_ = false;
 };
 
-// FNV-1a over every field of the trace: export_vt's vela_export, the same in every file of one
-// export and different (but for a 2^-64 chance) for another trace.
-class Digest {
- public:
-  template <class T>
-  void add(const T& value) {
-    std::array<unsigned char, sizeof(T)> bytes;
-    std::memcpy(bytes.data(), &value, sizeof(T));
-    for (const unsigned char b : bytes) hash_ = (hash_ ^ b) * 0x100000001b3ULL;
-  }
-
-  std::string hex() const {
-    std::array<char, 17> text{};
-    std::snprintf(text.data(), text.size(), "%016llx", static_cast<unsigned long long>(hash_));
-    return text.data();
-  }
-
- private:
-  std::uint64_t hash_ = 0xcbf29ce484222325ULL;
-};
-
+// FNV-1a over the trace's binary encoding (every field, in a fixed order): export_vt's
+// vela_export, the same in every file of one export and different (but for a 2^-64 chance) for
+// another trace.
 std::string digest(const Trace& trace) {
-  Digest d;
-  const Instance& in = trace.initial;
-  const auto object = [&](const Object& o) {
-    d.add(o.id);
-    d.add(o.load);
-    d.add(o.size);
-    d.add(o.pe);
-    d.add(o.migratable);
-    for (const double c : o.coords) d.add(c);
-  };
-  d.add(in.dims);
-  d.add(in.pes.size());
-  for (const Pe& pe : in.pes) {
-    d.add(pe.speed);
-    d.add(pe.background);
-    d.add(pe.cluster);
+  std::uint64_t hash = 0xcbf29ce484222325ULL;
+  for (const char c : trace_detail::encode_trace_binary(trace)) {
+    hash = (hash ^ static_cast<unsigned char>(c)) * 0x100000001b3ULL;
   }
-  d.add(in.objects.size());
-  for (const Object& o : in.objects) object(o);
-  d.add(in.edges.size());
-  for (const Edge& e : in.edges) {
-    d.add(e.from);
-    d.add(e.to);
-    d.add(e.messages);
-    d.add(e.bytes);
-  }
-  d.add(trace.steps.size());
-  for (const TraceStep& step : trace.steps) {
-    d.add(step.deleted.size());
-    for (const ObjectId id : step.deleted) d.add(id);
-    d.add(step.created.size());
-    for (const Object& o : step.created) object(o);
-    d.add(step.replaces_edges);
-    d.add(step.edges.size());
-    for (const TraceEdge& e : step.edges) {
-      d.add(e.from);
-      d.add(e.to);
-      d.add(e.messages);
-      d.add(e.bytes);
-    }
-    d.add(step.loads.size());
-    for (const double load : step.loads) d.add(load);
-  }
-  return d.hex();
+  std::array<char, 17> text{};
+  std::snprintf(text.data(), text.size(), "%016llx", static_cast<unsigned long long>(hash));
+  return text.data();
 }
 
 // The rank a file name of vt's default naming, data.<rank>.json, stands for.
