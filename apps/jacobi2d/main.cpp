@@ -286,7 +286,8 @@ int main(int argc, char** argv) {
       auto blocks =
           ctx.create<Block>("jacobi", vela::rt::Shape::grid(p.objects, p.objects), map, p);
       begin = std::chrono::steady_clock::now();
-      blocks.broadcast<&Block::start>();
+      // On --restart the blocks come back from the checkpoint and resume by themselves.
+      if (!ctx.restarted()) blocks.broadcast<&Block::start>();
     });
     if (runtime.process() != 0) return code;  // under mpirun, process 0 reports
     if (lanes.size() != 4) {
@@ -304,6 +305,13 @@ int main(int argc, char** argv) {
     fmt::print("pes: {}  lb steps: {}  migrations: {}  forwarded: {}\n", runtime.pes(), s.lb_steps,
                s.migrations, s.forwarded);
     fmt::print("{}", s.balancing_line());
+    if (s.restored > 0) {
+      fmt::print("restart: {} blocks from sync point {}\n", s.restored, s.restored_sync);
+    }
+    if (s.checkpoints > 0) {
+      fmt::print("checkpoints: {}  {} bytes each  {:.3f} ms each\n", s.checkpoints,
+                 s.checkpoint_bytes / s.checkpoints, 1e3 * s.checkpoint_seconds / s.checkpoints);
+    }
     if (s.wan_messages > 0) {
       fmt::print("wan: {} messages  {} bytes  ({:.0f} bytes/step)  grid queue: {} messages\n",
                  s.wan_messages, s.wan_bytes, static_cast<double>(s.wan_bytes) / p.steps,

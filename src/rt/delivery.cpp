@@ -90,6 +90,29 @@ void create_elements(PeState& pe, Message& message) {
   }
 }
 
+// Elements from a checkpoint: each built default and unpacked from its saved state, waiting at
+// the checkpoint's sync point for the resume that follows.
+void restore_elements(PeState& pe, Message& message) {
+  const CollectionInfo& info = pe.runtime->collection(message.collection);
+  std::vector<SavedElement> saved;
+  pup::unpack(message.payload(), saved);
+  pe.table(info.id);
+  for (const SavedElement& s : saved) {
+    std::unique_ptr<ElementBase> element = construct(pe, info, s.linear, false);
+    try {
+      pup::unpack(s.state, *element);
+    } catch (const pup::PupError& e) {
+      throw std::runtime_error("--restart: collection " + info.name + ": element " +
+                               to_string(info.shape.at(s.linear), info.shape.dims) +
+                               "'s saved state does not unpack: " + e.what());
+    }
+    ElementAccess::reductions(*element) = s.reductions;
+    ElementAccess::at_sync(*element) = true;
+    pe.table(info.id).slots[s.linear].location = {pe.id, 0};
+    install(pe, {info.id, s.linear}, std::move(element));
+  }
+}
+
 void deliver_entry(PeState& pe, Message* message) {
   RuntimeState& state = *pe.runtime;
   CollectionTable& table = pe.table(message->collection);
@@ -108,6 +131,7 @@ void deliver_entry(PeState& pe, Message* message) {
     return;
   }
   ElementBase& element = *slot.element;
+  ++table.delivered;
   if (message->hops > 0 && message->origin >= 0 && message->origin != pe.id) [[unlikely]] {
     Location here{pe.id, ElementAccess::migrations(element)};
     post_system(state, message->origin, Kind::location, message->collection, message->element,

@@ -81,6 +81,7 @@ void send_entry_message(const Outgoing& out, CollectionId collection, std::uint6
       m->sender = static_cast<std::int64_t>(sender);
       ElementAccess::comm(*from).count(linear, m->ops->packed_size(out.args));
     }
+    ++table.sent;
     const Slot& slot = table.slots[linear];
     const PeId to = slot.element != nullptr ? pe->id
                     : slot.location.pe >= 0 ? slot.location.pe

@@ -376,6 +376,12 @@ void on_at_sync(PeState& pe, Message& message) {
   round.arrived = 0;
   ++round.syncs;
   if (state.timeline) state.timeline->instant(pe.id, trace::Category::lb, "at_sync", Clock::now());
+  if (start_checkpoint(state, info)) return;
+  continue_sync(state, info);
+}
+
+void continue_sync(RuntimeState& state, CollectionInfo& info) {
+  LbRound& round = info.lb;
   // A policy decides at every sync point, on the measurements of the step; otherwise every
   // lb_period-th sync point balances.
   if (!round.strategy ||

@@ -21,22 +21,25 @@
 namespace vela::rt::detail {
 
 enum class Kind : std::uint8_t {
-  entry,          // an entry method of one element
-  create,         // build this PE's elements of a new collection
-  call,           // run a function on this PE (main, at start-up)
-  migrate_order,  // LB root -> source PE: send these elements away
-  migrate_in,     // source PE -> destination PE: an element's state
-  location,       // an element now lives on a PE (to its home and to senders)
-  at_sync,        // element -> LB root: reached a balancing point
-  lb_collect,     // LB root -> every PE: report your measurements
-  lb_report,      // PE -> LB root: measurements
-  migrated,       // destination PE -> LB root: an element arrived
-  resume,         // LB root -> every PE: call resume_from_sync
-  contribution,   // element -> root: one reduction contribution
-  lb_agent,       // PE -> PE: a distributed strategy's message between two PEs' agents
-  lb_ready,       // PE -> LB root: this PE's agent waits at its barrier
-  lb_proceed,     // LB root -> every PE: every agent waits there, go on
-  lb_done,        // PE -> LB root: this PE's agent is done, its moves ordered
+  entry,               // an entry method of one element
+  create,              // build this PE's elements of a new collection
+  call,                // run a function on this PE (main, at start-up)
+  migrate_order,       // LB root -> source PE: send these elements away
+  migrate_in,          // source PE -> destination PE: an element's state
+  location,            // an element now lives on a PE (to its home and to senders)
+  at_sync,             // element -> LB root: reached a balancing point
+  lb_collect,          // LB root -> every PE: report your measurements
+  lb_report,           // PE -> LB root: measurements
+  migrated,            // destination PE -> LB root: an element arrived
+  resume,              // LB root -> every PE: call resume_from_sync
+  contribution,        // element -> root: one reduction contribution
+  lb_agent,            // PE -> PE: a distributed strategy's message between two PEs' agents
+  lb_ready,            // PE -> LB root: this PE's agent waits at its barrier
+  lb_proceed,          // LB root -> every PE: every agent waits there, go on
+  lb_done,             // PE -> LB root: this PE's agent is done, its moves ordered
+  checkpoint_collect,  // root -> every PE: pack your elements of the collection
+  checkpoint_part,     // PE -> root: its elements, packed
+  restore,             // root -> PE: build these elements from a checkpoint
 };
 
 // Runtime messages overtake entry methods queued on the same PE, whatever their priority.

@@ -91,6 +91,17 @@ void add_runtime_options(CLI::App& app, Options& options) {
   app.add_option("--lb-dump", options.lb_dump,
                  "Write each balancing step's instance to DIR (replay with vela-lb)")
       ->group(group);
+  app.add_option("--checkpoint", options.checkpoint,
+                 "Write each collection's elements to DIR/<collection>.ckpt at every "
+                 "--checkpoint-every-th sync point (replaced atomically)")
+      ->group(group);
+  app.add_option("--checkpoint-every", options.checkpoint_every,
+                 "With --checkpoint: sync points of a collection between its checkpoints")
+      ->check(CLI::Range(1, 1 << 30))
+      ->group(group);
+  app.add_option("--restart", options.restart,
+                 "Resume from the checkpoint in DIR (written by --checkpoint, on any PE count)")
+      ->group(group);
   app.add_option("--lb-fan-in", options.lb_fan_in,
                  "Measurements travel to the balancing root up a tree of this fan-in (0: every PE "
                  "reports to PE 0)")
@@ -158,6 +169,18 @@ void validate(const Options& options) {
   if (options.idle != IdleMode::adaptive && options.idle != IdleMode::spin &&
       options.idle != IdleMode::park) {
     throw std::invalid_argument("--idle: expected adaptive, spin or park");
+  }
+  if (options.checkpoint.empty() != (options.checkpoint_every == 0)) {
+    throw std::invalid_argument(
+        options.checkpoint.empty()
+            ? "--checkpoint-every " + std::to_string(options.checkpoint_every) +
+                  " given without --checkpoint DIR"
+            : "--checkpoint " + options.checkpoint +
+                  ": needs --checkpoint-every K (sync points between checkpoints)");
+  }
+  if (options.checkpoint_every < 0) {
+    throw std::invalid_argument("--checkpoint-every " + std::to_string(options.checkpoint_every) +
+                                ": expected an integer >= 1");
   }
   if (!options.lb.empty()) {
     try {

@@ -115,6 +115,10 @@ CollectionId create_collection(RuntimeState& state, const std::string& name, con
   if (state.transport) state.transport->publish_collection(*info);
   state.collections[count] = std::move(info);
   state.collection_count.store(count + 1, std::memory_order_release);
+  if (!state.options.restart.empty()) {
+    restore_collection(state, *state.collections[count]);
+    return id;
+  }
   for (PeId p = 0; p < state.pes; ++p) post_system(state, p, Kind::create, id, 0, {});
   return id;
 }
@@ -159,6 +163,10 @@ const Shape& collection_shape(CollectionId collection) {
 
 PeId Context::pes() const {
   return state_.pes;
+}
+
+bool Context::restarted() const {
+  return !state_.options.restart.empty();
 }
 
 Callback Context::callback(std::function<void(const std::vector<double>&)> function) {

@@ -156,6 +156,15 @@ void dispatch_system(PeState& pe, Message& message) {
     case Kind::lb_done:
       on_lb_done(pe, message);
       return;
+    case Kind::checkpoint_collect:
+      on_checkpoint_collect(pe, message);
+      return;
+    case Kind::checkpoint_part:
+      on_checkpoint_part(pe, message);
+      return;
+    case Kind::restore:
+      restore_elements(pe, message);
+      return;
   }
 }
 

@@ -67,6 +67,10 @@ struct Slot {
 struct CollectionTable {
   std::vector<Slot> slots;
   std::uint64_t local = 0;  // elements living here
+  // Entry messages to the collection sent from this PE and delivered to its elements here:
+  // over every PE, their difference is what is in flight (a checkpoint needs none).
+  std::uint64_t sent = 0;
+  std::uint64_t delivered = 0;
 };
 
 struct RuntimeState;
@@ -157,6 +161,9 @@ struct PeState {
   // While an element migrating to a PE of another process is sized and packed (an element
   // whose state is only valid in its own process packs it whole then).
   bool migrating_out_of_process = false;
+  // While elements are packed for a checkpoint (an element whose state is only valid in its
+  // own process refuses, or packs it whole).
+  bool checkpointing = false;
 
   // Measurement, in clock ticks: `mark` is the last entry boundary (the end of one entry is
   // the start of the next); idle and the period since the last balancing step.
@@ -226,6 +233,28 @@ struct ReductionRound {
   std::vector<double> combined;                             // arrival order
 };
 
+// One element in a checkpoint: what the runtime keeps of it, then its own state (its pup()).
+struct SavedElement {
+  std::uint64_t linear = 0;
+  std::uint32_t reductions = 0;
+  std::vector<std::byte> state;
+  void pup(pup::Archive& ar) { ar | linear | reductions | state; }
+};
+// A PE's part of a checkpoint: its elements and its message counts for the collection.
+struct CheckpointPart {
+  std::uint64_t sent = 0;
+  std::uint64_t delivered = 0;
+  std::vector<SavedElement> elements;
+  void pup(pup::Archive& ar) { ar | sent | delivered | elements; }
+};
+// A checkpoint under way, kept by the root (PE 0).
+struct CheckpointRound {
+  bool active = false;
+  PeId parts = 0;
+  CheckpointPart all;
+  Clock::time_point from;
+};
+
 struct CollectionInfo {
   CollectionId id = 0;
   std::string name;
@@ -239,6 +268,7 @@ struct CollectionInfo {
   std::shared_ptr<const lb::CurvePositions> curve;
   // Root (PE 0) only:
   LbRound lb;
+  CheckpointRound checkpoint;
   std::map<std::uint32_t, ReductionRound> reductions;
 };
 
@@ -329,6 +359,18 @@ void on_lb_agent(PeState& pe, Message& message);
 void on_lb_ready(PeState& pe, Message& message);
 void on_lb_proceed(PeState& pe, Message& message);
 void on_lb_done(PeState& pe, Message& message);
+// Checkpoint/restart (checkpoint.cpp).
+void on_checkpoint_collect(PeState& pe, Message& message);
+void on_checkpoint_part(PeState& pe, Message& message);
+void restore_elements(PeState& pe, Message& message);
+// On the root, once every element of `info` reached a sync point: whether a checkpoint is due
+// there; if so it is started, and continue_sync() runs once it is written.
+bool start_checkpoint(RuntimeState& state, CollectionInfo& info);
+// The rest of a sync point: balance, or resume the elements (lb_manager.cpp).
+void continue_sync(RuntimeState& state, CollectionInfo& info);
+// With --restart: instead of building the new collection's elements, restores them from the
+// checkpoint and resumes them (called by create_collection, on the root).
+void restore_collection(RuntimeState& state, CollectionInfo& info);
 // Tests: called on the sending PE for every message a distributed strategy's agent sends to
 // another PE (tag: lb::AgentTag); null: none.
 using AgentObserver = void (*)(PeId from, PeId to, std::uint32_t tag);

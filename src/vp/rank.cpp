@@ -373,6 +373,11 @@ void raw_pointers(pup::Archive& ar, std::vector<T*>& list) {
 // same addresses there, and its context's queues and counters, rebuilt in the same place.
 void RankElement::pup(pup::Archive& ar) {
   bool other_process = false;
+  if (!ar.unpacking() && rt::detail::this_pe()->checkpointing) {
+    throw std::logic_error(
+        "--checkpoint: ranks are not checkpointed (their stacks hold the program's code "
+        "addresses); checkpoint applications made of collections of elements");
+  }
   if (!ar.unpacking()) other_process = rt::detail::this_pe()->migrating_out_of_process;
   ar | other_process;
   if (!other_process) {

@@ -374,3 +374,96 @@ TEST_F(Jacobi2dFiles, BadPolicyOptionsAreNamed) {
 }
 
 }  // namespace
+
+namespace {
+
+// Checkpoint/restart: a run checkpointed on one PE count and restarted on another (2 -> 1 and
+// 1 -> 4 PEs, with a balancer moving blocks before they are saved) prints the uninterrupted
+// run's checksum, having run only the steps after the checkpoint.
+TEST_F(Jacobi2dFiles, RestartOnAnotherPeCountGivesTheSameChecksum) {
+  const std::string problem = "--mesh 96 --objects 6 --steps 40 --sync-every 4 --heavy 4";
+  const std::string reference = checksum(problem + " --pes 1");
+  ASSERT_FALSE(reference.empty());
+  for (const auto& [from, to] : {std::pair{2, 1}, std::pair{1, 4}}) {
+    const fs::path dir = dir_ / ("ckpt" + std::to_string(from));
+    const Result written = run_program(
+        JACOBI2D_BINARY, problem + " --no-pin --lb greedy --pes " + std::to_string(from) +
+                             " --checkpoint " + dir.string() + " --checkpoint-every 3");
+    ASSERT_EQ(written.status, 0) << written.out;
+    EXPECT_NE(written.out.find("checksum: " + reference), std::string::npos) << written.out;
+    EXPECT_NE(written.out.find("checkpoints: 3 "), std::string::npos) << written.out;  // 3, 6, 9
+    const Result restarted =
+        run_program(JACOBI2D_BINARY, problem + " --no-pin --pes " + std::to_string(to) +
+                                         " --restart " + dir.string());
+    ASSERT_EQ(restarted.status, 0) << restarted.out;
+    EXPECT_NE(restarted.out.find("checksum: " + reference), std::string::npos)
+        << from << " -> " << to << " PEs\n"
+        << restarted.out;
+    EXPECT_NE(restarted.out.find("restart: 36 blocks from sync point 9"), std::string::npos)
+        << restarted.out;
+  }
+}
+
+// Across processes: written by 2 processes (process 0 gathers and writes), restored by 3 and
+// by one process of 2 PEs.
+TEST_F(Jacobi2dFiles, RestartAcrossProcessCountsGivesTheSameChecksum) {
+  const std::string env = mpirun_env();
+  const Result probe = run_program(env + MPIEXEC, "-np 1 true");
+  if (probe.status != 0) GTEST_SKIP() << "mpirun cannot start processes here:\n" << probe.out;
+  const std::string problem = "--mesh 96 --objects 6 --steps 40 --sync-every 4 --heavy 4 --no-pin";
+  const std::string reference = checksum(problem + " --pes 1");
+  ASSERT_FALSE(reference.empty());
+  const fs::path dir = dir_ / "ckpt";
+  const Result written =
+      run_program(env + "timeout 120 " + MPIEXEC, "-np 2 " + std::string(JACOBI2D_BINARY) + " " +
+                                                      problem + " --lb greedy --checkpoint " +
+                                                      dir.string() + " --checkpoint-every 2");
+  ASSERT_EQ(written.status, 0) << written.out;
+  EXPECT_NE(written.out.find("checkpoints: 4 "), std::string::npos) << written.out;
+  const Result three =
+      run_program(env + "timeout 120 " + MPIEXEC, "-np 3 " + std::string(JACOBI2D_BINARY) + " " +
+                                                      problem + " --restart " + dir.string());
+  EXPECT_EQ(three.status, 0) << three.out;
+  EXPECT_NE(three.out.find("checksum: " + reference), std::string::npos) << three.out;
+  EXPECT_NE(three.out.find("restart: 36 blocks from sync point 8"), std::string::npos) << three.out;
+  EXPECT_EQ(checksum(problem + " --pes 2 --restart " + dir.string()), reference);
+}
+
+TEST_F(Jacobi2dFiles, ABadCheckpointStopsTheRunWithoutAChecksum) {
+  const std::string problem = "--mesh 64 --objects 4 --steps 12 --sync-every 2 --no-pin --pes 2";
+  const fs::path dir = dir_ / "ckpt";
+  ASSERT_EQ(run_program(JACOBI2D_BINARY,
+                        problem + " --checkpoint " + dir.string() + " --checkpoint-every 2")
+                .status,
+            0);
+  const fs::path file = dir / "jacobi.ckpt";
+  ASSERT_TRUE(fs::exists(file));
+  const auto size = fs::file_size(file);
+  {
+    std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekg(static_cast<std::streamoff>(size / 2));
+    const int byte = f.get();
+    f.seekp(static_cast<std::streamoff>(size / 2));
+    f.put(static_cast<char>(byte ^ 0x01));  // one bit flipped
+  }
+  Result r = run_program(JACOBI2D_BINARY, problem + " --restart " + dir.string());
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find(file.string() + ": corrupted"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("checksum:"), std::string::npos) << r.out;
+
+  fs::resize_file(file, size - 100);
+  r = run_program(JACOBI2D_BINARY, problem + " --restart " + dir.string());
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find("truncated"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("checksum:"), std::string::npos) << r.out;
+
+  r = run_program(JACOBI2D_BINARY, problem + " --restart " + (dir_ / "none").string());
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find("no checkpoint file"), std::string::npos) << r.out;
+
+  r = run_program(JACOBI2D_BINARY, problem + " --checkpoint " + dir.string());
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find("--checkpoint-every"), std::string::npos) << r.out;
+}
+
+}  // namespace

@@ -61,6 +61,12 @@ struct Options {
   std::string trace;         // Chrome trace file to write, empty: none
   double lb_interval = 0.0;  // seconds between balancing of collections balanced periodically
   std::string lb_dump;       // directory for one instance file per LB step, empty: none
+  // Checkpoint/restart: every checkpoint_every-th sync point of a collection, its elements are
+  // written to DIR/<collection>.ckpt (replaced atomically); a run with `restart` restores them
+  // from there, on any PE count. Empty: none.
+  std::string checkpoint;
+  int checkpoint_every = 0;  // with `checkpoint`: sync points between checkpoints (>= 1)
+  std::string restart;
   // Measurements travel up a tree of this fan-in over the PE ids (PE p reports to (p - 1) / K);
   // 0: every PE reports straight to PE 0.
   int lb_fan_in = 4;
@@ -73,7 +79,8 @@ struct Options {
 // Adds --pes, --pes-per-process, --mpi-progress, --clusters, --cluster-threshold-us,
 // --wan-latency, --grid-queue-period, --pe-speed, --no-pin, --lb, --lb-period, --lb-param,
 // --lb-policy, --lb-policy-param,
-// --lb-startup, --lb-per-byte, --trace, --lb-dump, --lb-fan-in, --lb-cpu-time, --no-instrument,
+// --lb-startup, --lb-per-byte, --trace, --lb-dump, --checkpoint, --checkpoint-every,
+// --restart, --lb-fan-in, --lb-cpu-time, --no-instrument,
 // --idle and
 // --spin-us to
 // `app`, writing into `options`; values are checked as they are parsed (an unknown strategy or a

@@ -9,6 +9,7 @@
 #include <string>
 #include <tuple>
 #include <type_traits>
+#include <typeinfo>
 #include <utility>
 #include <vector>
 
@@ -27,6 +28,7 @@ struct RuntimeState;
 struct ElementFactory {
   std::unique_ptr<ElementBase> (*make_default)();
   std::unique_ptr<ElementBase> (*make_with_arguments)(std::span<const std::byte>);
+  const char* type = "";  // the element type's mangled name (a checkpoint names its type)
 };
 
 // Factories are registered during static initialization, one per (element type, creation
@@ -52,7 +54,8 @@ struct Factory {
 
 template <class T, class... Args>
 inline const FactoryId factory_id = register_factory({&Factory<T, Args...>::make_default,
-                                                      &Factory<T, Args...>::make_with_arguments});
+                                                      &Factory<T, Args...>::make_with_arguments,
+                                                      typeid(T).name()});
 
 CollectionId create_collection(RuntimeState& state, const std::string& name, const Shape& shape,
                                std::vector<PeId> placement, FactoryId factory,
@@ -136,6 +139,14 @@ class Context {
 
   PeId pes() const;
 
+  // Whether this run resumes from a checkpoint (--restart DIR): create() then restores each
+  // collection's elements from DIR as they were at the checkpoint's sync point, on this run's
+  // PEs, and calls their resume_from_sync() once all of them exist, so main must not start them
+  // again. main must make its callbacks and reducers in the same order as the run that wrote the
+  // checkpoint (elements hold them by number), and create() each collection with the same
+  // arguments (checked).
+  bool restarted() const;
+
   // Creates a collection: every element is constructed as T(args...) on its initial PE (its
   // index() is known in the constructor). T must also be default-constructible for migration.
   template <class T, class... Args>
@@ -191,11 +202,16 @@ struct RunStats {
   std::uint64_t lb_steps = 0;    // balancing steps that ran a strategy
   std::uint64_t migrations = 0;  // elements moved
   std::uint64_t migrated_bytes = 0;
-  double lb_seconds = 0.0;          // strategy time, summed
-  double lb_collect_seconds = 0.0;  // from asking for measurements to the instance, summed
-  std::uint64_t wan_messages = 0;   // messages between PEs of different clusters
-  std::uint64_t wan_bytes = 0;      // their argument bytes
-  std::uint64_t grid_messages = 0;  // messages run from a Grid Queue (to border elements)
+  double lb_seconds = 0.0;             // strategy time, summed
+  double lb_collect_seconds = 0.0;     // from asking for measurements to the instance, summed
+  std::uint64_t wan_messages = 0;      // messages between PEs of different clusters
+  std::uint64_t wan_bytes = 0;         // their argument bytes
+  std::uint64_t grid_messages = 0;     // messages run from a Grid Queue (to border elements)
+  std::uint64_t checkpoints = 0;       // checkpoint files written (--checkpoint)
+  std::uint64_t checkpoint_bytes = 0;  // their size
+  double checkpoint_seconds = 0.0;     // from asking the PEs for their elements to the rename
+  std::uint64_t restored = 0;          // elements restored from a checkpoint (--restart)
+  std::uint64_t restored_sync = 0;     // the sync point they were saved at (the last one's)
 
   // "lb: C ms collecting, S ms in the strategy per step\n" (per balancing step), or "" when no
   // step balanced: the line the applications print.

@@ -1,0 +1,347 @@
+// Checkpoint/restart (--checkpoint DIR --checkpoint-every K, --restart DIR).
+//
+// A checkpoint is taken at a sync point, when every element of the collection waits for its
+// resume: the root asks every PE for its elements, each PE packs them (pup) and sends them to
+// the root, which writes DIR/<collection>.ckpt (a temporary file, fsync, rename: a crash leaves
+// the previous checkpoint or the new one, never a mix) and then goes on with the sync point
+// (balancing or resuming). Each PE also reports how many entry messages to the collection it
+// sent and delivered; when the sums differ a message was in flight, which the file could not
+// hold, so that checkpoint is skipped with a warning rather than written wrong.
+//
+// On --restart, Context::create reads the collection's file, checks it (magic, version, length,
+// checksum, then that the collection has the same name, shape, element type and creation
+// arguments), sends each PE the elements its initial placement gives it on this run's PE count,
+// and resumes them all: the computation goes on from the sync point with the same result.
+// The format is in docs/file-formats.md.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <bit>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "state.hpp"
+
+namespace vela::rt::detail {
+
+namespace {
+
+static_assert(std::endian::native == std::endian::little,
+              "checkpoint files are little-endian, as this machine writes them");
+
+constexpr char magic[8] = {'V', 'E', 'L', 'A', 'C', 'K', 'P', 'T'};
+constexpr std::uint32_t version = 1;
+constexpr std::size_t header_bytes = sizeof(magic) + 4 + 8;  // magic, version, body length
+constexpr std::size_t trailer_bytes = 8;                     // checksum of the body
+
+// What a checkpoint file's body holds.
+struct CheckpointFile {
+  std::string collection;
+  std::int32_t dims = 1, nx = 1, ny = 1, nz = 1;
+  std::string type;                    // the element type (its factory's mangled name)
+  std::vector<std::byte> arguments;    // the creation arguments, packed
+  std::uint64_t syncs = 0;             // sync points the collection had passed
+  std::int32_t pes = 0;                // PEs of the run that wrote it (for information)
+  std::vector<SavedElement> elements;  // in linear order
+  void pup(pup::Archive& ar) {
+    ar | collection | dims | nx | ny | nz | type | arguments | syncs | pes | elements;
+  }
+};
+
+// FNV-1a over 64 bits: detects a flipped or lost byte of the body (not an adversary's edit; a
+// checkpoint is the run's own file). Written here rather than linking a hashing library for 8
+// lines.
+std::uint64_t checksum(std::span<const std::byte> bytes) {
+  std::uint64_t h = 1469598103934665603ull;
+  for (const std::byte b : bytes) h = (h ^ static_cast<std::uint8_t>(b)) * 1099511628211ull;
+  return h;
+}
+
+// A collection's name becomes a file name: letters, digits, '_', '-' and '.' only.
+std::filesystem::path file_of(const std::string& dir, const std::string& collection,
+                              const char* option) {
+  const bool safe =
+      !collection.empty() && collection != "." && collection != ".." &&
+      collection.find_first_not_of(
+          "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.") == std::string::npos;
+  if (!safe) {
+    throw std::invalid_argument(std::string(option) + " " + dir + ": collection name '" +
+                                collection +
+                                "' cannot name a checkpoint file (letters, digits, '_', '-' and "
+                                "'.' only)");
+  }
+  return std::filesystem::path(dir) / (collection + ".ckpt");
+}
+
+[[noreturn]] void write_failed(const std::filesystem::path& path, const char* what) {
+  throw std::runtime_error("--checkpoint: " + path.string() + ": " + what + ": " +
+                           std::strerror(errno));
+}
+
+// Writes `bytes` to `path` through a temporary file in the same directory, synced, then
+// renamed over it: readers see the old file or the new one, whole.
+void write_atomically(const std::filesystem::path& path, const std::vector<std::byte>& bytes) {
+  std::error_code ec;
+  std::filesystem::create_directories(path.parent_path(), ec);
+  if (ec) {
+    throw std::runtime_error("--checkpoint: " + path.parent_path().string() +
+                             ": cannot create the directory: " + ec.message());
+  }
+  const std::filesystem::path temporary =
+      path.string() + ".tmp" + std::to_string(static_cast<long>(::getpid()));
+  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) write_failed(temporary, "cannot create");
+  std::size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const int saved = errno;
+      ::close(fd);
+      std::filesystem::remove(temporary, ec);
+      errno = saved;
+      write_failed(temporary, "cannot write");
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  if (::fsync(fd) != 0 || ::close(fd) != 0) {
+    const int saved = errno;
+    std::filesystem::remove(temporary, ec);
+    errno = saved;
+    write_failed(temporary, "cannot sync");
+  }
+  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
+    const int saved = errno;
+    std::filesystem::remove(temporary, ec);
+    errno = saved;
+    write_failed(path, "cannot rename the new checkpoint over it");
+  }
+  // The rename itself survives a crash once the directory is synced.
+  const int dir = ::open(path.parent_path().empty() ? "." : path.parent_path().c_str(),
+                         O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir >= 0) {
+    ::fsync(dir);
+    ::close(dir);
+  }
+}
+
+std::vector<std::byte> encode(const CheckpointFile& file) {
+  const std::vector<std::byte> body = pup::pack(file);
+  std::vector<std::byte> out(header_bytes + body.size() + trailer_bytes);
+  std::byte* at = out.data();
+  std::memcpy(at, magic, sizeof(magic));
+  at += sizeof(magic);
+  std::memcpy(at, &version, 4);
+  at += 4;
+  const std::uint64_t length = body.size();
+  std::memcpy(at, &length, 8);
+  at += 8;
+  if (!body.empty()) std::memcpy(at, body.data(), body.size());
+  at += body.size();
+  const std::uint64_t sum = checksum(body);
+  std::memcpy(at, &sum, 8);
+  return out;
+}
+
+[[noreturn]] void bad_file(const std::filesystem::path& path, const std::string& what) {
+  throw std::runtime_error("--restart: " + path.string() + ": " + what);
+}
+
+CheckpointFile read_checkpoint(const std::filesystem::path& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) {
+    bad_file(path, "no checkpoint file there (written by --checkpoint DIR)");
+  }
+  const std::uintmax_t size = std::filesystem::file_size(path, ec);
+  if (ec) bad_file(path, "cannot read its size: " + ec.message());
+  if (size < header_bytes + trailer_bytes) {
+    bad_file(path, "truncated: " + std::to_string(size) + " bytes, shorter than a checkpoint's " +
+                       std::to_string(header_bytes + trailer_bytes) + "-byte header and trailer");
+  }
+  std::ifstream in(path, std::ios::binary);
+  char head[header_bytes];
+  if (!in.read(head, header_bytes)) bad_file(path, "cannot read its header");
+  if (std::memcmp(head, magic, sizeof(magic)) != 0) {
+    bad_file(path, "not a Vela checkpoint (its first 8 bytes are not VELACKPT)");
+  }
+  std::uint32_t file_version = 0;
+  std::memcpy(&file_version, head + sizeof(magic), 4);
+  if (file_version != version) {
+    bad_file(path, "checkpoint format version " + std::to_string(file_version) +
+                       ", this build reads version " + std::to_string(version));
+  }
+  std::uint64_t length = 0;
+  std::memcpy(&length, head + sizeof(magic) + 4, 8);
+  const std::uint64_t expected = header_bytes + length + trailer_bytes;
+  if (length > size || expected != size) {
+    bad_file(path, "truncated or extended: its header gives a " + std::to_string(length) +
+                       "-byte body, so " + std::to_string(length + header_bytes + trailer_bytes) +
+                       " bytes in all, but the file has " + std::to_string(size));
+  }
+  std::vector<std::byte> body(static_cast<std::size_t>(length));
+  std::uint64_t stored = 0;
+  if (!in.read(reinterpret_cast<char*>(body.data()), static_cast<std::streamsize>(length)) ||
+      !in.read(reinterpret_cast<char*>(&stored), 8)) {
+    bad_file(path, "cannot read its body");
+  }
+  if (checksum(body) != stored) {
+    bad_file(path, "corrupted: the body's checksum does not match the one stored");
+  }
+  CheckpointFile file;
+  try {
+    pup::unpack(body, file);
+  } catch (const pup::PupError& e) {
+    bad_file(path, std::string("its body does not unpack: ") + e.what());
+  }
+  return file;
+}
+
+// The root: every PE's part is in.
+void write_checkpoint(RuntimeState& state, CollectionInfo& info) {
+  CheckpointRound& round = info.checkpoint;
+  CheckpointPart& all = round.all;
+  round.active = false;
+  if (all.sent != all.delivered) {
+    std::fprintf(stderr,
+                 "vela: --checkpoint: collection %s, sync point %llu: %llu message(s) to its "
+                 "elements were in flight (sent before at_sync() but not yet run), which a "
+                 "checkpoint cannot hold: this checkpoint is skipped\n",
+                 info.name.c_str(), static_cast<unsigned long long>(info.lb.syncs),
+                 static_cast<unsigned long long>(all.sent - all.delivered));
+    all = {};
+    return;
+  }
+  std::sort(all.elements.begin(), all.elements.end(),
+            [](const SavedElement& a, const SavedElement& b) { return a.linear < b.linear; });
+  if (all.elements.size() != info.shape.size()) {
+    throw std::logic_error("--checkpoint: collection " + info.name + " has " +
+                           std::to_string(info.shape.size()) + " elements but the PEs packed " +
+                           std::to_string(all.elements.size()));
+  }
+  CheckpointFile file;
+  file.collection = info.name;
+  file.dims = info.shape.dims;
+  file.nx = info.shape.nx;
+  file.ny = info.shape.ny;
+  file.nz = info.shape.nz;
+  file.type = factory(info.factory).type;
+  file.arguments = info.arguments;
+  file.syncs = info.lb.syncs;
+  file.pes = state.pes;
+  file.elements = std::move(all.elements);
+  all = {};
+  const std::vector<std::byte> bytes = encode(file);
+  write_atomically(file_of(state.options.checkpoint, info.name, "--checkpoint"), bytes);
+  state.stats.checkpoints += 1;
+  state.stats.checkpoint_bytes += bytes.size();
+  state.stats.checkpoint_seconds +=
+      std::chrono::duration<double>(Clock::now() - round.from).count();
+}
+
+}  // namespace
+
+bool start_checkpoint(RuntimeState& state, CollectionInfo& info) {
+  const Options& o = state.options;
+  if (o.checkpoint.empty() || info.lb.syncs % static_cast<std::uint64_t>(o.checkpoint_every) != 0) {
+    return false;
+  }
+  CheckpointRound& round = info.checkpoint;
+  round.active = true;
+  round.parts = 0;
+  round.all = {};
+  round.from = Clock::now();
+  for (PeId p = 0; p < state.pes; ++p) {
+    post_system(state, p, Kind::checkpoint_collect, info.id, 0, {});
+  }
+  return true;
+}
+
+void on_checkpoint_collect(PeState& pe, Message& message) {
+  RuntimeState& state = *pe.runtime;
+  CollectionTable& table = pe.table(message.collection);
+  CheckpointPart part;
+  part.sent = table.sent;
+  part.delivered = table.delivered;
+  part.elements.reserve(table.local);
+  pe.checkpointing = true;
+  try {
+    for (std::uint64_t i = 0; i < table.slots.size(); ++i) {
+      ElementBase* element = table.slots[i].element;
+      if (element == nullptr) continue;
+      part.elements.push_back({i, ElementAccess::reductions(*element), pup::pack(*element)});
+    }
+  } catch (...) {
+    pe.checkpointing = false;
+    throw;
+  }
+  pe.checkpointing = false;
+  post_system(state, 0, Kind::checkpoint_part, message.collection, 0, pup::pack(part));
+}
+
+void on_checkpoint_part(PeState& pe, Message& message) {
+  RuntimeState& state = *pe.runtime;
+  CollectionInfo& info = state.collection(message.collection);
+  CheckpointRound& round = info.checkpoint;
+  CheckpointPart part;
+  pup::unpack(message.payload(), part);
+  round.all.sent += part.sent;
+  round.all.delivered += part.delivered;
+  for (SavedElement& e : part.elements) round.all.elements.push_back(std::move(e));
+  if (++round.parts < state.pes) return;
+  write_checkpoint(state, info);
+  continue_sync(state, info);
+}
+
+void restore_collection(RuntimeState& state, CollectionInfo& info) {
+  const std::filesystem::path path = file_of(state.options.restart, info.name, "--restart");
+  CheckpointFile file = read_checkpoint(path);
+  const Shape& shape = info.shape;
+  if (file.collection != info.name) {
+    bad_file(path, "holds collection '" + file.collection + "', not '" + info.name + "'");
+  }
+  if (file.dims != shape.dims || file.nx != shape.nx || file.ny != shape.ny ||
+      file.nz != shape.nz) {
+    const Shape saved{file.nx, file.ny, file.nz, file.dims};
+    bad_file(path, "collection " + info.name + " had shape " +
+                       to_string({saved.nx, saved.ny, saved.nz}, saved.dims) +
+                       " when it was written, this run creates it with shape " +
+                       to_string({shape.nx, shape.ny, shape.nz}, shape.dims));
+  }
+  if (file.type != factory(info.factory).type) {
+    bad_file(path, "collection " + info.name + "'s elements were of type " + file.type +
+                       ", this run creates type " + factory(info.factory).type);
+  }
+  if (file.arguments != info.arguments) {
+    bad_file(path, "collection " + info.name +
+                       " was created with other arguments in the run that wrote it (restart "
+                       "with the same problem options; only runtime options such as --pes may "
+                       "change)");
+  }
+  if (file.elements.size() != shape.size()) {
+    bad_file(path, "holds " + std::to_string(file.elements.size()) + " elements, collection " +
+                       info.name + " has " + std::to_string(shape.size()));
+  }
+  std::vector<std::vector<SavedElement>> by_pe(static_cast<std::size_t>(state.pes));
+  for (std::size_t i = 0; i < file.elements.size(); ++i) {
+    SavedElement& e = file.elements[i];
+    if (e.linear != i) {
+      bad_file(path, "element " + std::to_string(i) + " is missing or stored twice");
+    }
+    by_pe[static_cast<std::size_t>(info.home[i])].push_back(std::move(e));
+  }
+  info.lb.syncs = file.syncs;
+  state.stats.restored += shape.size();
+  state.stats.restored_sync = file.syncs;
+  // Each PE builds its elements, then (queued after every PE's restore, as the root's messages
+  // to one PE keep their order) resumes them; a message to an element not yet restored waits
+  // for it.
+  for (PeId p = 0; p < state.pes; ++p) {
+    post_system(state, p, Kind::restore, info.id, 0, pup::pack(by_pe[static_cast<std::size_t>(p)]));
+  }
+  for (PeId p = 0; p < state.pes; ++p) post_system(state, p, Kind::resume, info.id, 0, {});
+}
+
+}  // namespace vela::rt::detail
