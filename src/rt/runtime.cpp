@@ -277,6 +277,10 @@ const RunStats& Runtime::stats() const {
   return state_->stats;
 }
 
+const Options& Runtime::options() const {
+  return state_->options;
+}
+
 int Runtime::run(const std::function<void(Context&)>& main) {
   detail::RuntimeState& state = *state_;
   if (state.start != detail::Clock::time_point{}) {

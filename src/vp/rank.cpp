@@ -295,7 +295,8 @@ void suspend(RankContext& rank, RankState state, const char* call) {
 
 // The rank's context is made in its slot, which is opened here for good: the context page
 // stays readable after the rank finishes (vp::run reads it), its stack and heap do not.
-RankElement::RankElement(std::uintptr_t world) : world_(reinterpret_cast<World*>(world)) {
+RankElement::RankElement(std::uintptr_t world)
+    : world_(world != 0 ? reinterpret_cast<World*>(world) : local_world()) {
   const auto r = static_cast<std::size_t>(linear_index());
   void* stack = world_->stacks->open(r);
   auto* c = ::new (world_->stacks->context(r)) RankContext;
@@ -372,15 +373,33 @@ void raw_pointers(pup::Archive& ar, std::vector<T*>& list) {
 // the bytes of its slot (the live part of the stack, the used part of the heap), copied to the
 // same addresses there, and its context's queues and counters, rebuilt in the same place.
 void RankElement::pup(pup::Archive& ar) {
-  bool other_process = false;
-  if (!ar.unpacking() && rt::detail::this_pe()->checkpointing) {
-    throw std::logic_error(
-        "--checkpoint: ranks are not checkpointed (their stacks hold the program's code "
-        "addresses); checkpoint applications made of collections of elements");
+  // Within the process, to another process, or into a checkpoint (like another process, and
+  // the rank stays here).
+  enum : std::uint8_t { same_process, other_process, checkpoint };
+  std::uint8_t mode = same_process;
+  if (!ar.unpacking()) {
+    const rt::detail::PeState& pe = *rt::detail::this_pe();
+    mode = pe.checkpointing              ? checkpoint
+           : pe.migrating_out_of_process ? other_process
+                                         : same_process;
   }
-  if (!ar.unpacking()) other_process = rt::detail::this_pe()->migrating_out_of_process;
-  ar | other_process;
-  if (!other_process) {
+  ar | mode;
+  if (mode > checkpoint) ar.fail("unknown rank packing mode", ar.offset() - 1);
+  if (mode == checkpoint) {
+    // The stack holds return addresses into the program: it resumes only where the code sits
+    // where it sat when the checkpoint was written.
+    std::uint64_t code = ar.unpacking() ? 0 : rt::detail::this_pe()->runtime->code_layout;
+    ar | code;
+    if (ar.unpacking() && code != rt::detail::this_pe()->runtime->code_layout) {
+      ar.fail(
+          "the ranks were checkpointed by a program whose code sat at other addresses (another "
+          "build, other libraries, or address-space randomization on: programs that call "
+          "vela::vp::prepare_ranks_across_processes turn it off for --checkpoint and "
+          "--restart where the system lets them; else run under `setarch -R`)",
+          ar.offset());
+    }
+  }
+  if (mode == same_process) {
     auto world = reinterpret_cast<std::uintptr_t>(world_);
     auto context = reinterpret_cast<std::uintptr_t>(context_);
     ar | world | context;
@@ -397,8 +416,10 @@ void RankElement::pup(pup::Archive& ar) {
   if (ar.unpacking()) {
     world_ = local_world();
     if (world_ == nullptr || r < 0 || r >= world_->size) {
-      ar.fail("a rank arrived from another process where no run of its ranks is under way",
-              ar.offset());
+      ar.fail(
+          "a rank arrived from another process or a checkpoint where no run of its ranks "
+          "(of this size) is under way",
+          ar.offset());
     }
     const auto slot = static_cast<std::size_t>(r);
     void* stack = world_->stacks->open(slot, false);
@@ -411,7 +432,8 @@ void RankElement::pup(pup::Archive& ar) {
     context_ = c;
   } else if (context_->state != RankState::at_sync) {
     throw std::logic_error("rank " + std::to_string(r) +
-                           " can move to another process only while it waits in migrate()");
+                           " can move to another process or into a checkpoint only while it "
+                           "waits in migrate()");
   }
   RankContext& c = *context_;
   StackRange& stacks = *world_->stacks;
@@ -453,7 +475,7 @@ void RankElement::pup(pup::Archive& ar) {
   ar | globals;
   raw_pointer(ar, block);
   ar | saved;
-  if (ar.packing()) moved_out_ = true;
+  if (ar.packing() && mode == other_process) moved_out_ = true;
   if (ar.unpacking()) {
     if (globals) c.globals = RankGlobals::arrive(r, c.heap, block, std::move(saved));
     world_->contexts[static_cast<std::size_t>(r)] = &c;

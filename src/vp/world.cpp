@@ -104,6 +104,16 @@ void check_across_processes(rt::Runtime& runtime, const World& world) {
   }
 }
 
+void check_checkpoints(const World& world) {
+  if (!world.stacks->at_fixed_address() || !heap_routing_available()) {
+    throw Error(
+        "--checkpoint/--restart: ranks are checkpointed whole (stack and heap), which needs "
+        "their slots at a fixed address and their allocations routed to their heaps; this "
+        "program has neither (a sanitizer build, a program that does not call "
+        "vela::vp::prepare_ranks_across_processes, or the address is taken)");
+  }
+}
+
 std::array<std::int32_t, 3> parse_grid(const std::string& text) {
   std::array<std::int32_t, 3> grid{1, 1, 1};
   std::size_t at = 0;
@@ -198,11 +208,16 @@ int run(rt::Runtime& runtime, const Options& options, const std::function<void()
   world.body = &body;
   world.size = options.ranks > 0 ? options.ranks : runtime.pes();
   world.across_processes = runtime.processes() > 1;
+  // Checkpointed ranks are written whole (stack, heap, context) and resume in a later process
+  // at the same addresses: as if they moved to another process.
+  const bool checkpoints =
+      !runtime.options().checkpoint.empty() || !runtime.options().restart.empty();
   // Across processes each rank gets a heap (what its code allocates moves with it); in one
   // process only when asked for.
   constexpr std::size_t default_heap = std::size_t{64} << 20;
-  const std::size_t heap =
-      options.heap_bytes > 0 ? options.heap_bytes : (world.across_processes ? default_heap : 0);
+  const std::size_t heap = options.heap_bytes > 0
+                               ? options.heap_bytes
+                               : (world.across_processes || checkpoints ? default_heap : 0);
   if (options.heap_bytes > 0 && options.heap_bytes < 4096) {
     throw Error("--vp-heap " + std::to_string(options.heap_bytes) +
                 ": a rank's heap needs at least 4096 bytes (or 0 for the default)");
@@ -210,10 +225,9 @@ int run(rt::Runtime& runtime, const Options& options, const std::function<void()
   world.stacks = std::make_unique<StackRange>(static_cast<std::size_t>(world.size),
                                               options.stack_bytes, sizeof(RankContext), heap);
   if (heap > 0) give_stdio_buffers();
-  if (world.across_processes) {
-    check_across_processes(runtime, world);
-    world.join_processes();
-  }
+  if (world.across_processes) check_across_processes(runtime, world);
+  if (checkpoints) check_checkpoints(world);
+  if (world.across_processes || checkpoints) world.join_processes();
   world.contexts.assign(static_cast<std::size_t>(world.size), nullptr);
   world.here = std::vector<World::PeLocal>(static_cast<std::size_t>(runtime.pes()));
   world.origin = seconds_now();
@@ -222,9 +236,14 @@ int run(rt::Runtime& runtime, const Options& options, const std::function<void()
   int code = 0;
   try {
     code = runtime.run([&](rt::Context& context) {
-      world.ranks = context.create<RankElement>("ranks", shape, map,
-                                                reinterpret_cast<std::uintptr_t>(&world));
-      world.ranks.broadcast<&RankElement::start>();
+      // With checkpoints the ranks find their world through local_world(): a creation argument
+      // holding its address would differ between the run that writes a checkpoint and the
+      // one that restarts from it.
+      world.ranks = context.create<RankElement>(
+          "ranks", shape, map,
+          checkpoints ? std::uintptr_t{0} : reinterpret_cast<std::uintptr_t>(&world));
+      // On --restart the ranks come back from the checkpoint, waiting in migrate().
+      if (!context.restarted()) world.ranks.broadcast<&RankElement::start>();
     });
   } catch (...) {
     cancel(world);

@@ -429,6 +429,48 @@ TEST_F(Jacobi2dFiles, RestartAcrossProcessCountsGivesTheSameChecksum) {
   EXPECT_EQ(checksum(problem + " --pes 2 --restart " + dir.string()), reference);
 }
 
+// Ranks (the MPI version, ranks.c) are checkpointed whole: stack, heap and context. Written on
+// 2 PEs after balancing moved them, restored on 1 and 3 PEs and by 2 processes. The program
+// turns address-space randomization off for --checkpoint and --restart; with it left on (the
+// re-exec suppressed) the restart is either refused, naming the code addresses, or (where the
+// system has randomization off anyway) correct: never a wrong checksum.
+TEST_F(Jacobi2dFiles, RanksRestartOnAnotherPeCountGiveTheSameChecksum) {
+  const std::string problem = "--mesh 96 --steps 40 --sync-every 4 --heavy 4 --no-pin --ranks 6";
+  const std::string reference = checksum("--mesh 96 --steps 40 --sync-every 4 --heavy 4 --pes 1");
+  ASSERT_FALSE(reference.empty());
+  const fs::path dir = dir_ / "ranks";
+  const Result written =
+      run_program(JACOBI2D_BINARY, problem + " --pes 2 --lb greedy --checkpoint " + dir.string() +
+                                       " --checkpoint-every 3");
+  ASSERT_EQ(written.status, 0) << written.out;
+  EXPECT_NE(written.out.find("checksum: " + reference), std::string::npos) << written.out;
+  EXPECT_EQ(written.out.find("migrations: 0 "), std::string::npos) << written.out;
+  ASSERT_TRUE(fs::exists(dir / "ranks.ckpt"));
+  for (const int pes : {1, 3}) {
+    EXPECT_EQ(checksum(problem + " --pes " + std::to_string(pes) + " --restart " + dir.string()),
+              reference)
+        << pes << " PEs";
+  }
+  const std::string env = mpirun_env();
+  if (run_program(env + MPIEXEC, "-np 1 true").status == 0) {
+    const Result r =
+        run_program(env + "timeout 120 " + MPIEXEC, "-np 2 " + std::string(JACOBI2D_BINARY) + " " +
+                                                        problem + " --restart " + dir.string());
+    EXPECT_EQ(r.status, 0) << r.out;
+    EXPECT_NE(r.out.find("checksum: " + reference), std::string::npos) << r.out;
+  }
+  const Result randomized = run_program("VELA_NO_ASLR_TRIED=1 " + std::string(JACOBI2D_BINARY),
+                                        problem + " --pes 2 --restart " + dir.string());
+  if (randomized.status == 0) {
+    EXPECT_NE(randomized.out.find("checksum: " + reference), std::string::npos) << randomized.out;
+  } else {
+    EXPECT_EQ(randomized.status, 1) << randomized.out;
+    EXPECT_NE(randomized.out.find("code sat at other addresses"), std::string::npos)
+        << randomized.out;
+    EXPECT_EQ(randomized.out.find("checksum:"), std::string::npos) << randomized.out;
+  }
+}
+
 TEST_F(Jacobi2dFiles, ABadCheckpointStopsTheRunWithoutAChecksum) {
   const std::string problem = "--mesh 64 --objects 4 --steps 12 --sync-every 2 --no-pin --pes 2";
   const fs::path dir = dir_ / "ckpt";

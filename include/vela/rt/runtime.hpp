@@ -245,6 +245,8 @@ class Runtime {
   int run(const std::function<void(Context&)>& main);
 
   const RunStats& stats() const;
+  // The options it runs with (--pes resolved to the run's PE count).
+  const Options& options() const;
 
  private:
   std::unique_ptr<detail::RuntimeState> state_;

@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string_view>
 
 #include "heap_routing.hpp"
 #include "vela/vp/vp.hpp"
@@ -63,8 +64,20 @@ void prepare_ranks_across_processes(int argc, char** argv) {
   // Under mpirun with several processes, a process started with address-space randomization
   // on starts itself again without it, before anything else (MPI included) has run. Where the
   // system refuses, the run goes on and vp::run says what to do.
+  // A checkpoint of ranks resumes in a later process: the same holds between the run that
+  // writes it and the one that restarts.
   const char* size = std::getenv("OMPI_COMM_WORLD_SIZE");
-  if (argc > 0 && size != nullptr && std::atoi(size) > 1 &&
+  bool checkpoints = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view a = argv[i];
+    for (const std::string_view option : {"--checkpoint", "--restart"}) {
+      if (a == option || (a.size() > option.size() && a.substr(0, option.size()) == option &&
+                          a[option.size()] == '=')) {
+        checkpoints = true;
+      }
+    }
+  }
+  if (argc > 0 && ((size != nullptr && std::atoi(size) > 1) || checkpoints) &&
       std::getenv("VELA_NO_ASLR_TRIED") == nullptr) {
     const int current = personality(0xffffffff);
     if (current != -1 && (current & ADDR_NO_RANDOMIZE) == 0 &&
