@@ -307,6 +307,12 @@ TEST_F(VelaLbReport, BadInputsAreNamedWithWhatWasExpected) {
   expect_error(path("none.json"), path("none.json"), "no strategies");
   write(path("instants.json"), R"({"traceEvents":[{"name":"x","ph":"i","tid":0,"ts":1}]})");
   expect_error(path("instants.json"), path("instants.json"), "no complete events");
+  write(path("phase.json"), R"({"traceEvents":[{"name":"x","ph":1,"tid":0,"ts":1}]})");
+  expect_error(path("phase.json"), path("phase.json"), "traceEvents[0].ph: expected a phase text");
+  write(path("binary.csv"), std::string("step\0\1\2", 7));
+  expect_error(path("binary.csv"), path("binary.csv"), "binary data");
+  fs::create_directories(dir_ / "dumps");
+  expect_error(path("dumps"), path("dumps"), "is a directory");
   write(path("bad-instance.json"), R"({"format": "vela-instance", "version": 1})");
   expect_error(path("bad-instance.json"), path("bad-instance.json"), "missing field");
   // A good input before a bad one: still no page.

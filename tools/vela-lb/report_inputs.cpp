@@ -261,17 +261,22 @@ json read_chrome_trace(const std::string& path, const json& document, std::size_
   double first = 0.0, last = 0.0;
   for (std::size_t i = 0; i < events.size(); ++i) {
     const json& e = events[i];
-    if (!e.is_object() || e.value("ph", "") != "X") continue;  // metadata and instants
     const std::string where = fmt::format("traceEvents[{}]", i);
+    if (!e.is_object()) bad(path, where + ": expected an event object");
+    const auto phase = e.find("ph");
+    if (phase == e.end() || !phase->is_string()) bad(path, where + ".ph: expected a phase text");
+    if (*phase != "X") continue;  // metadata and instants
     const double ts = finite_number(path, field(path, e, "ts", where), where + ".ts");
     const double dur = non_negative(path, field(path, e, "dur", where), where + ".dur");
     const json& tid = field(path, e, "tid", where);
     if (!tid.is_number_integer() || tid.get<long>() < 0 || tid.get<long>() > (1L << 24)) {
       bad(path, where + ".tid: expected a PE number >= 0");
     }
-    const json category = e.value("cat", json("entry"));
-    spans.push_back({ts, ts + dur, category.is_string() ? category.get<std::string>() : "entry",
-                     tid.get<long>()});
+    const auto category = e.find("cat");
+    spans.push_back(
+        {ts, ts + dur,
+         category != e.end() && category->is_string() ? category->get<std::string>() : "entry",
+         tid.get<long>()});
     if (spans.size() == 1) first = ts, last = ts + dur;
     first = std::min(first, ts);
     last = std::max(last, ts + dur);
