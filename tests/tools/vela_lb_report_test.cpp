@@ -253,6 +253,29 @@ TEST_F(VelaLbReport, StrategyGivesAfterOnEveryDump) {
   EXPECT_GT(step["migrations"].get<int>(), 0);
 }
 
+TEST_F(VelaLbReport, UtilizationIsEachPesBusyShareOverTime) {
+  SKIP_WITHOUT_MATPLOTLIB();
+  const std::string trace = chrome_trace();  // PE 0 busy 90% of each millisecond, PE 1 40%
+  const Result r = vela_lb("report " + trace + " --bins 8 -o " + path("r.html") + " --summary " +
+                           path("s.json"));
+  ASSERT_EQ(r.status, 0) << r.out;
+  const nlohmann::json t = nlohmann::json::parse(read(path("s.json")))["traces"][0];
+  EXPECT_EQ(t["pes"], nlohmann::json::array({0, 1}));
+  EXPECT_NEAR(t["seconds"].get<double>(), 0.040, 1e-9);
+  ASSERT_EQ(t["share"]["entry"][0].size(), 8u);
+  for (std::size_t b = 0; b < 8; ++b) {
+    EXPECT_NEAR(t["share"]["entry"][0][b].get<double>(), 0.9, 1e-6) << b;
+    EXPECT_NEAR(t["share"]["entry"][1][b].get<double>(), 0.4, 1e-6) << b;
+    EXPECT_NEAR(t["share"]["idle"][1][b].get<double>(), 0.6, 1e-6) << b;
+  }
+  EXPECT_NEAR(t["share"]["lb"][0][4].get<double>(), 0.3 / 5.0, 1e-6) << "0.3 ms of a 5 ms bin";
+  ASSERT_EQ(t["balancing"].size(), 1u);
+  EXPECT_NEAR(t["balancing"][0][0].get<double>(), 0.020, 1e-9);
+  const std::string html = read(path("r.html"));
+  EXPECT_FALSE(group(html, "data-utilization-pes-0").empty());
+  EXPECT_FALSE(group(html, "data-utilization-entry-0").empty());
+}
+
 TEST_F(VelaLbReport, ReplayJsonHasEachPolicysSeriesStepByStep) {
   ASSERT_EQ(vela_lb("trace generate --nx 8 --ny 8 --pes 4 --steps 12 -o " + path("t.json")).status,
             0);
@@ -385,6 +408,7 @@ TEST_F(VelaLbReport, PageRendersInABrowserWithEveryPictureDrawn) {
         "data-compare-points-0", "data-utilization-entry-0", "data-utilization-pes-0"}) {
     EXPECT_FALSE(group(html, id).empty()) << id;
   }
+  EXPECT_EQ(marker_xs(group(html, "data-compare-points-0")).size(), 3u) << "one per strategy";
   // Nothing to fetch: no element loads anything from elsewhere.
   for (const char* fetch : {"src=\"http", "<link", "<script src", "@import", "url(http"}) {
     EXPECT_EQ(html.find(fetch), std::string::npos) << fetch;
