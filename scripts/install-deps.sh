@@ -16,6 +16,8 @@ packages=(
   libnetcdf-dev                  # the BRAMS proxy's --output (netCDF, CF conventions)
   libbrotli-dev                  # DARMA vt's brotli-compressed LB data files
   linux-perf                     # cache-miss counts in the demo, where the machine exposes them
+  python3-matplotlib             # vela-lb report's pictures
+  chromium                       # the report's test looks at the page in a headless browser
 )
 
 missing=()

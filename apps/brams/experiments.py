@@ -11,10 +11,14 @@ Runs build/apps/brams/brams on this machine's cores and prints:
   Table 4.1      privatization on one PE: TLS against copy-in/copy-out (and privatized<T>).
 Every run's checksum must equal the others of its configuration (the fields are bitwise the
 same whatever the ranks, PEs, balancer or policy): a difference fails the script.
-Writes runs.csv and results.json into --out.
+Writes runs.csv and results.json into --out, and report.html: `vela-lb report` on the step logs
+of Table 4.5 and one more hilbert run (not timed) that writes its LB dumps, a Chrome trace and a
+recorded load trace, with the strategies compared on its first dump and policies replayed on its
+recording.
 """
 import argparse
 import csv
+import glob
 import json
 import os
 import platform
@@ -42,6 +46,9 @@ def parse_args():
     p.add_argument("--repeats", type=int, default=1, help="runs per configuration; the fastest counts")
     p.add_argument("--tables", default="4.3,4.5,4.7,4.1", help="which tables (comma-separated)")
     p.add_argument("--max-ratio", type=int, default=32, help="largest virtualization ratio of Table 4.3")
+    p.add_argument("--vela-lb", default="build/tools/vela-lb/vela-lb",
+                   help="the vela-lb executable that writes report.html (skipped when it is missing)")
+    p.add_argument("--no-report", action="store_true", help="do not write report.html")
     p.add_argument("--cache-sim", type=int, default=0, metavar="STEPS",
                    help="Table 4.4 by simulation where perf cannot count: run each Table 4.3 "
                         "configuration for STEPS steps under valgrind's cachegrind, once with this "
@@ -209,12 +216,65 @@ def table(title, header, rows):
     sys.stdout.flush()
 
 
+def write_report(args, steps_of_45):
+    """report.html from one traced hilbert run and Table 4.5's step logs; its path, or None."""
+    if args.no_report:
+        return None
+    if not os.access(args.vela_lb, os.X_OK):
+        print(f"\nreport: skipped (no vela-lb at {args.vela_lb}; build it: cmake --build build "
+              "--target vela-lb)")
+        return None
+    P, S = args.pes, args.steps
+    base = os.path.join(args.out, "report")
+    dumps = os.path.join(base, "dumps")
+    shutil.rmtree(base, ignore_errors=True)
+    os.makedirs(base)
+    trace, record = os.path.join(base, "trace.json"), os.path.join(base, "record.json")
+    every = max(1, S // 4)
+    run = [args.binary, "--pes", str(P), "--ranks", str(16 * P), "--no-pin",
+           "--nx", str(args.nx), "--ny", str(args.ny), "--nz", str(args.nz), "--steps", str(S),
+           "--lb-every", str(every), "--lb", "hilbert", "--lb-dump", dumps, "--trace", trace,
+           "--record", record, "--record-pes", str(P)]
+    vela_lb = [args.vela_lb]
+    steps = [
+        run,
+        vela_lb + ["compare", os.path.join(dumps, "ranks-step1.json"), "--format", "json",
+                   "--strategies", ",".join(STRATEGIES)],
+        vela_lb + ["replay", record, "--format", "json", "--strategy-time", "0.001",
+                   "--compare", "never", "--compare", f"periodic:every={every},strategy=hilbert",
+                   "--compare", "threshold:threshold=10,strategy=hilbert,every=1"],
+    ]
+    outputs = [None, os.path.join(base, "compare.json"), os.path.join(base, "replay.json")]
+    for cmd, output in zip(steps, outputs):
+        proc = subprocess.run(cmd, capture_output=True, text=True)
+        if proc.returncode != 0:
+            sys.stderr.write(proc.stdout + proc.stderr)
+            raise SystemExit(f"experiments: the report's run failed (exit {proc.returncode}): "
+                             f"{' '.join(cmd)}")
+        if output:
+            with open(output, "w") as f:
+                f.write(proc.stdout)
+    page = os.path.join(args.out, "report.html")
+    cmd = (vela_lb + ["report", "-o", page, "--title",
+                      f"BRAMS proxy: {args.nx} x {args.ny} x {args.nz}, {S} steps, {16 * P} ranks "
+                      f"on {P} PEs"]
+           + steps_of_45 + sorted(glob.glob(os.path.join(dumps, "*.json")))
+           + [trace] + outputs[1:])
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        sys.stderr.write(proc.stdout + proc.stderr)
+        raise SystemExit(f"experiments: vela-lb report failed (exit {proc.returncode}): "
+                         f"{' '.join(cmd)}")
+    return page
+
+
 def main():
     args = parse_args()
     r = Runner(args)
     P, S = args.pes, args.steps
     quarter = max(1, S // 4)  # the seed balanced at steps 600, 1200, 1800 of 2,400
     tables = args.tables.split(",")
+    report_logs = []  # the step logs report.html draws
     results = {"machine": {"cpus": os.cpu_count(), "platform": platform.platform()},
                "config": {"pes": P, "nx": args.nx, "ny": args.ny, "nz": args.nz, "steps": S},
                "tables": {}}
@@ -268,8 +328,11 @@ def main():
         rows = [["no virtualization", f"{t0:.3f}", "-", "-", "-", "-"],
                 [f"no balancer - {v} ranks", f"{none['time']:.3f}", pct(t0, none["time"]), "-", "-", "-"]]
         cost_rows, saved = [], []
+        report_logs.append(os.path.join(args.out, "steps", "4.5-no-balancer.csv"))
         for s in STRATEGIES:
             res = r.run("4.5", s, v, P, ["--lb-every", str(quarter), "--lb", s])
+            if s in ("greedy", "hilbert"):
+                report_logs.append(os.path.join(args.out, "steps", f"4.5-{slug(s)}.csv"))
             rows.append([f"{s} - {v} ranks", f"{res['time']:.3f}", pct(t0, res["time"]),
                          res["migrations"], res["lb_steps"], pct(none["time"], res["time"])])
             strategy_s = res["strategy_ms"] * res["lb_steps"] / 1000.0
@@ -358,6 +421,9 @@ def main():
           + ("every configuration's runs identical bit for bit" if not bad else f"DIFFERENT: {bad}"))
     print(f"results: {os.path.join(args.out, 'runs.csv')}, {os.path.join(args.out, 'results.json')}, "
           f"per-step logs in {os.path.join(args.out, 'steps')}/")
+    page = write_report(args, report_logs)
+    if page:
+        print(f"report: {page} (open it in a browser; it needs nothing else)")
     return 1 if bad else 0
 
 

@@ -12,5 +12,6 @@ void add_compare_command(CLI::App& app);
 void add_strategies_command(CLI::App& app);
 void add_trace_command(CLI::App& app);
 void add_replay_commands(CLI::App& app);  // replay, predict, policies
+void add_report_command(CLI::App& app);
 
 }  // namespace vela::tools

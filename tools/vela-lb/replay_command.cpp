@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -160,6 +161,65 @@ void print_csv(const std::vector<PolicyRun>& runs, double never) {
   }
 }
 
+// One document: the trace's size and, per policy, the totals and the per-step series (columns,
+// as in the instance files), which `vela-lb report` plots (docs/user-guide.md, "Reports").
+void print_json(const std::vector<PolicyRun>& runs, double never, const ReplayCommandOptions& o,
+                const lb::Trace& trace) {
+  nlohmann::json policies = nlohmann::json::array();
+  for (const PolicyRun& run : runs) {
+    const lb::ReplayResult& r = run.result;
+    const lb::ReplayTotals& t = r.totals;
+    nlohmann::json series = {{"time", nlohmann::json::array()},
+                             {"compute", nlohmann::json::array()},
+                             {"communication", nlohmann::json::array()},
+                             {"imbalance", nlohmann::json::array()},
+                             {"started", nlohmann::json::array()},
+                             {"applied", nlohmann::json::array()},
+                             {"strategy", nlohmann::json::array()},
+                             {"migrations", nlohmann::json::array()},
+                             {"bytes_moved", nlohmann::json::array()},
+                             {"strategy_seconds", nlohmann::json::array()},
+                             {"migration_seconds", nlohmann::json::array()}};
+    for (const lb::ReplayStep& step : r.series) {
+      series["time"].push_back(step.time);
+      series["compute"].push_back(step.compute);
+      series["communication"].push_back(step.communication);
+      series["imbalance"].push_back(step.imbalance);
+      series["started"].push_back(step.started);
+      series["applied"].push_back(step.applied);
+      series["strategy"].push_back(step.strategy);
+      series["migrations"].push_back(step.migrations);
+      series["bytes_moved"].push_back(step.bytes_moved);
+      series["strategy_seconds"].push_back(step.strategy_seconds);
+      series["migration_seconds"].push_back(step.migration_seconds);
+    }
+    policies.push_back({{"policy", run.label},
+                        {"total", t.total},
+                        {"relative_to_never",
+                         never > 0.0 ? nlohmann::json(t.total / never) : nlohmann::json(nullptr)},
+                        {"compute", t.compute},
+                        {"communication", t.communication},
+                        {"strategy", t.strategy},
+                        {"migration", t.migration},
+                        {"overlapped", t.overlapped},
+                        {"balances", r.balances},
+                        {"started", r.started},
+                        {"dropped", r.dropped},
+                        {"migrations", r.migrations},
+                        {"bytes_moved", r.bytes_moved},
+                        {"series", std::move(series)}});
+  }
+  const nlohmann::json document = {{"format", "vela-replay"},
+                                   {"version", 1},
+                                   {"trace", o.input},
+                                   {"steps", trace.steps.size()},
+                                   {"objects", trace.initial.objects.size()},
+                                   {"pes", trace.initial.pes.size()},
+                                   {"asynchronous", o.async},
+                                   {"policies", std::move(policies)}};
+  fmt::print("{}\n", document.dump(1));
+}
+
 void replay_command(const ReplayCommandOptions& o) {
   if (!o.compare.empty() && (!o.policy.empty() || !o.policy_params.empty())) {
     throw std::invalid_argument("give either --policy (with -P) or --compare, not both");
@@ -206,7 +266,7 @@ void replay_command(const ReplayCommandOptions& o) {
     if (!o.predictor.empty())
       predictor = lb::make_predictor(o.predictor, parse_params(o.predictor_params));
     options.predictor = predictor.get();
-    options.keep_series = !o.series.empty();
+    options.keep_series = !o.series.empty() || o.format == "json";
     runs[k].result = lb::replay(trace, *policies[k], options);
     if (runs[k].name == "never" && runs[k].params.empty()) never = runs[k].result.totals.total;
   }
@@ -220,6 +280,8 @@ void replay_command(const ReplayCommandOptions& o) {
 
   if (o.format == "csv") {
     print_csv(runs, never);
+  } else if (o.format == "json") {
+    print_json(runs, never, o, trace);
   } else if (o.compare.empty()) {
     print_one(runs.front(), options, o.predictor);
     if (!o.series.empty()) fmt::print("series:        {}\n", o.series);
@@ -273,8 +335,10 @@ void add_replay_commands(CLI::App& app) {
                 "Asynchronous balancing (PO-7): the strategy runs beside the application and its "
                 "answer is applied max(1, ceil(strategy time / step time)) steps later");
   cmd->add_option("--series", o->series, "Write the per-step series to this CSV file");
-  cmd->add_option("--format,-f", o->format, "Output format")
-      ->check(CLI::IsMember({"table", "csv"}));
+  cmd->add_option("--format,-f", o->format,
+                  "Output format: table, csv, or json (totals and per-step series, for "
+                  "'vela-lb report')")
+      ->check(CLI::IsMember({"table", "csv", "json"}));
   cmd->callback([o] { replay_command(*o); });
   add_predict_command(app);
   add_policies_command(app);

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "output_files.hpp"
 #include "strategy_options.hpp"
 #include "vela/lb/model/metrics.hpp"
 #include "vela/lb/trace/generate.hpp"
@@ -37,17 +38,6 @@ bool is_json_format(const std::string& path, const std::string& format) {
   throw std::invalid_argument("cannot tell the format of '" + path +
                               "' from its extension (.json for JSON, .trace or .bin for binary); "
                               "give --format json or --format binary");
-}
-
-// An output never replaces an input: the same file under another name (a link, "./x") too.
-void refuse_overwriting_inputs(const std::string& output, const std::vector<std::string>& inputs) {
-  for (const std::string& input : inputs) {
-    std::error_code ec;
-    if (fs::equivalent(output, input, ec)) {
-      throw std::invalid_argument(output + ": is the input " + input +
-                                  "; writing it would replace the input (choose another output)");
-    }
-  }
 }
 
 // Writes `trace` to `path` as --format or the extension says; returns the format's name.

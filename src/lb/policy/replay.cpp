@@ -169,6 +169,7 @@ class Replayer {
                ReplayStep& row) {
     row.applied = true;
     row.migrations = moved.count;
+    row.bytes_moved = moved.bytes;
     row.migration_seconds = cost;
     r_.totals.migration += cost;
     ++r_.balances;

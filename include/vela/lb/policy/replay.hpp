@@ -55,6 +55,7 @@ struct ReplayStep {
   bool applied = false;            // a new placement was applied after this step
   std::string strategy;            // the one started (or, async, applied) after this step
   std::size_t migrations = 0;      // objects moved after this step
+  std::uint64_t bytes_moved = 0;   // their bytes
   double strategy_seconds = 0.0;   // strategy time charged after this step (inline only)
   double migration_seconds = 0.0;  // migration time charged after this step
 };
