@@ -16,6 +16,7 @@ packages=(
   libnetcdf-dev                  # the BRAMS proxy's --output (netCDF, CF conventions)
   libbrotli-dev                  # DARMA vt's brotli-compressed LB data files
   linux-perf                     # cache-miss counts in the demo, where the machine exposes them
+  tmux                           # a real terminal for the progress-line tests
 )
 
 missing=()
