@@ -7,17 +7,19 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
-#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "support/program.hpp"
+#include "support/progress_pane.hpp"
 #include "support/tmux.hpp"
 
 namespace {
 
-using vela::testing::pane_lines;
+using vela::testing::expect_finished_line;
+using vela::testing::expect_no_line;
+using vela::testing::expect_running_lines;
 using vela::testing::PaneRun;
 using vela::testing::TmuxPane;
 
@@ -34,12 +36,6 @@ std::string slurp(const fs::path& path) {
   std::ostringstream text;
   text << in.rdbuf();
   return text.str();
-}
-
-std::size_t count_containing(const std::string& pane, const std::string& part) {
-  const std::vector<std::string> lines = pane_lines(pane);
-  return static_cast<std::size_t>(std::count_if(
-      lines.begin(), lines.end(), [&](const std::string& l) { return l.find(part) != l.npos; }));
 }
 
 class VelaLbProgress : public ::testing::Test {
@@ -87,46 +83,11 @@ class VelaLbProgress : public ::testing::Test {
 
 TEST_F(VelaLbProgress, DrawsOneLineInPlaceAndEndsItBeforeThePrompt) {
   TmuxPane pane;
-  const std::string n = std::to_string(long_steps_);
   // stdout to a file: the progress line is all the command writes on the terminal.
   const PaneRun r =
       pane.run(replay(long_trace_) + " > " + (dir_ / "out.txt").string(), std::chrono::seconds(60));
-  ASSERT_TRUE(r.finished) << "the prompt did not come back on a line of its own:\n" << r.final_pane;
-
-  // While it runs: one line, "replay: D/N steps (P%)  R steps/s  T left", P = floor(100 D / N).
-  const std::regex running("replay: (\\d+)/" + n +
-                           " steps \\((\\d+)%\\)  \\d+(\\.\\d+)? steps/s  "
-                           "(\\d+\\.\\d s|\\d+ s|\\d+m\\d\\ds|\\d+h\\d\\dm) left");
-  int seen = 0;
-  long last_done = -1;
-  for (const std::string& capture : r.captures) {
-    EXPECT_LE(count_containing(capture, "steps/s"), 1u) << "drawn in place, not line after line:\n"
-                                                        << capture;
-    for (const std::string& line : pane_lines(capture)) {
-      std::smatch m;
-      if (!std::regex_match(line, m, running)) continue;
-      ++seen;
-      const long done = std::stol(m[1]);
-      EXPECT_LT(done, long_steps_);
-      EXPECT_EQ(std::stol(m[2]), done * 100 / long_steps_) << line;
-      EXPECT_GE(done, last_done) << "progress never goes back";
-      last_done = done;
-    }
-  }
-  EXPECT_GE(seen, 1) << "no progress line was seen in " << r.captures.size() << " captures over "
-                     << r.seconds << " s; last:\n"
-                     << (r.captures.empty() ? "" : r.captures.back());
-
-  // At the end: the complete line, then the prompt on the next line.
-  const std::vector<std::string> lines = pane_lines(r.final_pane);
-  ASSERT_GE(lines.size(), 2u);
-  const std::regex done("replay: " + n + "/" + n +
-                        " steps \\(100%\\)  \\d+(\\.\\d+)? steps/s  done in \\S+( s)?");
-  EXPECT_TRUE(std::regex_match(lines[lines.size() - 2], done))
-      << "expected the finished line just above the prompt:\n"
-      << r.final_pane;
-  EXPECT_EQ(lines.back(), TmuxPane::prompt);
-  EXPECT_EQ(count_containing(r.final_pane, "steps/s"), 1u) << r.final_pane;
+  expect_running_lines(r, "replay", "steps", long_steps_);
+  expect_finished_line(r, "replay", "steps", long_steps_);
   EXPECT_NE(slurp(dir_ / "out.txt").find("policy:        periodic"), std::string::npos)
       << "the replay's results go to stdout as before";
 }
@@ -135,11 +96,7 @@ TEST_F(VelaLbProgress, QuietDrawsNothing) {
   TmuxPane pane;
   const PaneRun r = pane.run(replay(short_trace_) + " --quiet > " + (dir_ / "quiet.txt").string(),
                              std::chrono::seconds(60));
-  ASSERT_TRUE(r.finished) << r.final_pane;
-  for (const std::string& capture : r.captures) {
-    EXPECT_EQ(count_containing(capture, "steps/s"), 0u) << capture;
-  }
-  EXPECT_EQ(count_containing(r.final_pane, "replay:"), 0u) << r.final_pane;
+  expect_no_line(r, "replay", "steps");
   EXPECT_GT(r.seconds, 1.0) << "too short a run to show that --quiet silenced the line";
 }
 
@@ -149,10 +106,7 @@ TEST_F(VelaLbProgress, NothingWhenStderrIsNotATerminal) {
   const PaneRun r =
       pane.run(replay(short_trace_) + " > " + (dir_ / "out2.txt").string() + " 2> " + err.string(),
                std::chrono::seconds(60));
-  ASSERT_TRUE(r.finished) << r.final_pane;
-  for (const std::string& capture : r.captures) {
-    EXPECT_EQ(count_containing(capture, "steps/s"), 0u) << capture;
-  }
+  expect_no_line(r, "replay", "steps");
   const std::string written = slurp(err);
   EXPECT_EQ(written.find("steps/s"), std::string::npos) << written;
   EXPECT_EQ(written.find('\r'), std::string::npos) << written;
