@@ -18,6 +18,7 @@ packages=(
   linux-perf                     # cache-miss counts in the demo, where the machine exposes them
   python3-matplotlib             # vela-lb report's pictures
   chromium                       # the report's test looks at the page in a headless browser
+  tmux                           # a real terminal for the progress-line tests
 )
 
 missing=()

@@ -67,6 +67,7 @@ constexpr ModelOption model_path_options[] = {
 struct ModelArguments {
   std::map<std::string, int> ints;
   std::map<std::string, std::string> paths;
+  bool quiet = false;
 };
 
 void add_model_options(CLI::App& app, ModelArguments& m) {
@@ -81,6 +82,10 @@ void add_model_options(CLI::App& app, ModelArguments& m) {
         ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast)
         ->group("Model");
   }
+  app.add_flag("--quiet", m.quiet,
+               "No progress line on stderr (rank 0 draws one when stderr is a terminal and the "
+               "run takes more than a second)")
+      ->group("Model");
 }
 
 // The model's argv: the options given on the command line, in a fixed order.
@@ -96,6 +101,7 @@ std::vector<std::string> model_arguments(const CLI::App& app, const ModelArgumen
     a.emplace_back(o.name);
     a.push_back(m.paths.at(o.name));
   }
+  if (m.quiet) a.emplace_back("--quiet");
   return a;
 }
 

@@ -40,6 +40,7 @@
 #include "model.hpp"
 #include "module.hpp"
 #include "netcdf_output.hpp"
+#include "vela/progress/reporter.hpp" /* header-only: the plain-MPI build needs -Iinclude only */
 
 #ifndef BRAMS_ENTRY
 #error "BRAMS_ENTRY names this copy's entry point (apps/brams/CMakeLists.txt)"
@@ -67,6 +68,7 @@ struct Config {
   int nx, ny, nz, steps, lb_every;
   int storm_work, storm_radius, storm_drift, radiation_every, radiation_work, topography;
   int record_pes;
+  int quiet; /* --quiet: no progress line */
   char step_log[512];
   char record[512];
   char output[512];
@@ -176,6 +178,7 @@ int parse(int argc, char** argv, int rank) {
   c.radiation_work = 6;
   c.topography = 0;
   c.record_pes = 64;
+  c.quiet = 0;
   c.step_log[0] = '\0';
   c.record[0] = '\0';
   c.output[0] = '\0';
@@ -194,6 +197,10 @@ int parse(int argc, char** argv, int rank) {
       {"--record-pes", &c.record_pes, 1, 1 << 20},
   };
   for (int k = 1; k < argc; ++k) {
+    if (strcmp(argv[k], "--quiet") == 0) {
+      c.quiet = 1;
+      continue;
+    }
     char* target = strcmp(argv[k], "--step-log") == 0 ? c.step_log
                    : strcmp(argv[k], "--record") == 0 ? c.record
                    : strcmp(argv[k], "--output") == 0 ? c.output
@@ -216,7 +223,7 @@ int parse(int argc, char** argv, int rank) {
                 "brams: unknown argument '%s' (expected --nx, --ny, --nz, --steps, --lb-every, "
                 "--storm-work, --storm-radius, --storm-drift, --radiation-every, --radiation-work, "
                 "--topography, --step-log, --record, --record-pes or --output, each with a "
-                "value)\n",
+                "value, or --quiet)\n",
                 argv[k]);
       }
       return 0;
@@ -848,6 +855,9 @@ int BRAMS_ENTRY(int argc, char** argv) {
   const double begin = MPI_Wtime();
   double migrate_total = 0.0;
   int migrate_calls = 0;
+  /* Rank 0 draws the progress line (when stderr is a terminal and without --quiet). */
+  vela::progress::Reporter progress({"brams", "steps", (uint64_t)config->steps},
+                                    config->quiet != 0 || rank != 0);
   for (int step = 1; step <= config->steps; ++step) {
     const double start = MPI_Wtime();
     clock_state->step = step;
@@ -866,7 +876,9 @@ int BRAMS_ENTRY(int argc, char** argv) {
       migrate_total += after - end;
       if (rank == 0) clock_state->migrate_seconds[step - 1] = after - end;
     }
+    progress.set((uint64_t)step);
   }
+  progress.finish();
   const uint64_t local_sum = local_checksum();
   uint64_t sum = 0;
   MPI_Reduce(&local_sum, &sum, 1, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);

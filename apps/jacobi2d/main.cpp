@@ -14,12 +14,19 @@
 
 #include "ranks.h"
 #include "vela/mpi/run.hpp"
+#include "vela/progress/reporter.hpp"
 #include "vela/rt/runtime.hpp"
 #include "vela/vp/vp.hpp"
 
 namespace {
 
 using vela::rt::Index;
+
+// The progress line of this process's run, when it draws one (process 0, stderr a terminal, no
+// --quiet). Block (0, 0) reports its step: the blocks are made and moved by the runtime, and a
+// pointer cannot travel in their state to another process, so they find it here; on another
+// process (after a migration) it is null and the line waits for the block to come back.
+vela::progress::Reporter* step_progress = nullptr;
 
 struct Problem {
   std::int32_t mesh = 512;
@@ -127,6 +134,9 @@ class Block : public vela::rt::ElementBase {
     unpack_halos(halos_[slot]);
     compute();
     ++step_;
+    if (step_progress != nullptr && linear_index() == 0) {
+      step_progress->set(static_cast<std::uint64_t>(step_));
+    }
     if (step_ == p_.steps) {
       contribute(checksum(), vela::rt::ReduceOp::sum, p_.done);
       return;
@@ -208,7 +218,7 @@ class Block : public vela::rt::ElementBase {
 };
 
 // The MPI version: the same problem as a plain MPI program on `ranks` ranks.
-int run_ranks(const Problem& p, const vela::rt::Options& options, int ranks) {
+int run_ranks(const Problem& p, const vela::rt::Options& options, int ranks, bool quiet) {
   std::vector<std::string> args = {"jacobi2d",
                                    "--mesh",
                                    std::to_string(p.mesh),
@@ -225,8 +235,19 @@ int run_ranks(const Problem& p, const vela::rt::Options& options, int ranks) {
     vela::rt::Runtime runtime(options);
     vela::vp::Options vp;
     vp.ranks = ranks;
+    vela::progress::Reporter progress({"jacobi2d", "steps", static_cast<std::uint64_t>(p.steps)},
+                                      quiet || runtime.process() != 0);
+    if (progress.active()) {
+      step_progress = &progress;
+      jacobi2d_after_step = [](int step, int) {
+        if (step_progress != nullptr) step_progress->set(static_cast<std::uint64_t>(step));
+      };
+    }
     const int code =
         vela::mpi::run(runtime, vp, &jacobi2d_ranks, static_cast<int>(args.size()), argv.data());
+    jacobi2d_after_step = nullptr;
+    step_progress = nullptr;
+    progress.finish();
     const auto& s = runtime.stats();
     fmt::print("pes: {}  ranks: {}  lb steps: {}  migrations: {}  forwarded: {}\n", runtime.pes(),
                ranks, s.lb_steps, s.migrations, s.forwarded);
@@ -266,6 +287,10 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 1 << 20));
   app.add_option("--sync-every", p.sync_every, "Steps between balancing points (0 = none)")
       ->check(CLI::Range(0, 1 << 30));
+  bool quiet = false;
+  app.add_flag("--quiet", quiet,
+               "No progress line on stderr (drawn only when stderr is a terminal and the run "
+               "takes more than a second)");
   vela::rt::add_runtime_options(app, options);
   CLI11_PARSE(app, argc, argv);
   if (p.objects > p.mesh) {
@@ -273,9 +298,12 @@ int main(int argc, char** argv) {
                p.objects, p.mesh);
     return 1;
   }
-  if (ranks > 0) return run_ranks(p, options, ranks);
+  if (ranks > 0) return run_ranks(p, options, ranks, quiet);
   try {
     vela::rt::Runtime runtime(options);
+    vela::progress::Reporter progress({"jacobi2d", "steps", static_cast<std::uint64_t>(p.steps)},
+                                      quiet || runtime.process() != 0);
+    if (progress.active()) step_progress = &progress;
     std::chrono::steady_clock::time_point begin, end;
     std::vector<double> lanes;
     const int code = runtime.run([&](vela::rt::Context& ctx) {
@@ -289,6 +317,8 @@ int main(int argc, char** argv) {
       // On --restart the blocks come back from the checkpoint and resume by themselves.
       if (!ctx.restarted()) blocks.broadcast<&Block::start>();
     });
+    step_progress = nullptr;
+    progress.finish();
     if (runtime.process() != 0) return code;  // under mpirun, process 0 reports
     if (lanes.size() != 4) {
       fmt::print(stderr, "jacobi2d: the run ended before the checksum was computed\n");

@@ -8,6 +8,11 @@ extern "C" {
 
 int jacobi2d_ranks(int argc, char** argv);
 
+/* When set, rank 0 calls it after each step with the steps done and the steps in all (the Vela
+ * driver draws its progress line with it); null in the plain-MPI build. Set before the ranks
+ * start, read-only while they run. */
+extern void (*jacobi2d_after_step)(int step, int steps);
+
 #ifdef __cplusplus
 }
 #endif

@@ -18,11 +18,18 @@
 #include <stdexcept>
 #include <vector>
 
+#include "vela/progress/reporter.hpp"
 #include "vela/rt/runtime.hpp"
 
 namespace {
 
 using vela::rt::Index;
+
+// The progress line of this process's run, when it draws one (process 0, stderr a terminal, no
+// --quiet). Cell 0 reports its step: cells are made and moved by the runtime, and a pointer
+// cannot travel in their state to another process, so they find it here; on another process
+// (after a migration) it is null and the line waits for the cell to come back.
+vela::progress::Reporter* step_progress = nullptr;
 
 constexpr double lattice = 1.2;  // lattice spacing, in sigma
 constexpr double jitter = 0.1;   // largest displacement from a lattice site
@@ -218,6 +225,9 @@ class Cell : public vela::rt::ElementBase {
       x_[i] += p_.dt * v_[i];
     }
     ++step_;
+    if (step_progress != nullptr && linear_index() == 0) {
+      step_progress->set(static_cast<std::uint64_t>(step_));
+    }
     if (step_ % p_.migrate_every == 0) {
       migrate();
       return;
@@ -461,6 +471,10 @@ int main(int argc, char** argv) {
   app.add_option("--sync-every", p.sync_every, "Steps between balancing points (0 = none)");
   app.add_option("--migrate-every", p.migrate_every,
                  "Steps between moves of atoms to the cells that now hold them");
+  bool quiet = false;
+  app.add_flag("--quiet", quiet,
+               "No progress line on stderr (drawn only when stderr is a terminal and the run "
+               "takes more than a second)");
   vela::rt::add_runtime_options(app, options);
   try {
     app.parse(argc, argv);
@@ -473,6 +487,9 @@ int main(int argc, char** argv) {
   }
   try {
     vela::rt::Runtime runtime(options);
+    vela::progress::Reporter progress({"leanmd", "steps", static_cast<std::uint64_t>(p.steps)},
+                                      quiet || runtime.process() != 0);
+    if (progress.active()) step_progress = &progress;
     std::chrono::steady_clock::time_point begin, end;
     std::vector<double> first, last;
     const int code = runtime.run([&](vela::rt::Context& ctx) {
@@ -489,6 +506,8 @@ int main(int argc, char** argv) {
       begin = std::chrono::steady_clock::now();
       cells.broadcast<&Cell::start>(computes.id());
     });
+    step_progress = nullptr;
+    progress.finish();
     if (runtime.process() != 0) return code;
     if (first.size() != 2 || last.size() != 8) {
       fmt::print(stderr, "leanmd: the run ended before the results were computed\n");

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <vector>
 
 #include "lb/policy_support.hpp"
 #include "vela/lb/policy/replay.hpp"
@@ -127,6 +128,23 @@ TEST(Replay, NeverTotalIsTheSumOfMaxPeLoadPlusCommunication) {
   EXPECT_GT(r.totals.communication, 0.0);
   EXPECT_EQ(r.totals.strategy + r.totals.migration, 0.0);
   EXPECT_EQ(r.balances, 0u);
+}
+
+TEST(Replay, ReportsEachStepOnceInOrder) {
+  TraceOptions g;
+  g.nx = 6;
+  g.ny = 6;
+  g.pes = 4;
+  g.steps = 17;
+  const Trace trace = generate_trace(g);
+  auto policy = make_policy("periodic", {{"every", "5"}, {"strategy", "greedy"}});
+  std::vector<std::size_t> reported;
+  ReplayOptions o;
+  o.after_step = [&](std::size_t done) { reported.push_back(done); };
+  const ReplayResult r = replay(trace, *policy, o);
+  ASSERT_EQ(reported.size(), 17u);
+  for (std::size_t i = 0; i < reported.size(); ++i) EXPECT_EQ(reported[i], i + 1);
+  EXPECT_EQ(r.steps, 17u);
 }
 
 TEST(Replay, IsDeterministicWithAFixedStrategyTime) {

@@ -11,6 +11,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "lb/trace_support.hpp"
 #include "support/program.hpp"
@@ -65,6 +66,24 @@ TEST(TraceGenerate, SameOptionsGiveTheSameTraceAndAnotherSeedAnother) {
   o.seed = 2;
   const Trace c = generate_trace(o);
   EXPECT_NE(loads_at(a, 30), loads_at(c, 30));
+}
+
+TEST(TraceGenerate, ReportsEachStepOnceInOrderWithoutChangingTheTrace) {
+  TraceOptions options;
+  options.nx = 6;
+  options.ny = 5;
+  options.pes = 4;
+  options.steps = 25;
+  options.drift.fraction = 0.5;
+  options.churn.created_per_step = 0.5;
+  std::vector<std::int64_t> reported;
+  const Trace observed =
+      generate_trace(options, [&](std::int64_t done) { reported.push_back(done); });
+  ASSERT_EQ(reported.size(), 25u);
+  for (std::size_t i = 0; i < reported.size(); ++i) {
+    EXPECT_EQ(reported[i], static_cast<std::int64_t>(i) + 1);
+  }
+  vela::testing::expect_same_trace(observed, generate_trace(options));
 }
 
 TEST(TraceGenerate, InitialInstanceIsTheBramsGridWithTheStormAtItsStart) {

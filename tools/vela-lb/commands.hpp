@@ -14,4 +14,12 @@ void add_trace_command(CLI::App& app);
 void add_replay_commands(CLI::App& app);  // replay, predict, policies
 void add_report_command(CLI::App& app);
 
+// --quiet of the commands that draw a progress line (vela/progress/reporter.hpp) on stderr
+// while they work: trace generate, replay, compare.
+inline void add_quiet_flag(CLI::App& command, bool& quiet) {
+  command.add_flag("--quiet", quiet,
+                   "No progress line on stderr (drawn only when stderr is a terminal and the "
+                   "work takes more than a second)");
+}
+
 }  // namespace vela::tools

@@ -9,6 +9,7 @@
 #include "vela/lb/io/io.hpp"
 #include "vela/lb/model/evaluate.hpp"
 #include "vela/lb/strategies/registry.hpp"
+#include "vela/progress/reporter.hpp"
 
 namespace vela::tools {
 
@@ -20,6 +21,7 @@ struct CompareOptions {
   std::string input;
   std::string format = "table";
   bool optimal = false;  // also solve exactly and show each strategy's distance from it
+  bool quiet = false;
 };
 
 // Each report's max PE load over the optimum's; empty without --optimal.
@@ -105,19 +107,25 @@ void compare(CompareOptions o) {
     chosen.push_back(lb::make_strategy(name, it == params.end() ? lb::RawParams{} : it->second));
   }
   const lb::Instance instance = lb::read_instance(o.input);
+  // Counted in strategies: each one is a single call (at 10^6 objects, seconds each).
+  progress::Reporter progress({"compare", "strategies", chosen.size() + (o.optimal ? 1 : 0)},
+                              o.quiet);
   std::vector<lb::StrategyReport> reports;
   for (std::size_t s = 0; s < chosen.size(); ++s) {
     reports.push_back(lb::run_strategy(*chosen[s], o.strategies[s], instance));
+    progress.advance();
   }
   Distances distances;
   if (o.optimal) {
     const auto it = params.find("optimal");
     auto exact = lb::make_strategy("optimal", it == params.end() ? lb::RawParams{} : it->second);
     const double optimum = lb::run_strategy(*exact, "optimal", instance).after.max;
+    progress.advance();
     for (const lb::StrategyReport& r : reports) {
       distances.push_back(optimum > 0.0 ? r.after.max / optimum : 1.0);
     }
   }
+  progress.finish();
   if (o.format == "csv") {
     print_csv(instance, reports, distances);
   } else if (o.format == "json") {
@@ -143,6 +151,7 @@ void add_compare_command(CLI::App& app) {
   cmd->add_flag("--optimal", options->optimal,
                 "Also solve exactly (small instances) and show each strategy's max PE load over "
                 "the optimum");
+  add_quiet_flag(*cmd, options->quiet);
   cmd->add_option("input", options->input, "Instance file (JSON)")->required();
   cmd->callback([options] { compare(*options); });
 }

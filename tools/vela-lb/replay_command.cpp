@@ -16,6 +16,7 @@
 #include "strategy_options.hpp"
 #include "vela/lb/policy/replay.hpp"
 #include "vela/lb/strategies/registry.hpp"
+#include "vela/progress/reporter.hpp"
 
 namespace vela::tools {
 
@@ -37,6 +38,7 @@ struct ReplayCommandOptions {
   bool async = false;
   std::string series;
   std::string format = "table";
+  bool quiet = false;
 };
 
 // A policy to run: its label (as the user wrote it), name and parameters.
@@ -259,6 +261,10 @@ void replay_command(const ReplayCommandOptions& o) {
     return r.name == "never" && r.params.empty();
   });
   const lb::Trace trace = lb::read_trace(o.input);
+  const bool replay_never = !has_never && !o.compare.empty();  // the baseline of the table
+  progress::Reporter progress(
+      {"replay", "steps", (runs.size() + (replay_never ? 1 : 0)) * trace.steps.size()}, o.quiet);
+  options.after_step = [&progress](std::size_t) { progress.advance(); };
 
   double never = 0.0;
   for (std::size_t k = 0; k < runs.size(); ++k) {
@@ -270,12 +276,13 @@ void replay_command(const ReplayCommandOptions& o) {
     runs[k].result = lb::replay(trace, *policies[k], options);
     if (runs[k].name == "never" && runs[k].params.empty()) never = runs[k].result.totals.total;
   }
-  if (!has_never && !o.compare.empty()) {
+  if (replay_never) {
     auto baseline = lb::make_policy("never");
     options.predictor = nullptr;
     options.keep_series = false;
     never = lb::replay(trace, *baseline, options).totals.total;
   }
+  progress.finish();
   if (!o.series.empty()) lb::write_series_csv(runs.front().result, o.series);
 
   if (o.format == "csv") {
@@ -339,6 +346,7 @@ void add_replay_commands(CLI::App& app) {
                   "Output format: table, csv, or json (totals and per-step series, for "
                   "'vela-lb report')")
       ->check(CLI::IsMember({"table", "csv", "json"}));
+  add_quiet_flag(*cmd, o->quiet);
   cmd->callback([o] { replay_command(*o); });
   add_predict_command(app);
   add_policies_command(app);

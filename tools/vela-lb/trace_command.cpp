@@ -20,6 +20,7 @@
 #include "vela/lb/trace/generate.hpp"
 #include "vela/lb/trace/trace.hpp"
 #include "vela/lb/trace/vt.hpp"
+#include "vela/progress/reporter.hpp"
 
 namespace vela::tools {
 
@@ -126,6 +127,7 @@ void add_generate(CLI::App& trace) {
     std::string where = "uniform";
     std::uint64_t halo_bytes = 0;
     std::uint64_t object_bytes = 0;
+    bool quiet = false;
   };
   auto s = std::make_shared<State>();
   lb::TraceOptions& o = s->options;
@@ -180,6 +182,7 @@ void add_generate(CLI::App& trace) {
       ->add_option("--create-where", s->where,
                    "Where objects appear: uniform (anywhere) or storm (inside a storm)")
       ->check(CLI::IsMember({"uniform", "storm"}));
+  add_quiet_flag(*command, s->quiet);
   command->callback([s, storm, halo_bytes, object_bytes] {
     lb::TraceOptions options = s->options;
     if (s->no_storm) options.storms = std::vector<lb::MovingStorm>{};
@@ -194,7 +197,12 @@ void add_generate(CLI::App& trace) {
     lb::Trace trace;
     std::string format;
     try {
-      trace = lb::generate_trace(options);
+      progress::Reporter progress(
+          {"trace generate", "steps",
+           static_cast<std::uint64_t>(std::max<std::int64_t>(options.steps, 0))},
+          s->quiet);
+      trace = lb::generate_trace(options, [&progress](std::int64_t) { progress.advance(); });
+      progress.finish();
       format = write(trace, s->output, s->format);
     } catch (const std::invalid_argument& e) {
       throw std::invalid_argument(with_flag_names(e.what()));

@@ -36,7 +36,10 @@ class Replayer {
         last_seconds_(options.strategy_seconds.value_or(0.0)) {}
 
   ReplayResult run() {
-    while (cursor_.next()) step(cursor_.steps_done() - 1);
+    while (cursor_.next()) {
+      step(cursor_.steps_done() - 1);
+      if (options_.after_step) options_.after_step(cursor_.steps_done());
+    }
     r_.totals.total =
         r_.totals.compute + r_.totals.communication + r_.totals.strategy + r_.totals.migration;
     return std::move(r_);

@@ -149,7 +149,7 @@ class Generator {
         churn_random_(stream_seed(o.seed, 2)),
         placement_(block_placement_2d(o.nx, o.ny, o.pes)) {}
 
-  Trace run() {
+  Trace run(const std::function<void(std::int64_t)>& after_step) {
     Trace trace;
     trace.initial = grid();
     object_bytes_ = trace.initial.objects.empty() ? 0 : trace.initial.objects.front().size;
@@ -167,6 +167,7 @@ class Generator {
       drift_once();  // before creating: a new object starts at drift 1
       create_some(t, step);
       step.loads = loads_at(t);
+      if (after_step) after_step(t);
     }
     return trace;
   }
@@ -286,9 +287,10 @@ MovingStorm default_moving_storm(std::int64_t nx, std::int64_t ny, std::int64_t 
   return m;
 }
 
-Trace generate_trace(const TraceOptions& options) {
+Trace generate_trace(const TraceOptions& options,
+                     const std::function<void(std::int64_t steps_done)>& after_step) {
   check(options);
-  return Generator(options).run();
+  return Generator(options).run(after_step);
 }
 
 }  // namespace vela::lb

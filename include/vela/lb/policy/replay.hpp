@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -44,6 +45,8 @@ struct ReplayOptions {
   // every step); policies still see the measured loads.
   Predictor* predictor = nullptr;
   bool keep_series = true;
+  // Called after each step with the number of steps replayed so far (vela-lb's progress line).
+  std::function<void(std::size_t steps_done)> after_step;
 };
 
 struct ReplayStep {

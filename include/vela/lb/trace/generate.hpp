@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -94,7 +95,9 @@ struct TraceOptions {
 };
 
 // The trace described above: initial instance at t = 0 plus options.steps steps; no step
-// replaces the edges (the halo edges of deleted objects go with them).
-Trace generate_trace(const TraceOptions& options);
+// replaces the edges (the halo edges of deleted objects go with them). `after_step`, when set,
+// is called after each step is made with the number made so far (vela-lb's progress line).
+Trace generate_trace(const TraceOptions& options,
+                     const std::function<void(std::int64_t steps_done)>& after_step = {});
 
 }  // namespace vela::lb
