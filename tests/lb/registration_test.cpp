@@ -105,7 +105,7 @@ TEST(Registration, StrategyNamesThatAreTakenEmptyOrMalformedAreRejected) {
 
   EXPECT_TRUE(
       contains(registration_error([] { register_strategy(all_on_one_pe("")); }), "has no name"));
-  for (const char* bad : {"a b", "k=v", "x,y", "tab\there"}) {
+  for (const char* bad : {"a b", "k=v", "x,y", "tab\there", "-leading", ".hidden"}) {
     const std::string e = registration_error([&] { register_strategy(all_on_one_pe(bad)); });
     EXPECT_TRUE(contains(e, std::string("'") + bad + "' is not a valid name")) << e;
   }

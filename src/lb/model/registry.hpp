@@ -15,13 +15,15 @@
 
 namespace vela::lb::registry_detail {
 
-// A name must be usable wherever names are typed: options, key=value parameters, lists.
+// A name must be usable wherever names are typed: options (so not starting with '-'),
+// key=value parameters, comma-separated lists.
 inline bool valid_name(const std::string& name) {
-  if (name.empty()) return false;
+  const auto alphanumeric = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+  };
+  if (name.empty() || !alphanumeric(name.front())) return false;
   for (char c : name) {
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                    c == '-' || c == '_' || c == '.';
-    if (!ok) return false;
+    if (!alphanumeric(c) && c != '-' && c != '_' && c != '.') return false;
   }
   return true;
 }
@@ -56,8 +58,9 @@ class Registry {
     const std::string what = "register_" + kind_ + ": ";
     if (info.name.empty()) throw RegistrationError(what + "the " + kind_ + " has no name");
     if (!valid_name(info.name)) {
-      throw RegistrationError(what + "'" + info.name +
-                              "' is not a valid name (letters, digits, '-', '_' and '.' only)");
+      throw RegistrationError(
+          what + "'" + info.name +
+          "' is not a valid name (a letter or digit, then letters, digits, '-', '_' and '.')");
     }
     if (!info.make) {
       throw RegistrationError(what + "'" + info.name + "' has no factory (`make` is empty)");
