@@ -7,6 +7,7 @@
 #include <memory>
 #include <unordered_map>
 
+#include "model/registry.hpp"
 #include "policies.hpp"
 #include "vela/lb/model/metrics.hpp"
 #include "vela/lb/strategies/registry.hpp"
@@ -246,22 +247,32 @@ PolicyInfo sequence() {
 
 }  // namespace policy_detail
 
-const std::vector<PolicyInfo>& policies() {
-  static const std::vector<PolicyInfo> all = {
-      policy_detail::never(),          policy_detail::periodic(),   policy_detail::threshold(),
-      policy_detail::auto_threshold(), policy_detail::cost_model(), policy_detail::adaptive(),
-      policy_detail::sequence(),
-  };
+namespace {
+
+registry_detail::Registry<PolicyInfo>& registry() {
+  static registry_detail::Registry<PolicyInfo> all("policy", [] {
+    return std::vector<PolicyInfo>{
+        policy_detail::never(),          policy_detail::periodic(),   policy_detail::threshold(),
+        policy_detail::auto_threshold(), policy_detail::cost_model(), policy_detail::adaptive(),
+        policy_detail::sequence(),
+    };
+  }());
   return all;
 }
 
+}  // namespace
+
+std::vector<PolicyInfo> policies() {
+  return registry().all();
+}
+
 std::unique_ptr<Policy> make_policy(const std::string& name, const RawParams& params) {
-  std::string known;
-  for (const PolicyInfo& info : policies()) {
-    if (info.name == name) return info.make(ParamValues(info.name, info.params, params));
-    known += (known.empty() ? "" : ", ") + info.name;
-  }
-  throw ParamError("unknown policy '" + name + "' (known: " + known + ")");
+  const PolicyInfo& info = registry().find(name);
+  return info.make(ParamValues(info.name, info.params, params));
+}
+
+void register_policy(PolicyInfo info) {
+  registry().add(std::move(info));
 }
 
 }  // namespace vela::lb

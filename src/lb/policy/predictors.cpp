@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "model/registry.hpp"
 #include "vela/lb/policy/policy.hpp"
 
 namespace vela::lb {
@@ -161,33 +162,39 @@ std::size_t window_of(const ParamValues& p) {
   return static_cast<std::size_t>(p.get("window"));
 }
 
-}  // namespace
-
-const std::vector<PredictorInfo>& predictors() {
-  static const std::vector<PredictorInfo> all = {
-      {"persistence",
-       "next load = last load (the principle of persistence)",
-       {},
-       [](const ParamValues&) { return std::make_unique<PersistencePredictor>(); }},
-      {"median",
-       "next load = median of the last `window` loads (ignores isolated spikes)",
-       {{"window", "loads remembered per object", 5.0, 1.0, 1000.0, true}},
-       [](const ParamValues& p) { return std::make_unique<MedianPredictor>(window_of(p)); }},
-      {"trend",
-       "next load = least-squares line through the last `window` loads, one step ahead",
-       {{"window", "loads remembered per object", 5.0, 2.0, 1000.0, true}},
-       [](const ParamValues& p) { return std::make_unique<TrendPredictor>(window_of(p)); }},
-  };
+registry_detail::Registry<PredictorInfo>& registry() {
+  static registry_detail::Registry<PredictorInfo> all(
+      "predictor",
+      {
+          {"persistence",
+           "next load = last load (the principle of persistence)",
+           {},
+           [](const ParamValues&) { return std::make_unique<PersistencePredictor>(); }},
+          {"median",
+           "next load = median of the last `window` loads (ignores isolated spikes)",
+           {{"window", "loads remembered per object", 5.0, 1.0, 1000.0, true}},
+           [](const ParamValues& p) { return std::make_unique<MedianPredictor>(window_of(p)); }},
+          {"trend",
+           "next load = least-squares line through the last `window` loads, one step ahead",
+           {{"window", "loads remembered per object", 5.0, 2.0, 1000.0, true}},
+           [](const ParamValues& p) { return std::make_unique<TrendPredictor>(window_of(p)); }},
+      });
   return all;
 }
 
+}  // namespace
+
+std::vector<PredictorInfo> predictors() {
+  return registry().all();
+}
+
 std::unique_ptr<Predictor> make_predictor(const std::string& name, const RawParams& params) {
-  std::string known;
-  for (const PredictorInfo& info : predictors()) {
-    if (info.name == name) return info.make(ParamValues(info.name, info.params, params));
-    known += (known.empty() ? "" : ", ") + info.name;
-  }
-  throw ParamError("unknown predictor '" + name + "' (known: " + known + ")");
+  const PredictorInfo& info = registry().find(name);
+  return info.make(ParamValues(info.name, info.params, params));
+}
+
+void register_predictor(PredictorInfo info) {
+  registry().add(std::move(info));
 }
 
 }  // namespace vela::lb

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "keep_input.hpp"
+#include "model/registry.hpp"
 #include "strategies.hpp"
 
 namespace vela::lb {
@@ -32,46 +33,52 @@ StrategyInfo tolerance_allowance(StrategyInfo info) {
       std::move(info), [](const ParamValues& p) { return 1.0 + p.get("tolerance"); });
 }
 
-}  // namespace
-
-const std::vector<StrategyInfo>& strategies() {
-  static const std::vector<StrategyInfo> all = {
-      builtin::greedy(),
-      builtin::refine(),
-      builtin::refine_swap(),
-      builtin::greedy_refine(),
-      no_allowance(builtin::hilbert()),
-      builtin::hilbert_distributed(),
-      builtin::refine_comm(),
-      no_allowance(builtin::rec_bisect_bf()),
-      builtin::diffusion(),
-      imbalance_allowance(builtin::metis()),
-      imbalance_allowance(builtin::scotch()),
-      tolerance_allowance(builtin::grid_comm()),
-      tolerance_allowance(builtin::grid_metis()),
-      tolerance_allowance(builtin::grid_hybrid()),
-      builtin::hierarchical(),
-      imbalance_allowance(builtin::hypergraph()),
-      builtin::optimal(),
-      builtin::rotate(),
-      builtin::random(),
-      builtin::dummy(),
-  };
+registry_detail::Registry<StrategyInfo>& registry() {
+  // The built-in strategies, in the order listings show them; user entries follow.
+  static registry_detail::Registry<StrategyInfo> all("strategy", [] {
+    return std::vector<StrategyInfo>{
+        builtin::greedy(),
+        builtin::refine(),
+        builtin::refine_swap(),
+        builtin::greedy_refine(),
+        no_allowance(builtin::hilbert()),
+        builtin::hilbert_distributed(),
+        builtin::refine_comm(),
+        no_allowance(builtin::rec_bisect_bf()),
+        builtin::diffusion(),
+        imbalance_allowance(builtin::metis()),
+        imbalance_allowance(builtin::scotch()),
+        tolerance_allowance(builtin::grid_comm()),
+        tolerance_allowance(builtin::grid_metis()),
+        tolerance_allowance(builtin::grid_hybrid()),
+        builtin::hierarchical(),
+        imbalance_allowance(builtin::hypergraph()),
+        builtin::optimal(),
+        builtin::rotate(),
+        builtin::random(),
+        builtin::dummy(),
+    };
+  }());
   return all;
 }
 
+}  // namespace
+
+std::vector<StrategyInfo> strategies() {
+  return registry().all();
+}
+
 const StrategyInfo& find_strategy(const std::string& name) {
-  for (const StrategyInfo& info : strategies()) {
-    if (info.name == name) return info;
-  }
-  std::string known;
-  for (const StrategyInfo& info : strategies()) known += (known.empty() ? "" : ", ") + info.name;
-  throw ParamError("unknown strategy '" + name + "' (known: " + known + ")");
+  return registry().find(name);
 }
 
 std::unique_ptr<Strategy> make_strategy(const std::string& name, const RawParams& params) {
   const StrategyInfo& info = find_strategy(name);
   return info.make(ParamValues(info.name, info.params, params));
+}
+
+void register_strategy(StrategyInfo info) {
+  registry().add(std::move(info));
 }
 
 }  // namespace vela::lb

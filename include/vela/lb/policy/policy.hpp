@@ -10,6 +10,7 @@
 
 #include "vela/lb/model/instance.hpp"
 #include "vela/lb/model/params.hpp"
+#include "vela/lb/model/registration.hpp"
 
 namespace vela::lb {
 
@@ -34,10 +35,15 @@ struct PredictorInfo {
   std::function<std::unique_ptr<Predictor>(const ParamValues&)> make;
 };
 
-// persistence, median (of the last N), trend (linear, least squares over the last N).
-const std::vector<PredictorInfo>& predictors();
+// The built-in predictors, persistence, median (of the last N), trend (linear, least squares
+// over the last N), then those added by register_predictor. A copy (see strategies()).
+std::vector<PredictorInfo> predictors();
 // Throws ParamError for an unknown name (listing the known ones) or bad parameters.
 std::unique_ptr<Predictor> make_predictor(const std::string& name, const RawParams& params = {});
+// Adds a predictor of the program's own, found by name like the built-in ones (make_predictor,
+// vela-lb-style listings). Thread-safe. Throws RegistrationError for an empty or malformed
+// name, a name already taken, or an empty `make`.
+void register_predictor(PredictorInfo info);
 
 // ---- Policies (PO-1 ... PO-4, PO-6) ----
 
@@ -95,10 +101,16 @@ struct PolicyInfo {
   std::function<std::unique_ptr<Policy>(const ParamValues&)> make;
 };
 
-// Every registered policy, in a fixed order: never, periodic, threshold, auto-threshold,
-// cost-model, adaptive, sequence.
-const std::vector<PolicyInfo>& policies();
+// The built-in policies, in a fixed order: never, periodic, threshold, auto-threshold,
+// cost-model, adaptive, sequence; then those added by register_policy. A copy (see
+// strategies()).
+std::vector<PolicyInfo> policies();
 // Throws ParamError for an unknown name (listing the known ones) or bad parameters.
 std::unique_ptr<Policy> make_policy(const std::string& name, const RawParams& params = {});
+// Adds a policy of the program's own, found by name like the built-in ones (make_policy, the
+// runtime's --lb-policy, replay). Its decisions may name any registered strategy. Thread-safe.
+// Throws RegistrationError for an empty or malformed name, a name already taken, or an empty
+// `make`.
+void register_policy(PolicyInfo info);
 
 }  // namespace vela::lb
