@@ -14,13 +14,14 @@ namespace vela::rt::detail {
 
 namespace {
 
-// Whether `message` is for an element of this PE that sent to another cluster.
-bool for_border_element(PeState& pe, const Message& message) {
-  if (message.kind != Kind::entry) return false;
+// With a Grid Queue: the count of `message`'s element's messages in the ordinary queues, or
+// nullptr for a message to no element.
+std::uint32_t* ordinary_count(PeState& pe, const Message& message) {
+  if (message.kind != Kind::entry) return nullptr;
   CollectionTable& table = pe.table(message.collection);
-  if (message.element >= table.slots.size()) return false;
-  ElementBase* element = table.slots[message.element].element;
-  return element != nullptr && ElementAccess::border(*element);
+  if (message.element >= table.slots.size()) return nullptr;
+  if (table.ordinary_queued.empty()) table.ordinary_queued.resize(table.slots.size());
+  return &table.ordinary_queued[message.element];
 }
 
 void enqueue_local(PeState& pe, Message* message) {
@@ -28,15 +29,33 @@ void enqueue_local(PeState& pe, Message* message) {
     pe.system.push(message);
     return;
   }
-  if (pe.runtime->grid_queue && for_border_element(pe, *message)) [[unlikely]] {
-    pe.grid.push({message->priority, pe.arrivals++, message});
-    return;
+  if (pe.runtime->grid_queue) [[unlikely]] {
+    // Messages to an element that sent to another cluster go to the Grid Queue, unless some of
+    // its messages already wait in the ordinary queues (they came before it was a border
+    // element, or before it arrived here): those are served after the Grid Queue, so these
+    // follow them there, and one sender's messages keep their order.
+    if (std::uint32_t* waiting = ordinary_count(pe, *message)) {
+      ElementBase* element = pe.table(message->collection).slots[message->element].element;
+      if (*waiting == 0 && element != nullptr && ElementAccess::border(*element)) {
+        pe.grid.push({message->priority, pe.arrivals++, message});
+        return;
+      }
+      ++*waiting;
+    }
   }
   if (message->priority == 0) {
     pe.fifo.push(message);
   } else {
     pe.prioritized.push({message->priority, pe.arrivals++, message});
   }
+}
+
+// A message leaves the ordinary queues (with a Grid Queue, its element's count drops).
+Message* leave_ordinary(PeState& pe, Message* message) {
+  if (pe.runtime->grid_queue) [[unlikely]] {
+    if (std::uint32_t* waiting = ordinary_count(pe, *message)) --*waiting;
+  }
+  return message;
 }
 
 // The next message to run, or nullptr.
@@ -60,10 +79,10 @@ Message* next_local(PeState& pe) {
       [[unlikely]] {
     Message* m = pe.prioritized.top().message;
     pe.prioritized.pop();
-    return m;
+    return leave_ordinary(pe, m);
   }
   if (pe.fifo.empty()) return nullptr;
-  return pe.fifo.pop();
+  return leave_ordinary(pe, pe.fifo.pop());
 }
 
 // The delay device's receiving side: a message from another cluster waits until its arrival

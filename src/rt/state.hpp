@@ -71,6 +71,10 @@ struct CollectionTable {
   // over every PE, their difference is what is in flight (a checkpoint needs none).
   std::uint64_t sent = 0;
   std::uint64_t delivered = 0;
+  // With a Grid Queue (else empty): per element, its messages waiting in this PE's ordinary
+  // queues, whether or not the element is here yet. Its messages go to the Grid Queue only when
+  // none wait there, so that they keep their order when it becomes a border element.
+  std::vector<std::uint32_t> ordinary_queued;
 };
 
 struct RuntimeState;
