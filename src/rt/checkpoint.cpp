@@ -22,6 +22,8 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <span>
+#include <utility>
 
 #include "state.hpp"
 
@@ -52,10 +54,10 @@ struct CheckpointFile {
 };
 
 // FNV-1a over 64 bits: detects a flipped or lost byte of the body (not an adversary's edit; a
-// checkpoint is the run's own file). Written here rather than linking a hashing library for 8
-// lines.
-std::uint64_t checksum(std::span<const std::byte> bytes) {
-  std::uint64_t h = 1469598103934665603ull;
+// checkpoint is the run's own file). Written here rather than linking a hashing library for a
+// few lines; fed piece by piece as the body is written.
+constexpr std::uint64_t checksum_start = 1469598103934665603ull;
+std::uint64_t checksum(std::span<const std::byte> bytes, std::uint64_t h = checksum_start) {
   for (const std::byte b : bytes) h = (h ^ static_cast<std::uint8_t>(b)) * 1099511628211ull;
   return h;
 }
@@ -81,69 +83,98 @@ std::filesystem::path file_of(const std::string& dir, const std::string& collect
                            std::strerror(errno));
 }
 
-// Writes `bytes` to `path` through a temporary file in the same directory, synced, then
-// renamed over it: readers see the old file or the new one, whole.
-void write_atomically(const std::filesystem::path& path, const std::vector<std::byte>& bytes) {
-  std::error_code ec;
-  std::filesystem::create_directories(path.parent_path(), ec);
-  if (ec) {
-    throw std::runtime_error("--checkpoint: " + path.parent_path().string() +
-                             ": cannot create the directory: " + ec.message());
-  }
-  const std::filesystem::path temporary =
-      path.string() + ".tmp" + std::to_string(static_cast<long>(::getpid()));
-  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) write_failed(temporary, "cannot create");
-  std::size_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      const int saved = errno;
-      ::close(fd);
-      std::filesystem::remove(temporary, ec);
-      errno = saved;
-      write_failed(temporary, "cannot write");
+// A new file written through a temporary one in the same directory, synced, then renamed over
+// it (commit()): readers see the old file or the new one, whole. Dropped without commit(), the
+// temporary file goes.
+class AtomicFile {
+ public:
+  explicit AtomicFile(std::filesystem::path path) : path_(std::move(path)) {
+    std::error_code ec;
+    std::filesystem::create_directories(path_.parent_path(), ec);
+    if (ec) {
+      throw std::runtime_error("--checkpoint: " + path_.parent_path().string() +
+                               ": cannot create the directory: " + ec.message());
     }
-    done += static_cast<std::size_t>(n);
+    temporary_ = path_.string() + ".tmp" + std::to_string(static_cast<long>(::getpid()));
+    fd_ = ::open(temporary_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd_ < 0) write_failed(temporary_, "cannot create");
   }
-  if (::fsync(fd) != 0 || ::close(fd) != 0) {
-    const int saved = errno;
-    std::filesystem::remove(temporary, ec);
-    errno = saved;
-    write_failed(temporary, "cannot sync");
+  AtomicFile(const AtomicFile&) = delete;
+  AtomicFile& operator=(const AtomicFile&) = delete;
+  ~AtomicFile() {
+    if (fd_ >= 0) ::close(fd_);
+    std::error_code ec;
+    if (!committed_) std::filesystem::remove(temporary_, ec);
   }
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
-    const int saved = errno;
-    std::filesystem::remove(temporary, ec);
-    errno = saved;
-    write_failed(path, "cannot rename the new checkpoint over it");
-  }
-  // The rename itself survives a crash once the directory is synced.
-  const int dir = ::open(path.parent_path().empty() ? "." : path.parent_path().c_str(),
-                         O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dir >= 0) {
-    ::fsync(dir);
-    ::close(dir);
-  }
-}
 
-std::vector<std::byte> encode(const CheckpointFile& file) {
-  const std::vector<std::byte> body = pup::pack(file);
-  std::vector<std::byte> out(header_bytes + body.size() + trailer_bytes);
-  std::byte* at = out.data();
-  std::memcpy(at, magic, sizeof(magic));
-  at += sizeof(magic);
-  std::memcpy(at, &version, 4);
-  at += 4;
-  const std::uint64_t length = body.size();
-  std::memcpy(at, &length, 8);
-  at += 8;
-  if (!body.empty()) std::memcpy(at, body.data(), body.size());
-  at += body.size();
-  const std::uint64_t sum = checksum(body);
-  std::memcpy(at, &sum, 8);
-  return out;
+  void write(const void* data, std::size_t bytes) {
+    const auto* at = static_cast<const char*>(data);
+    while (bytes > 0) {
+      const ssize_t n = ::write(fd_, at, bytes);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) write_failed(temporary_, "cannot write");
+      at += n;
+      bytes -= static_cast<std::size_t>(n);
+    }
+  }
+
+  void commit() {
+    if (::fsync(fd_) != 0) write_failed(temporary_, "cannot sync");
+    const int fd = std::exchange(fd_, -1);
+    if (::close(fd) != 0) write_failed(temporary_, "cannot close");
+    if (std::rename(temporary_.c_str(), path_.c_str()) != 0) {
+      write_failed(path_, "cannot rename the new checkpoint over it");
+    }
+    committed_ = true;
+    // The rename itself survives a crash once the directory is synced.
+    const int dir = ::open(path_.parent_path().empty() ? "." : path_.parent_path().c_str(),
+                           O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dir >= 0) {
+      ::fsync(dir);
+      ::close(dir);
+    }
+  }
+
+ private:
+  std::filesystem::path path_;
+  std::filesystem::path temporary_;
+  int fd_ = -1;
+  bool committed_ = false;
+};
+
+// Writes `file` in the checkpoint format, streaming the elements' states from where they are
+// (no copy of the whole body in memory): the same bytes as packing CheckpointFile whole.
+std::uint64_t write_file(const std::filesystem::path& path, const CheckpointFile& file) {
+  CheckpointFile head = {file.collection, file.dims,      file.nx,    file.ny,  file.nz,
+                         file.type,       file.arguments, file.syncs, file.pes, {}};
+  std::vector<std::byte> front = pup::pack(head);
+  front.resize(front.size() - 8);  // the empty element vector's count: written below
+  std::uint64_t length = front.size() + 8;
+  for (const SavedElement& e : file.elements) length += 8 + 4 + 8 + e.state.size();
+
+  AtomicFile out(path);
+  out.write(magic, sizeof(magic));
+  out.write(&version, 4);
+  out.write(&length, 8);
+  out.write(front.data(), front.size());
+  std::uint64_t sum = checksum(front);
+  const std::uint64_t count = file.elements.size();
+  out.write(&count, 8);
+  sum = checksum(std::as_bytes(std::span(&count, 1)), sum);
+  for (const SavedElement& e : file.elements) {
+    std::byte prefix[20];
+    const std::uint64_t state_length = e.state.size();
+    std::memcpy(prefix, &e.linear, 8);
+    std::memcpy(prefix + 8, &e.reductions, 4);
+    std::memcpy(prefix + 12, &state_length, 8);
+    out.write(prefix, sizeof(prefix));
+    sum = checksum(prefix, sum);
+    if (!e.state.empty()) out.write(e.state.data(), e.state.size());
+    sum = checksum(e.state, sum);
+  }
+  out.write(&sum, 8);
+  out.commit();
+  return header_bytes + length + trailer_bytes;
 }
 
 [[noreturn]] void bad_file(const std::filesystem::path& path, const std::string& what) {
@@ -233,10 +264,10 @@ void write_checkpoint(RuntimeState& state, CollectionInfo& info) {
   file.pes = state.pes;
   file.elements = std::move(all.elements);
   all = {};
-  const std::vector<std::byte> bytes = encode(file);
-  write_atomically(file_of(state.options.checkpoint, info.name, "--checkpoint"), bytes);
+  const std::uint64_t bytes =
+      write_file(file_of(state.options.checkpoint, info.name, "--checkpoint"), file);
   state.stats.checkpoints += 1;
-  state.stats.checkpoint_bytes += bytes.size();
+  state.stats.checkpoint_bytes += bytes;
   state.stats.checkpoint_seconds +=
       std::chrono::duration<double>(Clock::now() - round.from).count();
 }
