@@ -295,7 +295,7 @@ void suspend(RankContext& rank, RankState state, const char* call) {
 
 // The rank's context is made in its slot, which is opened here for good: the context page
 // stays readable after the rank finishes (vp::run reads it), its stack and heap do not.
-RankElement::RankElement(std::uintptr_t world)
+RankElement::RankElement(std::uintptr_t world, const std::string& /*identity*/)
     : world_(world != 0 ? reinterpret_cast<World*>(world) : local_world()) {
   const auto r = static_cast<std::size_t>(linear_index());
   void* stack = world_->stacks->open(r);

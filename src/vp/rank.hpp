@@ -188,7 +188,9 @@ inline constexpr int max_handoffs = 64;
 class RankElement : public rt::ElementBase {
  public:
   RankElement() = default;
-  explicit RankElement(std::uintptr_t world);
+  // `identity` (what the ranks compute from, vp::Options::identity) is only checked: a restart
+  // from a checkpoint needs the same creation arguments.
+  RankElement(std::uintptr_t world, const std::string& identity);
   ~RankElement() override;
 
   void start();

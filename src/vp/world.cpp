@@ -241,7 +241,8 @@ int run(rt::Runtime& runtime, const Options& options, const std::function<void()
       // one that restarts from it.
       world.ranks = context.create<RankElement>(
           "ranks", shape, map,
-          checkpoints ? std::uintptr_t{0} : reinterpret_cast<std::uintptr_t>(&world));
+          checkpoints ? std::uintptr_t{0} : reinterpret_cast<std::uintptr_t>(&world),
+          options.identity);
       // On --restart the ranks come back from the checkpoint, waiting in migrate().
       if (!context.restarted()) world.ranks.broadcast<&RankElement::start>();
     });

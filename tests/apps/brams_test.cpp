@@ -372,3 +372,31 @@ TEST_F(BramsFiles, ExperimentsScriptWritesTablesAndResults) {
 }
 
 }  // namespace
+
+namespace {
+
+// The weather model's ranks checkpointed at MPI_Migrate() and restarted on another PE count: the
+// same checksum as the uninterrupted run, which the restart reaches without starting again.
+TEST_F(BramsFiles, RestartFromACheckpointGivesTheSameChecksum) {
+  const std::string problem = "--ranks 8 --steps 60 --lb-every 10 --nx 32 --ny 32 --nz 10";
+  const std::string reference = checksum(problem + " --pes 1");
+  ASSERT_FALSE(reference.empty());
+  const std::string dir = path("ckpt");
+  EXPECT_EQ(
+      checksum(problem + " --pes 2 --lb greedy --checkpoint " + dir + " --checkpoint-every 2"),
+      reference);
+  ASSERT_TRUE(std::filesystem::exists(dir + "/ranks.ckpt"));
+  for (const int pes : {1, 3}) {
+    EXPECT_EQ(checksum(problem + " --pes " + std::to_string(pes) + " --restart " + dir), reference)
+        << pes << " PEs";
+  }
+  // Another problem size is refused, naming what differs.
+  const Result other = run_program(BRAMS_BINARY,
+                                   "--ranks 8 --steps 60 --lb-every 10 --nx 32 "
+                                   "--ny 32 --nz 12 --pes 2 --no-pin --restart " +
+                                       dir);
+  EXPECT_NE(other.status, 0) << other.out;
+  EXPECT_EQ(other.out.find("checksum:"), std::string::npos) << other.out;
+}
+
+}  // namespace

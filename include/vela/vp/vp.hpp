@@ -168,6 +168,10 @@ struct Options {
   // (hilbert, rec-bisect-bf, ...) see these coordinates and the block map places blocks of
   // the grid per PE. {0, 0, 0}: a line of ranks.
   std::array<std::int32_t, 3> grid{0, 0, 0};
+  // What the ranks compute from (vela::mpi::run sets the program's own arguments): recorded in
+  // a checkpoint of the ranks, and a restart with another identity is refused (the ranks'
+  // memory holds the problem they were started on).
+  std::string identity;
 };
 
 // Adds --vp, --vp-stack, --vp-tls-globals, --vp-map, --vp-heap and --vp-grid to `app`.

@@ -316,7 +316,12 @@ int run(rt::Runtime& runtime, const vp::Options& options, Main main, int argc, c
   struct Clear {
     ~Clear() { current_run.store(nullptr); }
   } clear;
-  const int code = vp::run(runtime, options, [&] {
+  // A checkpoint of the ranks belongs to these arguments (not the program's path).
+  vp::Options with_identity = options;
+  for (std::size_t i = 1; i < arguments.size(); ++i) {
+    with_identity.identity += (i > 1 ? " " : "") + arguments[i];
+  }
+  const int code = vp::run(runtime, with_identity, [&] {
     // Each rank gets its own argv: programs may change it (getopt permutes it).
     std::vector<std::string> own(arguments);
     std::vector<char*> pointers;
