@@ -16,6 +16,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <array>
 #include <bit>
 #include <cerrno>
 #include <cstdio>
@@ -39,18 +40,22 @@ constexpr std::uint32_t version = 1;
 constexpr std::size_t header_bytes = sizeof(magic) + 4 + 8;  // magic, version, body length
 constexpr std::size_t trailer_bytes = 8;                     // checksum of the body
 
-// What a checkpoint file's body holds.
-struct CheckpointFile {
+// What a checkpoint file's body holds: the collection, then its elements.
+struct CheckpointHead {
   std::string collection;
   std::int32_t dims = 1, nx = 1, ny = 1, nz = 1;
-  std::string type;                    // the element type (its factory's mangled name)
-  std::vector<std::byte> arguments;    // the creation arguments, packed
-  std::uint64_t syncs = 0;             // sync points the collection had passed
-  std::int32_t pes = 0;                // PEs of the run that wrote it (for information)
-  std::vector<SavedElement> elements;  // in linear order
+  std::string type;                  // the element type (its factory's mangled name)
+  std::vector<std::byte> arguments;  // the creation arguments, packed
+  std::uint64_t syncs = 0;           // sync points the collection had passed
+  std::int32_t pes = 0;              // PEs of the run that wrote it (for information)
   void pup(pup::Archive& ar) {
-    ar | collection | dims | nx | ny | nz | type | arguments | syncs | pes | elements;
+    ar | collection | dims | nx | ny | nz | type | arguments | syncs | pes;
   }
+};
+struct CheckpointFile {
+  CheckpointHead head;
+  std::vector<SavedElement> elements;  // in linear order
+  void pup(pup::Archive& ar) { ar | head | elements; }
 };
 
 // FNV-1a over 64 bits: detects a flipped or lost byte of the body (not an adversary's edit; a
@@ -142,15 +147,15 @@ class AtomicFile {
   bool committed_ = false;
 };
 
-// Writes `file` in the checkpoint format, streaming the elements' states from where they are
-// (no copy of the whole body in memory): the same bytes as packing CheckpointFile whole.
-std::uint64_t write_file(const std::filesystem::path& path, const CheckpointFile& file) {
-  CheckpointFile head = {file.collection, file.dims,      file.nx,    file.ny,  file.nz,
-                         file.type,       file.arguments, file.syncs, file.pes, {}};
-  std::vector<std::byte> front = pup::pack(head);
-  front.resize(front.size() - 8);  // the empty element vector's count: written below
+// Writes a checkpoint file, streaming the elements' states from where they are (no copy of
+// the whole body in memory): the same bytes as packing a CheckpointFile of `head` and
+// `elements`.
+std::uint64_t write_file(const std::filesystem::path& path, const CheckpointHead& head,
+                         const std::vector<SavedElement>& elements) {
+  const std::vector<std::byte> front = pup::pack(head);
+  constexpr std::size_t prefix_bytes = 8 + 4 + 8;  // an element's linear, reductions, length
   std::uint64_t length = front.size() + 8;
-  for (const SavedElement& e : file.elements) length += 8 + 4 + 8 + e.state.size();
+  for (const SavedElement& e : elements) length += prefix_bytes + e.state.size();
 
   AtomicFile out(path);
   out.write(magic, sizeof(magic));
@@ -158,16 +163,18 @@ std::uint64_t write_file(const std::filesystem::path& path, const CheckpointFile
   out.write(&length, 8);
   out.write(front.data(), front.size());
   std::uint64_t sum = checksum(front);
-  const std::uint64_t count = file.elements.size();
+  std::uint64_t count = elements.size();
   out.write(&count, 8);
   sum = checksum(std::as_bytes(std::span(&count, 1)), sum);
-  for (const SavedElement& e : file.elements) {
-    std::byte prefix[20];
-    const std::uint64_t state_length = e.state.size();
-    std::memcpy(prefix, &e.linear, 8);
-    std::memcpy(prefix + 8, &e.reductions, 4);
-    std::memcpy(prefix + 12, &state_length, 8);
-    out.write(prefix, sizeof(prefix));
+  for (const SavedElement& e : elements) {
+    // The element's pup() up to its state's bytes, which follow as they are.
+    std::array<std::byte, prefix_bytes> prefix;
+    pup::Packer packer{std::span<std::byte>(prefix)};
+    std::uint64_t linear = e.linear;
+    std::uint32_t reductions = e.reductions;
+    packer | linear | reductions;
+    packer.length(e.state.size());
+    out.write(prefix.data(), prefix.size());
     sum = checksum(prefix, sum);
     if (!e.state.empty()) out.write(e.state.data(), e.state.size());
     sum = checksum(e.state, sum);
@@ -252,20 +259,13 @@ void write_checkpoint(RuntimeState& state, CollectionInfo& info) {
                            std::to_string(info.shape.size()) + " elements but the PEs packed " +
                            std::to_string(all.elements.size()));
   }
-  CheckpointFile file;
-  file.collection = info.name;
-  file.dims = info.shape.dims;
-  file.nx = info.shape.nx;
-  file.ny = info.shape.ny;
-  file.nz = info.shape.nz;
-  file.type = factory(info.factory).type;
-  file.arguments = info.arguments;
-  file.syncs = info.lb.syncs;
-  file.pes = state.pes;
-  file.elements = std::move(all.elements);
+  const CheckpointHead head{info.name,      info.shape.dims, info.shape.nx,
+                            info.shape.ny,  info.shape.nz,   factory(info.factory).type,
+                            info.arguments, info.lb.syncs,   state.pes};
+  const std::vector<SavedElement> elements = std::move(all.elements);
   all = {};
   const std::uint64_t bytes =
-      write_file(file_of(state.options.checkpoint, info.name, "--checkpoint"), file);
+      write_file(file_of(state.options.checkpoint, info.name, "--checkpoint"), head, elements);
   state.stats.checkpoints += 1;
   state.stats.checkpoint_bytes += bytes;
   state.stats.checkpoint_seconds +=
@@ -329,23 +329,24 @@ void on_checkpoint_part(PeState& pe, Message& message) {
 void restore_collection(RuntimeState& state, CollectionInfo& info) {
   const std::filesystem::path path = file_of(state.options.restart, info.name, "--restart");
   CheckpointFile file = read_checkpoint(path);
+  const CheckpointHead& head = file.head;
   const Shape& shape = info.shape;
-  if (file.collection != info.name) {
-    bad_file(path, "holds collection '" + file.collection + "', not '" + info.name + "'");
+  if (head.collection != info.name) {
+    bad_file(path, "holds collection '" + head.collection + "', not '" + info.name + "'");
   }
-  if (file.dims != shape.dims || file.nx != shape.nx || file.ny != shape.ny ||
-      file.nz != shape.nz) {
-    const Shape saved{file.nx, file.ny, file.nz, file.dims};
+  if (head.dims != shape.dims || head.nx != shape.nx || head.ny != shape.ny ||
+      head.nz != shape.nz) {
+    const Shape saved{head.nx, head.ny, head.nz, head.dims};
     bad_file(path, "collection " + info.name + " had shape " +
                        to_string({saved.nx, saved.ny, saved.nz}, saved.dims) +
                        " when it was written, this run creates it with shape " +
                        to_string({shape.nx, shape.ny, shape.nz}, shape.dims));
   }
-  if (file.type != factory(info.factory).type) {
-    bad_file(path, "collection " + info.name + "'s elements were of type " + file.type +
+  if (head.type != factory(info.factory).type) {
+    bad_file(path, "collection " + info.name + "'s elements were of type " + head.type +
                        ", this run creates type " + factory(info.factory).type);
   }
-  if (file.arguments != info.arguments) {
+  if (head.arguments != info.arguments) {
     bad_file(path, "collection " + info.name +
                        " was created with other arguments in the run that wrote it (restart "
                        "with the same problem options; only runtime options such as --pes may "
@@ -363,9 +364,9 @@ void restore_collection(RuntimeState& state, CollectionInfo& info) {
     }
     by_pe[static_cast<std::size_t>(info.home[i])].push_back(std::move(e));
   }
-  info.lb.syncs = file.syncs;
+  info.lb.syncs = head.syncs;
   state.stats.restored += shape.size();
-  state.stats.restored_sync = file.syncs;
+  state.stats.restored_sync = head.syncs;
   // Each PE builds its elements, then (queued after every PE's restore, as the root's messages
   // to one PE keep their order) resumes them; a message to an element not yet restored waits
   // for it.

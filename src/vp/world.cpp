@@ -108,8 +108,8 @@ void check_checkpoints(const World& world) {
   if (!world.stacks->at_fixed_address() || !heap_routing_available()) {
     throw Error(
         "--checkpoint/--restart: ranks are checkpointed whole (stack and heap), which needs "
-        "their slots at a fixed address and their allocations routed to their heaps; this "
-        "program has neither (a sanitizer build, a program that does not call "
+        "their slots at a fixed address and their allocations routed to their heaps, and this "
+        "program lacks one of them (a sanitizer build, a program that does not call "
         "vela::vp::prepare_ranks_across_processes, or the address is taken)");
   }
 }
