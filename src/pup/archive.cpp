@@ -28,6 +28,14 @@ void Archive::make_room(std::size_t n) {
   capacity_ = offset_ + n;
 }
 
+void Archive::append(const void* data, std::size_t n) {
+  const auto* first = static_cast<const std::byte*>(data);
+  sink_->insert(sink_->end(), first, first + n);
+  out_ = sink_->data() + sink_start_;
+  offset_ += n;
+  capacity_ = offset_;
+}
+
 void Archive::fail(std::string_view what, std::size_t at) const {
   std::string message = verb(mode_);
   message += ": ";

@@ -25,6 +25,10 @@ void add_runtime_options(CLI::App& app, Options& options) {
                                              {"thread", MpiProgress::thread}},
           CLI::ignore_case))
       ->group(group);
+  app.add_flag("!--no-shm", options.mpi_shm,
+               "Under mpirun: send messages between processes of one machine by MPI, not "
+               "through shared-memory rings")
+      ->group(group);
   app.add_option("--clusters", options.clusters,
                  "Clusters of PEs: K1,K2,... (PE counts in PE order), a map FILE (lines 'PE "
                  "CLUSTER'), probe (by latency between processes) or node (one per machine; "

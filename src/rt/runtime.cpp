@@ -220,19 +220,24 @@ Runtime::Runtime(Options options) : state_(std::make_unique<detail::RuntimeState
   state_->options = std::move(options);
   state_->layout = layout;
   state_->pes = layout.pes;
-  // Processes of one run share a machine's cores unless mpirun spread them: count them all.
-  // (With --mpi-progress thread each process also has its communication thread.)
+  // More threads than cores: idle PEs yield. Across processes, the threads of the machine's
+  // processes against the cores they may use together (mpirun usually binds each process to
+  // a core of its own; with --mpi-progress thread each also has its communication thread).
   const PeId threads_per_process =
       layout.local_pes +
       (layout.processes > 1 && state_->options.mpi_progress == MpiProgress::thread ? 1 : 0);
-  state_->oversubscribed = threads_per_process * layout.processes > available_cores();
+  state_->oversubscribed = threads_per_process > available_cores();
   for (PeId p = 0; p < layout.local_pes; ++p) {
     auto pe = std::make_unique<detail::PeState>();
     pe->id = layout.first_pe + p;
     pe->runtime = state_.get();
     state_->pe.push_back(std::move(pe));
   }
-  if (layout.processes > 1) state_->transport = std::make_unique<detail::Transport>(*state_);
+  if (layout.processes > 1) {
+    state_->transport = std::make_unique<detail::Transport>(*state_);
+    state_->oversubscribed =
+        state_->transport->node_oversubscribed(threads_per_process) || state_->oversubscribed;
+  }
   detail::place_pes(*state_);
 }
 

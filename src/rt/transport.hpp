@@ -53,6 +53,11 @@ class Transport {
   // one leader per cluster (a process joins the first leader within the threshold, else
   // leads a new cluster). Numbered in order of their first process.
   std::vector<std::int32_t> node_clusters();
+  // Main thread, before start(): whether the threads of this machine's processes (each
+  // `threads`) outnumber the cores they may run on together (the union of their CPU sets).
+  // mpirun usually binds each process to cores of its own, so a process alone seeing one core
+  // is not oversubscribed when the machine's processes use different ones.
+  bool node_oversubscribed(int threads);
   std::vector<std::int32_t> probe_clusters(double threshold_us);
   // Main thread, after finish(): process 0 gets every process's text (in process order, its
   // own first); the others get nothing.

@@ -99,15 +99,29 @@ class Archive {
       offset_ += n;
       return;
     }
-    if (n > capacity_ - offset_) [[unlikely]]
-      make_room(n);
     if (n == 0) return;  // empty containers may hand over null pointers, which memcpy forbids
+    if (n > capacity_ - offset_) [[unlikely]] {
+      if (mode_ == Mode::packing && sink_ != nullptr) {
+        append(data, n);  // copied once, not zero-filled first
+        return;
+      }
+      make_room(n);
+    }
     if (mode_ == Mode::packing) {
       std::memcpy(out_ + offset_, data, n);
     } else {
       std::memcpy(data, in_ + offset_, n);
     }
     offset_ += n;
+  }
+
+  // Unpacking: the next `n` bytes where they lie in the buffer (read past them).
+  const std::byte* take(std::size_t n) {
+    if (n > capacity_ - offset_) [[unlikely]]
+      make_room(n);
+    const std::byte* at = in_ + offset_;
+    offset_ += n;
+    return at;
   }
 
   // Puts `value` through the archive: raw bytes for Bitwise types, else its member pup, else a
@@ -142,6 +156,8 @@ class Archive {
  private:
   // Grows the sink vector by `n`, or throws when a fixed buffer has too few bytes left.
   void make_room(std::size_t n);
+  // Packing into a sink vector: appends `n` bytes of `data`.
+  void append(const void* data, std::size_t n);
   [[noreturn]] void fail_length(std::uint64_t count, std::size_t bytes_each) const;
 
   Mode mode_;
@@ -308,7 +324,15 @@ void pup(Archive& ar, std::vector<T, A>& values) {
     detail::pup_bits(ar, values);
   } else if constexpr (Bitwise<T>) {
     const std::size_t n = ar.length(values.size(), sizeof(T));
-    if (ar.unpacking()) values.resize(n);
+    if constexpr (sizeof(T) == 1) {
+      if (ar.unpacking()) {  // copied once, not zero-filled first
+        const auto* first = reinterpret_cast<const T*>(ar.take(n));
+        values.assign(first, first + n);
+        return;
+      }
+    } else {
+      if (ar.unpacking()) values.resize(n);
+    }
     ar.bytes(values.data(), n * sizeof(T));
   } else {
     detail::pup_elements(ar, values);

@@ -30,6 +30,9 @@ struct Options {
   // T PEs each, PE ids numbered process by process.
   int pes_per_process = 0;
   MpiProgress mpi_progress = MpiProgress::pe;
+  // Under mpirun: processes of one machine exchange data messages through shared-memory rings
+  // (false: through MPI, as between machines).
+  bool mpi_shm = true;
   // Clusters of PEs (SPEC DS-2): "K1,K2,..." (PE counts, in PE order), a cluster map file (one
   // "PE CLUSTER" line per PE), "probe" (processes measure their latency to each other: those
   // under cluster_threshold_us one-way share a cluster) or "node" (one cluster per machine).

@@ -16,12 +16,16 @@
 #include <malloc.h>
 #include <mpi.h>
 
+#include <sched.h>
+
 #include <algorithm>
+#include <bit>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <deque>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <stdexcept>
 #include <string_view>
@@ -29,6 +33,7 @@
 #include <vector>
 
 #include "../state.hpp"
+#include "shm_ring.hpp"
 
 namespace vela::rt::detail {
 
@@ -116,6 +121,10 @@ void keep_freed_memory() {
   mallopt(M_TRIM_THRESHOLD, 256 << 20);
 }
 
+RawBytes unzeroed(std::size_t size) {
+  return RawBytes{std::make_unique_for_overwrite<std::byte[]>(size), size};
+}
+
 struct LocalWave {
   std::uint8_t passive = 1;
   std::uint64_t sent = 0;
@@ -128,6 +137,26 @@ struct LocalWave {
 // long it then sleeps between looks at MPI (a PE's outgoing message wakes it at once).
 constexpr double poll_seconds = 2e-3;
 constexpr double sleep_seconds = 100e-6;
+
+// Processes of one machine exchange data messages through shared-memory rings (one per ordered
+// pair of processes, in the receiver's part of an MPI shared window): a message up to
+// shm_inline_bytes is copied into the ring; a larger one is announced in the ring and its
+// bytes follow by MPI on a communicator of their own (so they keep the ring's order).
+constexpr std::size_t shm_ring_bytes = std::size_t{1} << 20;
+constexpr std::size_t shm_inline_bytes = std::size_t{256} << 10;
+constexpr std::uint32_t mpi_probe_every = 16;
+static_assert(shm_inline_bytes <= shm_ring_bytes / 2 - 8);
+
+// A peer process on this machine: the ring this process writes and the one it reads.
+struct ShmPeer {
+  ShmRing out;
+  ShmRing in;
+  std::deque<Message*> waiting;  // data for `out` when it was full, in order
+  // A large message announced in `in`: its bytes, arriving by MPI (the ring waits for them).
+  MPI_Request bulk = MPI_REQUEST_NULL;
+  RawBytes bulk_bytes;
+  ShmPeer(ShmRing o, ShmRing i) : out(o), in(i) {}
+};
 
 struct PendingSend {
   MPI_Request request = MPI_REQUEST_NULL;
@@ -158,7 +187,8 @@ std::uint64_t options_fingerprint(const Options& o) {
       o.lb_dump + ";" + std::to_string(o.instrument) + ";" + std::to_string(o.measure_cpu) + ";" +
       std::to_string(o.lb_interval) + ";" + o.clusters + ";" +
       std::to_string(o.cluster_threshold_us) + ";" + std::to_string(o.wan_latency_ms) + ";" +
-      std::to_string(o.grid_queue_period) + ";" + o.pe_speed + ";" + std::to_string(o.lb_fan_in);
+      std::to_string(o.grid_queue_period) + ";" + o.pe_speed + ";" + std::to_string(o.lb_fan_in) +
+      ";" + std::to_string(o.mpi_shm);
   for (const std::string& p : o.lb_params) text += p + ",";
   for (const std::string& p : o.lb_policy_params) text += p + ",";
   return fingerprint(text);
@@ -215,6 +245,16 @@ struct Transport::Impl {
   // can be overtaken by a message from a third process).
   std::map<CollectionId, std::vector<std::pair<Message*, PeId>>> held;  // with the local PE
 
+  // Shared memory with the processes of this machine (--no-shm: none): a peer per process of
+  // the world communicator, null for the others and this one.
+  MPI_Comm node = MPI_COMM_NULL;
+  MPI_Comm bulk_comm = MPI_COMM_NULL;
+  MPI_Win window = MPI_WIN_NULL;
+  std::vector<std::unique_ptr<ShmPeer>> peers;
+  bool any_waiting = false;
+  bool all_on_node = false;  // every other process has a ring
+  std::uint32_t passes = 0;
+
   // Process 0: quiescence rounds.
   std::uint64_t wave = 0;
   int replies = 0;
@@ -226,6 +266,59 @@ struct Transport::Impl {
 
   explicit Impl(RuntimeState& s)
       : state(s), own_thread(s.options.mpi_progress == MpiProgress::thread) {}
+
+  // Collective over `comm`: the rings with the other processes of this machine, in a shared
+  // window where each process holds the rings it reads (one per process of the machine).
+  void open_shm() {
+    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, process, MPI_INFO_NULL, &node);
+    int size = 1, me = 0;
+    MPI_Comm_size(node, &size);
+    MPI_Comm_rank(node, &me);
+    if (size < 2) return;
+    std::vector<int> world(static_cast<std::size_t>(size));
+    MPI_Allgather(&process, 1, MPI_INT, world.data(), 1, MPI_INT, node);
+    const std::size_t ring = ShmRing::footprint(shm_ring_bytes);
+    const auto bytes = static_cast<MPI_Aint>(ring * static_cast<std::size_t>(size));
+    void* base = nullptr;
+    MPI_Win_allocate_shared(bytes, 64, MPI_INFO_NULL, node, &base, &window);
+    std::memset(base, 0, static_cast<std::size_t>(bytes));
+    for (int k = 0; k < size; ++k) {
+      ::new (static_cast<std::byte*>(base) + ring * static_cast<std::size_t>(k)) ShmRing::Control{};
+    }
+    MPI_Win_lock_all(MPI_MODE_NOCHECK, window);
+    MPI_Barrier(node);  // every ring is ready
+    MPI_Comm_dup(comm, &bulk_comm);
+    peers.resize(static_cast<std::size_t>(processes));
+    for (int k = 0; k < size; ++k) {
+      if (k == me) continue;
+      MPI_Aint their_bytes = 0;
+      int unit = 0;
+      void* theirs = nullptr;
+      MPI_Win_shared_query(window, k, &their_bytes, &unit, &theirs);
+      // Mine to them: ring `me` of their part; theirs to me: ring k of mine.
+      ShmRing out(static_cast<std::byte*>(theirs) + ring * static_cast<std::size_t>(me),
+                  shm_ring_bytes);
+      ShmRing in(static_cast<std::byte*>(base) + ring * static_cast<std::size_t>(k),
+                 shm_ring_bytes);
+      peers[static_cast<std::size_t>(world[static_cast<std::size_t>(k)])] =
+          std::make_unique<ShmPeer>(out, in);
+    }
+    all_on_node = size == processes;
+  }
+
+  // After the closing barrier (every process is there): the window and its communicators.
+  void close_shm() {
+    for (auto& peer : peers) {
+      if (peer && peer->bulk != MPI_REQUEST_NULL) MPI_Wait(&peer->bulk, MPI_STATUS_IGNORE);
+    }
+    peers.clear();
+    if (window != MPI_WIN_NULL) {
+      MPI_Win_unlock_all(window);
+      MPI_Win_free(&window);
+    }
+    if (bulk_comm != MPI_COMM_NULL) MPI_Comm_free(&bulk_comm);
+    if (node != MPI_COMM_NULL) MPI_Comm_free(&node);
+  }
 
   // Queues bytes for process `to` under `tag` (control messages are sent synchronously, so
   // they have been received once their send completes).
@@ -245,7 +338,7 @@ struct Transport::Impl {
     const bool moved = !closing.load(std::memory_order_relaxed) && progress();
     // Sends still in flight need more passes (a large one completes only as the receiver
     // takes it): the caller keeps polling rather than sleep.
-    const bool pending = !in_flight.empty();
+    const bool pending = !in_flight.empty() || any_waiting;
     busy.store(false, std::memory_order_release);
     return moved || pending;
   }
@@ -259,13 +352,24 @@ struct Transport::Impl {
   // ---- the thread ----
 
   bool send_queued() {
+    bool moved = any_waiting && send_waiting();
     auto batch = outbox.take_all();
-    if (batch.count == 0) return false;
+    if (batch.count == 0) return moved;
     for (Message* m = batch.first; m != nullptr;) {
       Message* next = m->next;
       const auto& bytes = *static_cast<std::vector<std::byte>*>(m->args());
       const int to = static_cast<int>(m->element);
       const int tag = static_cast<int>(m->handler);
+      if (tag == tag_data && !peers.empty() && peers[static_cast<std::size_t>(to)]) {
+        ShmPeer& peer = *peers[static_cast<std::size_t>(to)];
+        m->next = nullptr;
+        if (!peer.waiting.empty() || !write_ring(peer, to, m)) {
+          peer.waiting.push_back(m);
+          any_waiting = true;
+        }
+        m = next;
+        continue;
+      }
       PendingSend out{MPI_REQUEST_NULL, m};
       if (tag == tag_data) {
         MPI_Isend(bytes.data(), static_cast<int>(bytes.size()), MPI_BYTE, to, tag, comm,
@@ -280,6 +384,78 @@ struct Transport::Impl {
     return true;
   }
 
+  // Writes data message `m` (packed bytes) for process `to` into its ring, or announces it
+  // there and sends its bytes by MPI; false (nothing done) when the ring is full.
+  bool write_ring(ShmPeer& peer, int to, Message* m) {
+    const auto& bytes = *static_cast<std::vector<std::byte>*>(m->args());
+    if (bytes.size() <= shm_inline_bytes) {
+      if (!peer.out.try_write(ShmRing::data, bytes, {})) return false;
+      free_message(m);
+      return true;
+    }
+    const std::uint64_t size = bytes.size();
+    if (!peer.out.try_write(ShmRing::bulk, std::as_bytes(std::span{&size, 1}), {})) return false;
+    PendingSend out{MPI_REQUEST_NULL, m};
+    MPI_Isend(bytes.data(), static_cast<int>(bytes.size()), MPI_BYTE, to, tag_data, bulk_comm,
+              &out.request);
+    in_flight.push_back(out);
+    return true;
+  }
+
+  // What waited for full rings, in order, as far as they take it.
+  bool send_waiting() {
+    bool moved = false;
+    any_waiting = false;
+    for (std::size_t to = 0; to < peers.size(); ++to) {
+      if (!peers[to]) continue;
+      ShmPeer& peer = *peers[to];
+      while (!peer.waiting.empty() &&
+             write_ring(peer, static_cast<int>(to), peer.waiting.front())) {
+        peer.waiting.pop_front();
+        moved = true;
+      }
+      any_waiting = any_waiting || !peer.waiting.empty();
+    }
+    return moved;
+  }
+
+  // Arrivals in the rings of this machine's processes (up to 64 from each); a ring whose
+  // large message is still arriving by MPI waits for it. True when something arrived.
+  bool receive_shm() {
+    bool moved = false;
+    for (std::size_t from = 0; from < peers.size(); ++from) {
+      if (!peers[from]) continue;
+      ShmPeer& peer = *peers[from];
+      for (int i = 0; i < 64; ++i) {
+        if (peer.bulk != MPI_REQUEST_NULL) {
+          int done = 0;
+          MPI_Test(&peer.bulk, &done, MPI_STATUS_IGNORE);
+          if (done == 0) break;
+          if (!closing.load(std::memory_order_relaxed)) deliver(std::move(peer.bulk_bytes));
+          peer.bulk_bytes = {};
+          moved = true;
+        }
+        ShmRing::Type type{};
+        std::span<const std::byte> payload;
+        if (!peer.in.peek(type, payload)) break;
+        moved = true;
+        if (type == ShmRing::data) {
+          std::vector<std::byte> bytes(payload.begin(), payload.end());
+          peer.in.pop();
+          arrived(static_cast<int>(from), tag_data, std::move(bytes));
+          continue;
+        }
+        std::uint64_t size = 0;
+        std::memcpy(&size, payload.data(), sizeof size);
+        peer.in.pop();
+        peer.bulk_bytes = unzeroed(static_cast<std::size_t>(size));
+        MPI_Irecv(peer.bulk_bytes.data.get(), static_cast<int>(size), MPI_BYTE,
+                  static_cast<int>(from), tag_data, bulk_comm, &peer.bulk);
+      }
+    }
+    return moved;
+  }
+
   // Closing, after the barrier is entered: what would be sent is freed instead.
   void drop_queued() {
     for (Message* m = outbox.take_all().first; m != nullptr;) {
@@ -287,6 +463,12 @@ struct Transport::Impl {
       free_message(m);
       m = next;
     }
+    for (auto& peer : peers) {
+      if (!peer) continue;
+      for (Message* m : peer->waiting) free_message(m);
+      peer->waiting.clear();
+    }
+    any_waiting = false;
   }
 
   bool complete_sends() {
@@ -313,6 +495,12 @@ struct Transport::Impl {
     if (flag == 0) return false;
     int count = 0;
     MPI_Get_count(&status, MPI_BYTE, &count);
+    if (status.MPI_TAG == tag_data) {
+      RawBytes raw = unzeroed(static_cast<std::size_t>(count));
+      MPI_Mrecv(raw.data.get(), count, MPI_BYTE, &handle, MPI_STATUS_IGNORE);
+      if (!closing.load(std::memory_order_relaxed)) deliver(std::move(raw));
+      return true;
+    }
     std::vector<std::byte> bytes(static_cast<std::size_t>(count));
     MPI_Mrecv(bytes.data(), count, MPI_BYTE, &handle, MPI_STATUS_IGNORE);
     arrived(status.MPI_SOURCE, status.MPI_TAG, std::move(bytes));
@@ -376,6 +564,25 @@ struct Transport::Impl {
     WireHeader h;
     std::memcpy(&h, bytes.data() + bytes.size() - sizeof h, sizeof h);
     bytes.resize(bytes.size() - sizeof h);
+    Message* m = header_message(h);
+    ::new (m->storage) std::vector<std::byte>(std::move(bytes));
+    m->ops = &packed_args;
+    route(m, h);
+  }
+
+  // A data message received into an unzeroed buffer (large ones: no pass to zero it first).
+  void deliver(RawBytes raw) {
+    if (raw.size < sizeof(WireHeader)) return;
+    WireHeader h;
+    std::memcpy(&h, raw.data.get() + raw.size - sizeof h, sizeof h);
+    raw.size -= sizeof h;
+    Message* m = header_message(h);
+    ::new (m->storage) RawBytes(std::move(raw));
+    m->ops = &raw_args;
+    route(m, h);
+  }
+
+  static Message* header_message(const WireHeader& h) {
     Message* m = new_message();
     m->kind = static_cast<Kind>(h.kind);
     m->collection = h.collection;
@@ -386,8 +593,11 @@ struct Transport::Impl {
     m->origin = h.origin;
     m->hops = h.hops;
     m->wan = h.wan != 0;
-    ::new (m->storage) std::vector<std::byte>(std::move(bytes));
-    m->ops = &packed_args;
+    return m;
+  }
+
+  // To the inbox of the PE it is for (held while its collection is not known here).
+  void route(Message* m, const WireHeader& h) {
     const PeId local = h.to - state.layout.first_pe;
     if (local < 0 || local >= state.layout.local_pes) {  // not ours: a mismatched binary
       free_message(m);
@@ -474,8 +684,14 @@ struct Transport::Impl {
   // to 64), and process 0 runs its quiescence rounds. True when something happened.
   bool progress() {
     bool moved = send_queued();
-    moved = complete_sends() || moved;
-    for (int i = 0; i < 64 && receive_one(); ++i) moved = true;
+    moved = receive_shm() || moved;
+    // With every other process on this machine, MPI carries only control messages and the
+    // bytes of large messages: it is looked at once every few passes (each look runs MPI's
+    // whole progress engine).
+    if (!all_on_node || ++passes % mpi_probe_every == 0) {
+      moved = complete_sends() || moved;
+      for (int i = 0; i < 64 && receive_one(); ++i) moved = true;
+    }
     maybe_start_wave();
     return moved;
   }
@@ -516,23 +732,23 @@ struct Transport::Impl {
     for (;;) {
       send_queued();
       complete_sends();
-      while (receive_one()) {
+      while (receive_shm() || receive_one()) {
       }
-      if (in_flight.empty() && outbox.empty()) break;
+      if (in_flight.empty() && outbox.empty() && !any_waiting) break;
       std::this_thread::yield();
     }
     MPI_Request barrier = MPI_REQUEST_NULL;
     MPI_Ibarrier(comm, &barrier);
     for (;;) {
       drop_queued();
-      while (receive_one()) {
+      while (receive_shm() || receive_one()) {
       }
       int done = 0;
       MPI_Test(&barrier, &done, MPI_STATUS_IGNORE);
       if (done != 0) break;
       std::this_thread::yield();
     }
-    while (receive_one()) {
+    while (receive_shm() || receive_one()) {
     }
     for (auto& [id, messages] : held) {
       for (auto [m, local] : messages) free_message(m);
@@ -564,6 +780,7 @@ Transport::Transport(RuntimeState& state) : impl_(std::make_unique<Impl>(state))
         "--mpi-progress, --lb, --lb-param, --lb-policy, --trace, --lb-dump, --clusters, "
         "--wan-latency, --pe-speed, ...); give every process the same command line");
   }
+  if (state.options.mpi_shm) impl_->open_shm();
 }
 
 Transport::~Transport() {
@@ -582,6 +799,14 @@ Transport::~Transport() {
     MPI_Cancel(&o.request);
     MPI_Request_free(&o.request);
     free_message(o.message);
+  }
+  for (auto& peer : impl_->peers) {
+    if (!peer) continue;
+    for (Message* m : peer->waiting) free_message(m);
+    if (peer->bulk != MPI_REQUEST_NULL) {
+      MPI_Cancel(&peer->bulk);
+      MPI_Request_free(&peer->bulk);
+    }
   }
   MPI_Comm_free(&impl_->comm);
 }
@@ -653,6 +878,24 @@ std::vector<std::int32_t> Transport::node_clusters() {
   std::vector<int> leaders(static_cast<std::size_t>(impl_->processes));
   MPI_Allgather(&leader, 1, MPI_INT, leaders.data(), 1, MPI_INT, impl_->comm);
   return dense_labels(leaders);
+}
+
+bool Transport::node_oversubscribed(int threads) {
+  MPI_Comm node = MPI_COMM_NULL;
+  MPI_Comm_split_type(impl_->comm, MPI_COMM_TYPE_SHARED, impl_->process, MPI_INFO_NULL, &node);
+  cpu_set_t mine;
+  CPU_ZERO(&mine);
+  if (sched_getaffinity(0, sizeof mine, &mine) != 0) CPU_SET(0, &mine);
+  // CPU sets as words, or-ed over the machine's processes; the threads summed.
+  constexpr int words = sizeof(cpu_set_t) / sizeof(std::uint64_t);
+  std::uint64_t bits[words] = {};
+  std::memcpy(bits, &mine, sizeof bits);
+  MPI_Allreduce(MPI_IN_PLACE, bits, words, MPI_UINT64_T, MPI_BOR, node);
+  MPI_Allreduce(MPI_IN_PLACE, &threads, 1, MPI_INT, MPI_SUM, node);
+  MPI_Comm_free(&node);
+  int cores = 0;
+  for (const std::uint64_t w : bits) cores += std::popcount(w);
+  return threads > cores;
 }
 
 std::vector<std::int32_t> Transport::probe_clusters(double threshold_us) {
@@ -774,6 +1017,7 @@ void Transport::finish() {
   } else {
     impl_->close();
   }
+  impl_->close_shm();
   RunStats& s = impl_->state.stats;
   std::uint64_t counts[7] = {s.messages,     s.forwarded, s.migrations,   s.migrated_bytes,
                              s.wan_messages, s.wan_bytes, s.grid_messages};
