@@ -3,9 +3,13 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
+#include <map>
 #include <string>
+#include <vector>
 
 #include "support/program.hpp"
+#include "vela/lb/io/io.hpp"
 
 namespace {
 
@@ -86,10 +90,79 @@ TEST(Leanmd, EnergyIsConserved) {
   EXPECT_LT(start, 0.0) << r.out;  // a bound system: potential outweighs kinetic
 }
 
+// --dense-atoms: the corner octant [0, C/2)^3 starts with more atoms; still the same checksum
+// for any PEs and balancer.
+TEST(Leanmd, DenseOctantHasMoreAtomsAndTheSameChecksumEverywhere) {
+  const std::string problem =
+      "--cells 4 --atoms-per-cell 4 --dense-atoms 12 --steps 12 --sync-every 4 --migrate-every 4";
+  const Result r = run(problem + " --pes 1");
+  ASSERT_EQ(r.status, 0) << r.out;
+  // 64 cells of 4 atoms, 8 of them (the octant [0, 2)^3) with 12.
+  EXPECT_NE(r.out.find("atoms: 320 "), std::string::npos) << r.out;
+  const std::string reference = field(r.out, "checksum: ");
+  for (const std::string extra :
+       {"--pes 2 --lb greedy", "--pes 3 --lb grid-hybrid --clusters 2,1"}) {
+    EXPECT_EQ(checksum(problem + " " + extra), reference) << extra;
+  }
+  EXPECT_NE(checksum("--cells 4 --atoms-per-cell 4 --steps 12 --pes 1"), reference);
+}
+
+// Two clusters behind the delay device: WAN traffic per step and the step time after the last
+// balancing point are printed.
+TEST(Leanmd, PrintsWanBytesAndTheStepTimeAfterBalancing) {
+  const Result r =
+      run("--cells 3 --atoms-per-cell 8 --steps 12 --sync-every 4 --pes 2 --clusters 1,1 "
+          "--wan-latency 1 --lb grid-comm");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("bytes/step)"), std::string::npos) << r.out;
+  EXPECT_FALSE(field(r.out, "\nwan: ").empty()) << r.out;
+  const std::string steady = field(r.out, "steady step: ");
+  ASSERT_FALSE(steady.empty()) << r.out;
+  EXPECT_GT(std::stod(steady), 0.0);
+  EXPECT_NE(steady.find("(steps 8 to 12,"), std::string::npos) << r.out;
+  // One cluster: no WAN line.
+  EXPECT_EQ(run("--cells 3 --atoms-per-cell 8 --steps 4 --pes 2").out.find("\nwan: "),
+            std::string::npos);
+}
+
+class LeanmdFiles : public vela::testing::ScratchDirTest {};
+
+// Cells and computes are one collection, so a dump holds both and every cell-compute message:
+// each cell sends its positions to its 27 computes once a step, and each compute sends forces
+// to its two cells (one for a cell with itself).
+TEST_F(LeanmdFiles, DumpHoldsCellsComputesAndTheirMessages) {
+  const std::filesystem::path dumps = dir_ / "dumps";
+  const Result r =
+      run("--cells 3 --atoms-per-cell 8 --steps 8 --sync-every 4 --migrate-every 100 "
+          "--pes 2 --lb greedy --lb-dump " +
+          dumps.string());
+  ASSERT_EQ(r.status, 0) << r.out;
+  const vela::lb::Instance instance =
+      vela::lb::read_instance((dumps / "leanmd-step1.json").string());
+  ASSERT_EQ(instance.objects.size(), 27u * 15u);  // 27 cells, 378 computes
+  std::map<std::pair<std::uint64_t, std::uint64_t>, std::uint64_t> messages;
+  for (const auto& e : instance.edges) {
+    messages[{instance.objects[e.from].id, instance.objects[e.to].id}] += e.messages;
+  }
+  std::size_t to_computes = 0, to_cells = 0;
+  for (const auto& [edge, count] : messages) {
+    EXPECT_EQ(count, 4u) << edge.first << " -> " << edge.second;  // one a step, 4 steps
+    if (edge.first < 27) {
+      EXPECT_GE(edge.second, 27u);
+      ++to_computes;
+    } else {
+      EXPECT_LT(edge.second, 27u);
+      ++to_cells;
+    }
+  }
+  EXPECT_EQ(to_computes, 27u * 27u);
+  EXPECT_EQ(to_cells, 27u + 2u * 27u * 13u);  // self computes: one cell; the others: two
+}
+
 TEST(Leanmd, BadOptionsExitOneNamingTheOption) {
   for (const std::string bad :
        {"--cells 2", "--atoms-per-cell 0", "--dt -0.01", "--dt 0", "--steps 0", "--migrate-every 0",
-        "--sync-every -1", "--cells abc", "--frobnicate 1"}) {
+        "--sync-every -1", "--cells abc", "--frobnicate 1", "--dense-atoms -1"}) {
     const Result r = run(bad);
     EXPECT_EQ(r.status, 1) << bad << "\n" << r.out;
     EXPECT_NE(r.out.find(bad.substr(0, bad.find(' '))), std::string::npos) << bad << "\n" << r.out;
