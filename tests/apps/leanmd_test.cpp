@@ -4,7 +4,9 @@
 
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -157,6 +159,106 @@ TEST_F(LeanmdFiles, DumpHoldsCellsComputesAndTheirMessages) {
   }
   EXPECT_EQ(to_computes, 27u * 27u);
   EXPECT_EQ(to_cells, 27u + 2u * 27u * 13u);  // self computes: one cell; the others: two
+}
+
+// apps/leanmd/grid_replay.py on hand-made instances of two cells (0 and 1) and three computes:
+// 2 pairs cell 0 with itself, 3 pairs cells 0 and 1, 4 pairs cell 1 with itself.
+void write_pair_instance(const std::string& path, const std::string& pes,
+                         const std::string& clusters, const std::string& loads) {
+  std::ofstream(path) << R"({"format": "vela-instance", "version": 1, "dims": 0,
+    "pes": {"speed": [)"
+                      << (clusters.size() > 1 ? "1, 1" : "1") << R"(], "background": [)"
+                      << (clusters.size() > 1 ? "0, 0" : "0") << R"(], "cluster": [)" << clusters
+                      << R"(]},
+    "objects": {"id": [0, 1, 2, 3, 4], "load": [)"
+                      << loads << R"(], "size": [0, 0, 0, 0, 0],
+                "pe": [)"
+                      << pes << R"(], "migratable": [true, true, true, true, true]},
+    "edges": {"from": [0, 0, 1, 1, 2, 3, 3, 4], "to": [2, 3, 3, 4, 0, 0, 1, 1],
+              "messages": [1, 1, 1, 1, 1, 1, 1, 1],
+              "bytes": [100, 100, 100, 100, 100, 100, 100, 100]}})";
+}
+
+// The replay's step times (ms) of one instance at the given latencies (ms), in order.
+std::vector<double> replayed(const std::string& path, const std::string& latencies) {
+  const Result r = vela::testing::run_command("python3 " + std::string(LEANMD_GRID_REPLAY) +
+                                              " --cells 2 simulate " + path + " --latency " +
+                                              latencies + " 2>&1");
+  EXPECT_EQ(r.status, 0) << r.out;
+  std::vector<double> times;
+  const auto row = r.out.rfind("\n| ");
+  if (row == std::string::npos) return times;
+  std::istringstream cells(r.out.substr(row + 3));
+  std::string cell;
+  std::getline(cells, cell, '|');  // the placement's name
+  while (std::getline(cells, cell, '|')) {
+    if (cell.find_first_of("0123456789") != std::string::npos) times.push_back(std::stod(cell));
+  }
+  return times;
+}
+
+class LeanmdReplay : public vela::testing::ScratchDirTest {};
+
+// On one PE nothing waits: the step is the sum of the loads, whatever the latency.
+TEST_F(LeanmdReplay, OnePeStepIsTheLoadSum) {
+  write_pair_instance(path("one.json"), "0, 0, 0, 0, 0", "0", "0.001, 0.002, 0.004, 0.008, 0.016");
+  EXPECT_EQ(replayed(path("one.json"), "0,4,100"), (std::vector<double>{31.0, 31.0, 31.0}));
+}
+
+// Every object in one cluster: no message crosses, so the latency changes nothing.
+TEST_F(LeanmdReplay, NoCrossClusterMessagesNoLatencyEffect) {
+  write_pair_instance(path("local.json"), "0, 0, 0, 0, 0", "0, 1",
+                      "0.001, 0.001, 0.010, 0.001, 0.010");
+  EXPECT_EQ(replayed(path("local.json"), "0,8,100"), (std::vector<double>{23.0, 23.0, 23.0}));
+}
+
+// Cell 0 and compute 2 on PE 0 (cluster 0); cell 1 and computes 3 and 4 on PE 1 (cluster 1).
+// PE 1 works 12 ms a step; the cycle cell 0 -> compute 3 -> cell 0 takes 2 ms of work and two
+// WAN crossings of L + 10.1 us (alpha + 100 bytes x beta). The step is the larger: 12 ms while
+// 2 + 2 (L + 0.0101) <= 12 (the latency is masked by compute 4's work), then 2 (L + 0.0101) + 2.
+TEST_F(LeanmdReplay, LatencyBelowTheSlackIsMaskedAboveItShows) {
+  write_pair_instance(path("two.json"), "0, 1, 0, 1, 1", "0, 1",
+                      "0.001, 0.001, 0.010, 0.001, 0.010");
+  const std::vector<double> t = replayed(path("two.json"), "0,1,2,4,6,8,100");
+  ASSERT_EQ(t.size(), 7u);
+  for (std::size_t i = 0; i < 4; ++i) EXPECT_DOUBLE_EQ(t[i], 12.0) << i;
+  EXPECT_DOUBLE_EQ(t[4], 14.02);
+  EXPECT_DOUBLE_EQ(t[5], 18.02);
+  EXPECT_DOUBLE_EQ(t[6], 202.02);
+}
+
+// From a real dump to a bigger machine: `prepare` places the objects as LeanMD does on 4 PEs in
+// two clusters, and `table` runs the strategies on it and replays each placement.
+TEST_F(LeanmdReplay, PreparesARecordedDumpAndReplaysTheStrategies) {
+  const std::string dumps = path("dumps");
+  const Result r =
+      run("--cells 3 --atoms-per-cell 8 --dense-atoms 20 --steps 8 --sync-every 4 "
+          "--pes 1 --lb greedy --lb-cpu-time --lb-dump " +
+          dumps);
+  ASSERT_EQ(r.status, 0) << r.out;
+  const std::string script = "python3 " + std::string(LEANMD_GRID_REPLAY);
+  const Result prepared =
+      vela::testing::run_command(script + " prepare " + dumps + "/leanmd-step1.json -o " +
+                                 path("p4.json") + " --clusters 2,2 --work-per-pe 10 2>&1");
+  ASSERT_EQ(prepared.status, 0) << prepared.out;
+  const vela::lb::Instance instance = vela::lb::read_instance(path("p4.json"));
+  ASSERT_EQ(instance.pes.size(), 4u);
+  EXPECT_EQ(instance.pes[1].cluster, 0);
+  EXPECT_EQ(instance.pes[2].cluster, 1);
+  ASSERT_EQ(instance.objects.size(), 405u);
+  double work = 0.0;
+  for (const auto& o : instance.objects) work += o.load;
+  EXPECT_NEAR(work, 0.040, 1e-9);                    // 10 ms per PE per step
+  EXPECT_EQ(instance.objects[0].pe, 0u);             // cell 0
+  EXPECT_EQ(instance.objects[26].pe, 3u);            // cell 26 of 27
+  EXPECT_EQ(instance.objects[27 + 14 * 26].pe, 3u);  // a compute of cell 26
+  const Result table =
+      vela::testing::run_command(script + " table " + path("p4.json") + " --vela-lb " +
+                                 VELA_LB_BINARY + " --latency 0,50 2>&1");
+  ASSERT_EQ(table.status, 0) << table.out;
+  for (const std::string s : {"none", "greedy", "grid-comm", "grid-metis", "grid-hybrid"}) {
+    EXPECT_NE(table.out.find("\n| " + s + " | "), std::string::npos) << s << "\n" << table.out;
+  }
 }
 
 TEST(Leanmd, BadOptionsExitOneNamingTheOption) {
