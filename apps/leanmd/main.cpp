@@ -5,11 +5,18 @@
 // The checksum hashes every atom's id, position and velocity bits and combines the hashes by
 // exact integer sums, so it is the same for any PE count and balancer if and only if every
 // atom's state is.
+//
+// Cells and computes are elements of one collection (elements 0 .. C³−1 are the cells, in the
+// order of Shape::box(C, C, C); element C³ + k is compute k), because the runtime measures the
+// communication between elements of the same collection: so balancers, --lb-dump and the grid
+// strategies see every cell-compute message. --dense-atoms puts more atoms in the cells of one
+// corner octant, which makes their computes dearer (the imbalance that balancing removes).
 #include <fmt/core.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <bit>
 #include <chrono>
 #include <cmath>
@@ -31,6 +38,11 @@ using vela::rt::Index;
 // (after a migration) it is null and the line waits for the cell to come back.
 vela::progress::Reporter* step_progress = nullptr;
 
+// When the last cell of this process resumed after a balancing point (steady-clock nanoseconds)
+// and at which step: the step time after balancing is measured from there to the end.
+std::atomic<std::int64_t> resumed_at{0};
+std::atomic<std::int32_t> resumed_step{0};
+
 constexpr double lattice = 1.2;  // lattice spacing, in sigma
 constexpr double jitter = 0.1;   // largest displacement from a lattice site
 constexpr double speed = 1.0;    // velocity components are uniform in [-speed/2, speed/2)
@@ -41,6 +53,7 @@ constexpr std::uint64_t seed = 0x1ea7d5eedull;
 struct Problem {
   std::int32_t cells = 6;
   std::int32_t atoms = 40;  // per cell at the start
+  std::int32_t dense = 0;   // per cell at the start in the corner octant; 0: `atoms`
   std::int32_t steps = 100;
   double dt = 0.005;
   std::int32_t sync_every = 10;
@@ -48,14 +61,25 @@ struct Problem {
   vela::rt::Callback started;  // receives {kinetic, potential} at step 0
   vela::rt::Callback done;     // receives {kinetic, potential, lanes..., moved, atoms}
   void pup(vela::pup::Archive& ar) {
-    ar | cells | atoms | steps | dt | sync_every | migrate_every | started | done;
+    ar | cells | atoms | dense | steps | dt | sync_every | migrate_every | started | done;
   }
 
-  // Lattice sites per cell side: the smallest m with m^3 >= atoms.
+  // The most atoms a cell starts with.
+  std::int32_t most() const { return std::max(atoms, dense); }
+  // Atoms cell c starts with: `dense` in the octant [0, C/2)^3 when set, else `atoms`.
+  std::int32_t atoms_of(const Index& c) const {
+    const std::int32_t h = cells / 2;
+    return dense > 0 && c.x < h && c.y < h && c.z < h ? dense : atoms;
+  }
+  // Lattice sites per cell side: the smallest m with m^3 >= most().
   std::int32_t sites() const {
     std::int32_t m = 1;
-    while (m * m * m < atoms) ++m;
+    while (m * m * m < most()) ++m;
     return m;
+  }
+  std::uint64_t cell_count() const {
+    return static_cast<std::uint64_t>(cells) * static_cast<std::uint64_t>(cells) *
+           static_cast<std::uint64_t>(cells);
   }
   double cell_size() const { return sites() * lattice; }
   double cutoff() const { return std::min(2.5, cell_size()); }
@@ -132,24 +156,31 @@ std::pair<std::uint64_t, std::int32_t> compute_of(const Problem& p, const Index&
           1};
 }
 
-class Compute;
+// The element at position `linear` of the collection (a line).
+Index element(std::uint64_t linear) {
+  return {static_cast<std::int32_t>(linear), 0, 0};
+}
 
-class Cell : public vela::rt::ElementBase {
+// A cell (linear index below C³) or a compute (the rest): one element type, so that both are in
+// one collection. A cell's fields are empty on a compute and the other way round.
+class Piece : public vela::rt::ElementBase {
  public:
-  Cell() = default;
-  explicit Cell(Problem p) : p_(p) {
-    const Index c = index();
+  Piece() = default;
+  explicit Piece(Problem p) : p_(p) {
+    if (!is_cell()) return;
+    const Index c = cell_index();
     const std::uint64_t linear = linear_index();
     const std::int32_t m = p_.sites();
     const std::int32_t sites = m * m * m;
+    const std::int32_t atoms = p_.atoms_of(c);
     const double cs = p_.cell_size();
     const std::array<std::int32_t, 3> ci{c.x, c.y, c.z};
-    for (std::int32_t s = 0; s < p_.atoms; ++s) {
+    for (std::int32_t s = 0; s < atoms; ++s) {
       const auto slot = static_cast<std::uint64_t>(s);
       const std::int32_t t =
-          static_cast<std::int32_t>(static_cast<std::int64_t>(s) * sites / p_.atoms);
+          static_cast<std::int32_t>(static_cast<std::int64_t>(s) * sites / atoms);
       const std::array<std::int32_t, 3> ti{t % m, t / m % m, t / (m * m)};
-      ids_.push_back(linear * static_cast<std::uint64_t>(p_.atoms) + slot);
+      ids_.push_back(linear * static_cast<std::uint64_t>(p_.most()) + slot);
       for (std::size_t u = 0; u < 3; ++u) {
         x_.push_back(ci[u] * cs + (ti[u] + 0.5) * lattice +
                      (2.0 * uniform(linear, slot, u) - 1.0) * jitter);
@@ -159,15 +190,15 @@ class Cell : public vela::rt::ElementBase {
   }
 
   void pup(vela::pup::Archive& ar) override {
-    ar | p_ | computes_ | step_ | sent_ | migrating_ | moved_ | ids_ | x_ | v_ | forces_ |
-        energies_ | received_ | arrived_ids_ | arrived_x_ | arrived_v_ | arrivals_;
+    ar | p_ | step_ | sent_ | migrating_ | moved_ | ids_ | x_ | v_ | forces_ | energies_ |
+        received_ | arrived_ids_ | arrived_x_ | arrived_v_ | arrivals_ | inputs_ | count_;
   }
 
-  void start(vela::rt::CollectionId computes) {
-    computes_ = computes;
-    send_positions();
+  void start() {
+    if (is_cell()) send_positions();
   }
 
+  // Cell: the forces of the compute in `slot` for `step`.
   void forces(std::int32_t step, std::int32_t slot, std::vector<double> f, double energy) {
     const auto par = static_cast<std::size_t>(step % 2);
     forces_[par][static_cast<std::size_t>(slot)] = std::move(f);
@@ -176,6 +207,7 @@ class Cell : public vela::rt::ElementBase {
     try_integrate();
   }
 
+  // Cell: atoms that a neighbour sends after the move of `step`.
   void arrive(std::int32_t step, std::vector<std::uint64_t> ids, std::vector<double> x,
               std::vector<double> v) {
     const auto par = static_cast<std::size_t>(step % 2);
@@ -186,10 +218,49 @@ class Cell : public vela::rt::ElementBase {
     try_merge();
   }
 
-  void resume_from_sync() override { send_positions(); }
+  // Compute: the positions of one of its cells (`side` 0: A, 1: B) for `step`.
+  void positions(std::int32_t step, std::int32_t side, std::vector<double> x) {
+    const Pair pair = pair_of(p_, compute_index());
+    const auto par = static_cast<std::size_t>(step % 2);
+    inputs_[par][static_cast<std::size_t>(side)] = std::move(x);
+    if (++count_[par] < (pair.self ? 1 : 2)) return;
+    count_[par] = 0;
+    interact(step, pair, inputs_[par][0], inputs_[par][1]);
+    inputs_[par][0].clear();
+    inputs_[par][1].clear();
+    // The reductions count every element of the collection: a compute adds zeros.
+    if (step == 0) contribute({0.0, 0.0}, vela::rt::ReduceOp::sum, p_.started);
+    if (step == p_.steps) {
+      contribute(std::vector<double>(8, 0.0), vela::rt::ReduceOp::sum, p_.done);
+      return;
+    }
+    if (p_.sync_every > 0 && (step + 1) % p_.sync_every == 0 && step + 1 < p_.steps) at_sync();
+  }
+
+  void resume_from_sync() override {
+    if (!is_cell()) return;
+    const std::int64_t now = std::chrono::steady_clock::now().time_since_epoch().count();
+    std::int64_t seen = resumed_at.load();
+    while (seen < now && !resumed_at.compare_exchange_weak(seen, now)) {
+    }
+    resumed_step.store(step_);
+    send_positions();
+  }
 
  private:
-  void send_positions();
+  bool is_cell() const { return linear_index() < p_.cell_count(); }
+  Index cell_index() const { return cell_shape(p_).at(linear_index()); }
+  std::uint64_t compute_index() const { return linear_index() - p_.cell_count(); }
+
+  void send_positions() {
+    sent_ = step_;
+    const Index c = cell_index();
+    for (int o = 0; o < 27; ++o) {
+      const auto [k, side] = compute_of(p_, c, o);
+      send<&Piece::positions>(element(p_.cell_count() + k), step_, side, x_);
+    }
+    try_integrate();
+  }
 
   void try_integrate() {
     const auto par = static_cast<std::size_t>(step_ % 2);
@@ -229,7 +300,7 @@ class Cell : public vela::rt::ElementBase {
       step_progress->set(static_cast<std::uint64_t>(step_));
     }
     if (step_ % p_.migrate_every == 0) {
-      migrate();
+      move_atoms();
       return;
     }
     after_move();
@@ -244,9 +315,9 @@ class Cell : public vela::rt::ElementBase {
   }
 
   // Atoms whose position lies in a neighbour's cell go there (wrapped into the box).
-  void migrate() {
+  void move_atoms() {
     migrating_ = step_;
-    const Index c = index();
+    const Index c = cell_index();
     const std::array<std::int32_t, 3> ci{c.x, c.y, c.z};
     const double cs = p_.cell_size(), box = p_.box();
     std::array<std::vector<std::uint64_t>, 27> out_ids;
@@ -283,10 +354,12 @@ class Cell : public vela::rt::ElementBase {
     ids_ = std::move(ids);
     x_ = std::move(x);
     v_ = std::move(v);
+    const vela::rt::Shape shape = cell_shape(p_);
     for (int o = 0; o < 27; ++o) {
       if (o == centre) continue;
       const auto u = static_cast<std::size_t>(o);
-      send<&Cell::arrive>(neighbour(p_, c, o), step_, out_ids[u], out_x[u], out_v[u]);
+      send<&Piece::arrive>(element(shape.linear(neighbour(p_, c, o))), step_, out_ids[u], out_x[u],
+                           out_v[u]);
     }
     try_merge();
   }
@@ -341,42 +414,6 @@ class Cell : public vela::rt::ElementBase {
     return lanes;
   }
 
-  Problem p_;
-  vela::rt::CollectionId computes_ = 0;
-  std::int32_t step_ = 0;
-  std::int32_t sent_ = -1;       // the last step whose positions this cell sent
-  std::int32_t migrating_ = -1;  // the step whose atom exchange is under way
-  std::int64_t moved_ = 0;       // atoms this cell sent to neighbours
-  std::vector<std::uint64_t> ids_;
-  std::vector<double> x_, v_;
-  std::array<std::array<std::vector<double>, 27>, 2> forces_;
-  std::array<std::array<double, 27>, 2> energies_{};
-  std::array<std::int32_t, 2> received_{};
-  std::array<std::vector<std::uint64_t>, 2> arrived_ids_;
-  std::array<std::vector<double>, 2> arrived_x_, arrived_v_;
-  std::array<std::int32_t, 2> arrivals_{};
-};
-
-class Compute : public vela::rt::ElementBase {
- public:
-  Compute() = default;
-  Compute(Problem p, vela::rt::CollectionId cells) : p_(p), cells_(cells) {}
-
-  void pup(vela::pup::Archive& ar) override { ar | p_ | cells_ | inputs_ | count_; }
-
-  void positions(std::int32_t step, std::int32_t side, std::vector<double> x) {
-    const Pair pair = pair_of(p_, linear_index());
-    const auto par = static_cast<std::size_t>(step % 2);
-    inputs_[par][static_cast<std::size_t>(side)] = std::move(x);
-    if (++count_[par] < (pair.self ? 1 : 2)) return;
-    count_[par] = 0;
-    interact(step, pair, inputs_[par][0], inputs_[par][1]);
-    inputs_[par][0].clear();
-    inputs_[par][1].clear();
-    if (p_.sync_every > 0 && (step + 1) % p_.sync_every == 0 && step + 1 < p_.steps) at_sync();
-  }
-
- private:
   void interact(std::int32_t step, const Pair& pair, const std::vector<double>& xa,
                 const std::vector<double>& xb_in) {
     const double rc2 = p_.cutoff() * p_.cutoff();
@@ -404,8 +441,8 @@ class Compute : public vela::rt::ElementBase {
       for (std::size_t i = 0; i < na; ++i) {
         for (std::size_t j = i + 1; j < na; ++j) lj(&xa[3 * i], &xa[3 * j], &fa[3 * i], &fa[3 * j]);
       }
-      vela::rt::ElementProxy<Cell>(cells_, pair.a)
-          .send<&Cell::forces>(step, static_cast<std::int32_t>(pair.slot_a), fa, energy);
+      send<&Piece::forces>(element(pair.a), step, static_cast<std::int32_t>(pair.slot_a), fa,
+                           energy);
       return;
     }
     std::vector<double> xb = xb_in;
@@ -417,27 +454,28 @@ class Compute : public vela::rt::ElementBase {
     for (std::size_t i = 0; i < na; ++i) {
       for (std::size_t j = 0; j < nb; ++j) lj(&xa[3 * i], &xb[3 * j], &fa[3 * i], &fb[3 * j]);
     }
-    vela::rt::ElementProxy<Cell>(cells_, pair.a)
-        .send<&Cell::forces>(step, static_cast<std::int32_t>(pair.slot_a), fa, energy);
-    vela::rt::ElementProxy<Cell>(cells_, pair.b)
-        .send<&Cell::forces>(step, static_cast<std::int32_t>(pair.slot_b), fb, 0.0);
+    send<&Piece::forces>(element(pair.a), step, static_cast<std::int32_t>(pair.slot_a), fa, energy);
+    send<&Piece::forces>(element(pair.b), step, static_cast<std::int32_t>(pair.slot_b), fb, 0.0);
   }
 
   Problem p_;
-  vela::rt::CollectionId cells_ = 0;
+  // A cell's state.
+  std::int32_t step_ = 0;
+  std::int32_t sent_ = -1;       // the last step whose positions this cell sent
+  std::int32_t migrating_ = -1;  // the step whose atom exchange is under way
+  std::int64_t moved_ = 0;       // atoms this cell sent to neighbours
+  std::vector<std::uint64_t> ids_;
+  std::vector<double> x_, v_;
+  std::array<std::array<std::vector<double>, 27>, 2> forces_;
+  std::array<std::array<double, 27>, 2> energies_{};
+  std::array<std::int32_t, 2> received_{};
+  std::array<std::vector<std::uint64_t>, 2> arrived_ids_;
+  std::array<std::vector<double>, 2> arrived_x_, arrived_v_;
+  std::array<std::int32_t, 2> arrivals_{};
+  // A compute's state.
   std::array<std::array<std::vector<double>, 2>, 2> inputs_;
   std::array<std::int32_t, 2> count_{};
 };
-
-void Cell::send_positions() {
-  sent_ = step_;
-  const Index c = index();
-  for (int o = 0; o < 27; ++o) {
-    const auto [k, side] = compute_of(p_, c, o);
-    vela::rt::ElementProxy<Compute>(computes_, k).send<&Compute::positions>(step_, side, x_);
-  }
-  try_integrate();
-}
 
 // A message naming the option when a value is out of range, else empty.
 std::string check(const Problem& p) {
@@ -449,6 +487,9 @@ std::string check(const Problem& p) {
   }
   if (p.cells > 1024) return fmt::format("--cells {}: at most 1024", p.cells);
   if (p.atoms < 1) return fmt::format("--atoms-per-cell {}: at least 1 atom per cell", p.atoms);
+  if (p.atoms > 1000000) return fmt::format("--atoms-per-cell {}: at most 1000000", p.atoms);
+  if (p.dense < 0 || p.dense > 1000000)
+    return fmt::format("--dense-atoms {}: must be 0 (as --atoms-per-cell) to 1000000", p.dense);
   if (p.steps < 1) return fmt::format("--steps {}: at least 1 step", p.steps);
   if (!(p.dt > 0.0) || !std::isfinite(p.dt))
     return fmt::format("--dt {}: the time step must be positive", p.dt);
@@ -466,6 +507,9 @@ int main(int argc, char** argv) {
   vela::rt::Options options;
   app.add_option("--cells", p.cells, "Cells per side of the periodic box (at least 3)");
   app.add_option("--atoms-per-cell", p.atoms, "Atoms per cell at the start");
+  app.add_option("--dense-atoms", p.dense,
+                 "Atoms per cell at the start in the corner octant [0, C/2)^3, whose computes "
+                 "cost more (0: --atoms-per-cell)");
   app.add_option("--steps", p.steps, "Time steps");
   app.add_option("--dt", p.dt, "Time step, in reduced Lennard-Jones units");
   app.add_option("--sync-every", p.sync_every, "Steps between balancing points (0 = none)");
@@ -498,13 +542,19 @@ int main(int argc, char** argv) {
         end = std::chrono::steady_clock::now();
         last = result;
       });
-      auto cells = ctx.create<Cell>("cells", cell_shape(p), vela::rt::InitialMap::ranges, p);
-      auto computes = ctx.create<Compute>(
-          "computes",
-          vela::rt::Shape::line(static_cast<std::int32_t>(cell_shape(p).size()) * pair_slots),
-          vela::rt::InitialMap::ranges, p, cells.id());
+      // Cells in contiguous ranges over the PEs; each compute on the PE of its cell A.
+      const std::uint64_t ncells = p.cell_count();
+      const vela::rt::UserMap map = [ncells](const Index& i, const vela::rt::Shape&,
+                                             vela::rt::PeId pes) {
+        auto linear = static_cast<std::uint64_t>(i.x);
+        if (linear >= ncells) linear = (linear - ncells) / pair_slots;
+        return static_cast<vela::rt::PeId>(linear * static_cast<std::uint64_t>(pes) / ncells);
+      };
+      auto pieces = ctx.create<Piece>(
+          "leanmd", vela::rt::Shape::line(static_cast<std::int32_t>(ncells * (1 + pair_slots))),
+          map, p);
       begin = std::chrono::steady_clock::now();
-      cells.broadcast<&Cell::start>(computes.id());
+      pieces.broadcast<&Piece::start>();
     });
     step_progress = nullptr;
     progress.finish();
@@ -526,9 +576,22 @@ int main(int argc, char** argv) {
     const double seconds = std::chrono::duration<double>(end - begin).count();
     fmt::print("time: {:.6f}\n", seconds);
     fmt::print("step: {:.6f}\n", seconds / p.steps);
+    // The steps after the last balancing point, when this process saw one (its cells resumed).
+    const std::int32_t from = resumed_step.load();
+    if (from > 0 && from < p.steps) {
+      const std::chrono::steady_clock::time_point resumed{
+          std::chrono::steady_clock::duration{resumed_at.load()}};
+      fmt::print("steady step: {:.6f} (steps {} to {}, after the last balancing point)\n",
+                 std::chrono::duration<double>(end - resumed).count() / (p.steps - from), from,
+                 p.steps);
+    }
     const auto& s = runtime.stats();
     fmt::print("pes: {}  lb steps: {}  migrations: {}  forwarded: {}\n", runtime.pes(), s.lb_steps,
                s.migrations, s.forwarded);
+    if (s.wan_messages > 0) {
+      fmt::print("wan: {} messages  {} bytes  ({:.0f} bytes/step)\n", s.wan_messages, s.wan_bytes,
+                 static_cast<double>(s.wan_bytes) / p.steps);
+    }
     fmt::print("{}", s.balancing_line());
     return code;
   } catch (const std::exception& e) {
