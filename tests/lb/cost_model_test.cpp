@@ -194,4 +194,40 @@ TEST(CostModelPolicy, FollowsTheCheapestModeUntilTheNextEvaluation) {
   EXPECT_EQ(decisions({{"force", "diffusive"}}, big), V(7, "diffusion"));
 }
 
+// The observer sees every evaluation (steps 0 and 5 of `every` 5), forced ones included, with
+// the prices the model saw and the mode the policy follows; decisions are those of the policy
+// without an observer.
+TEST(CostModelPolicy, ObserverSeesEachEvaluationWithItsPrices) {
+  const Instance big = spike();
+  const RawParams raw = {{"horizon", "10"},
+                         {"every", "5"},
+                         {"global_seconds", "1"},
+                         {"force", "diffusive"},
+                         {"tolerance", "1"}};
+  PolicyInfo info;
+  for (const PolicyInfo& i : policies())
+    if (i.name == "cost-model") info = i;
+  std::vector<CostModelEvaluation> seen;
+  auto policy = make_cost_model_policy(ParamValues("cost-model", info.params, raw),
+                                       [&](const CostModelEvaluation& e) { seen.push_back(e); });
+  auto plain = make_policy("cost-model", raw);
+  const CostParameters costs{0.01, 0.001, 0.0};
+  for (std::size_t s = 0; s < 7; ++s) {
+    EXPECT_EQ(policy->decide({s, &big, costs}).strategy, plain->decide({s, &big, costs}).strategy);
+  }
+  ASSERT_EQ(seen.size(), 2u);
+  EXPECT_EQ(seen[0].step, 0u);
+  EXPECT_EQ(seen[1].step, 5u);
+  EXPECT_EQ(seen[0].mode, BalanceMode::diffusive);  // forced, though the model picks global
+  EXPECT_EQ(seen[0].estimate.choice, BalanceMode::global);
+  EXPECT_EQ(seen[0].estimate.none, 100.0);
+  // Predicted step times: L_max now (10), the mean (3.25), diffusion's L_max after 10 steps.
+  const CostEstimate& e = seen[0].estimate;
+  EXPECT_EQ(predicted_step_time(e, BalanceMode::none), 10.0);
+  EXPECT_EQ(predicted_step_time(e, BalanceMode::global), 3.25);
+  EXPECT_EQ(predicted_step_time(e, BalanceMode::diffusive), e.diffusion.max_load.back());
+  EXPECT_LT(e.diffusion.max_load.back(), 10.0);
+  EXPECT_GE(e.diffusion.max_load.back(), 3.25);
+}
+
 }  // namespace

@@ -4,6 +4,7 @@
 #include <limits>
 #include <map>
 #include <stdexcept>
+#include <utility>
 
 #include "policies.hpp"
 #include "vela/lb/model/metrics.hpp"
@@ -115,6 +116,8 @@ CostEstimate estimate_costs(const Instance& instance, const CostModelSettings& s
   CostEstimate e;
   e.level = stats.mean;
   e.tolerance = s.tolerance;
+  e.current_max = stats.max;
+  e.granular = s.granular;
   if (s.granular && stats.mean > 0.0) {
     e.level = std::max(stats.mean, largest);
     const double mean_object = instance.objects.empty() ? 0.0 : work / count / fastest;
@@ -145,6 +148,20 @@ CostEstimate estimate_costs(const Instance& instance, const CostModelSettings& s
   return e;
 }
 
+double predicted_step_time(const CostEstimate& e, BalanceMode mode) {
+  switch (mode) {
+    case BalanceMode::none:
+      return e.current_max;
+    case BalanceMode::global:
+      return e.level;
+    case BalanceMode::diffusive:
+      return e.diffusion.max_load.empty()
+                 ? e.current_max
+                 : std::max(e.diffusion.max_load.back(), e.granular ? e.level : 0.0);
+  }
+  return 0.0;
+}
+
 namespace policy_detail {
 
 namespace {
@@ -154,8 +171,9 @@ namespace {
 // while λ > tolerance). `force` fixes the mode, to price each choice by replay.
 class CostModelPolicy final : public Policy {
  public:
-  explicit CostModelPolicy(const ParamValues& p)
-      : global_(p.text("global")),
+  CostModelPolicy(const ParamValues& p, CostModelObserver observer)
+      : observer_(std::move(observer)),
+        global_(p.text("global")),
         diffusive_(p.text("diffusive")),
         force_(p.text("force")),
         every_(static_cast<std::size_t>(p.get("every"))),
@@ -171,10 +189,11 @@ class CostModelPolicy final : public Policy {
   Decision decide(const PolicyInput& input) override {
     const Instance& instance = *input.instance;
     if (input.step % every_ == 0) {
-      if (force_ == "model" || settings_.granular) {
-        const CostEstimate e = estimate(input);
+      if (force_ == "model" || settings_.granular || observer_) {
+        CostEstimate e = estimate(input);
         tolerance_ = e.tolerance;
         mode_ = force_ == "model" ? e.choice : forced();
+        if (observer_) observer_({input.step, mode_, std::move(e)});
       } else {
         mode_ = forced();
       }
@@ -214,6 +233,7 @@ class CostModelPolicy final : public Policy {
     return BalanceMode::none;
   }
 
+  CostModelObserver observer_;  // may be empty
   std::string global_;
   std::string diffusive_;
   std::string force_;
@@ -255,9 +275,14 @@ PolicyInfo cost_model() {
                       "mean: the seed's model (a global balance reaches the mean PE load); "
                       "granular: objects are indivisible (see cost_model.hpp)",
                       "mean", std::vector<std::string>{"mean", "granular"})},
-          [](const ParamValues& p) { return std::make_unique<CostModelPolicy>(p); }};
+          [](const ParamValues& p) { return std::make_unique<CostModelPolicy>(p, nullptr); }};
 }
 
 }  // namespace policy_detail
+
+std::unique_ptr<Policy> make_cost_model_policy(const ParamValues& params,
+                                               CostModelObserver observer) {
+  return std::make_unique<policy_detail::CostModelPolicy>(params, std::move(observer));
+}
 
 }  // namespace vela::lb
