@@ -230,4 +230,37 @@ TEST(CostModelPolicy, ObserverSeesEachEvaluationWithItsPrices) {
   EXPECT_GE(e.diffusion.max_load.back(), 3.25);
 }
 
+// Sixteen objects of load 1 on PE 0, one on PE 1, one edge between them: mean 8.5. The seed's
+// simulator levels the pair in one step (γ = 1/2: 7.5 moves), so diffusion costs 10 * 8.5 = 85
+// and beats a global balance (10 + 85). The diffusion strategy moves one boundary layer per
+// invocation: here one object of load 1 a step, 16 -> 15 -> ... -> 8.5, so diffusion costs
+// 15 + 14 + ... + 9 + 3 * 8.5 = 109.5 and global wins. The boundary model knows it.
+TEST(CostModel, BoundaryFlowMovesOneLayerPerStep) {
+  const Instance in = chain({std::vector<double>(16, 1.0), {1.0}});
+  EXPECT_EQ(boundary_loads(in, current_assignment(in)),
+            (std::vector<std::vector<double>>{{1.0}, {1.0}}));
+  CostModelSettings s;
+  s.steps = 10;
+  s.global_seconds = 10.0;
+  s.tolerance = 0.0;
+  const CostEstimate fluid = estimate_costs(in, s);
+  EXPECT_NEAR(fluid.diffusive, 85.0, 1e-9);
+  EXPECT_EQ(fluid.choice, BalanceMode::diffusive);
+  s.boundary_flow = true;
+  const CostEstimate boundary = estimate_costs(in, s);
+  EXPECT_NEAR(boundary.diffusion.max_load[0], 15.0, 1e-12);
+  EXPECT_NEAR(boundary.diffusion.max_load[6], 9.0, 1e-12);
+  EXPECT_NEAR(boundary.diffusive, 109.5, 1e-9);
+  EXPECT_NEAR(boundary.global, 95.0, 1e-9);
+  EXPECT_EQ(boundary.choice, BalanceMode::global);
+  // The policy takes it as flow=boundary.
+  const RawParams p = {
+      {"horizon", "10"}, {"global_seconds", "10"}, {"tolerance", "0"}, {"diffusion_seconds", "0"}};
+  RawParams b = p;
+  b["flow"] = "boundary";
+  const CostParameters costs{0.0, 0.0, 0.0};
+  EXPECT_EQ(make_policy("cost-model", p)->decide({0, &in, costs}).strategy, "diffusion");
+  EXPECT_EQ(make_policy("cost-model", b)->decide({0, &in, costs}).strategy, "greedy");
+}
+
 }  // namespace

@@ -31,11 +31,19 @@ std::vector<std::vector<PeId>> pe_neighbours(const Instance& instance,
 
 DiffusionSimulation simulate_diffusion(std::vector<double> loads, std::vector<double> elements,
                                        const std::vector<std::vector<PeId>>& neighbours,
-                                       double gamma, double tolerance, std::size_t steps) {
+                                       double gamma, double tolerance, std::size_t steps,
+                                       const std::vector<std::vector<double>>* caps) {
   const std::size_t n = loads.size();
   if (elements.size() != n || neighbours.size() != n) {
     throw std::invalid_argument(
         "simulate_diffusion: loads, elements and neighbours differ in size");
+  }
+  if (caps != nullptr) {
+    bool aligned = caps->size() == n;
+    for (std::size_t i = 0; aligned && i < n; ++i)
+      aligned = (*caps)[i].size() == neighbours[i].size();
+    if (!aligned)
+      throw std::invalid_argument("simulate_diffusion: caps and neighbours differ in shape");
   }
   DiffusionSimulation sim;
   std::vector<double> delta_load(n);
@@ -51,12 +59,13 @@ DiffusionSimulation simulate_diffusion(std::vector<double> loads, std::vector<do
       std::fill(sent.begin(), sent.end(), 0.0);
       std::fill(received.begin(), received.end(), 0.0);
       for (std::size_t i = 0; i < n; ++i) {
-        for (const PeId pj : neighbours[i]) {
-          const auto j = static_cast<std::size_t>(pj);
+        for (std::size_t k = 0; k < neighbours[i].size(); ++k) {
+          const auto j = static_cast<std::size_t>(neighbours[i][k]);
           if (loads[i] <= loads[j]) continue;  // each pair once, from the heavier side
           const double degree =
               static_cast<double>(std::max(neighbours[i].size(), neighbours[j].size()));
-          const double flow = std::min(gamma, 1.0 / (degree + 1.0)) * (loads[i] - loads[j]);
+          double flow = std::min(gamma, 1.0 / (degree + 1.0)) * (loads[i] - loads[j]);
+          if (caps != nullptr) flow = std::min(flow, (*caps)[i][k]);
           const double carried = elements[i] * flow / loads[i];
           delta_load[i] -= flow;
           delta_load[j] += flow;
@@ -75,6 +84,35 @@ DiffusionSimulation simulate_diffusion(std::vector<double> loads, std::vector<do
     sim.active.push_back(active);
   }
   return sim;
+}
+
+std::vector<std::vector<double>> boundary_loads(const Instance& instance,
+                                                const Assignment& assignment) {
+  const std::vector<std::vector<PeId>> neighbours = pe_neighbours(instance, assignment);
+  std::vector<std::vector<double>> layer(neighbours.size());
+  for (std::size_t p = 0; p < neighbours.size(); ++p) layer[p].assign(neighbours[p].size(), 0.0);
+  // Each (object, neighbour PE) pair once: the PEs every object talks to, across PEs.
+  std::vector<std::vector<PeId>> talks_to(instance.objects.size());
+  for (const Edge& e : instance.edges) {
+    const PeId a = assignment.pe[e.from];
+    const PeId b = assignment.pe[e.to];
+    if (a == b) continue;
+    talks_to[e.from].push_back(b);
+    talks_to[e.to].push_back(a);
+  }
+  for (std::size_t o = 0; o < talks_to.size(); ++o) {
+    auto& list = talks_to[o];
+    std::sort(list.begin(), list.end());
+    list.erase(std::unique(list.begin(), list.end()), list.end());
+    const auto p = static_cast<std::size_t>(assignment.pe[o]);
+    const double time = instance.objects[o].load / instance.pes[p].speed;
+    for (const PeId q : list) {
+      const auto k = static_cast<std::size_t>(
+          std::lower_bound(neighbours[p].begin(), neighbours[p].end(), q) - neighbours[p].begin());
+      layer[p][k] += time;
+    }
+  }
+  return layer;
 }
 
 std::string to_string(BalanceMode mode) {
@@ -129,8 +167,10 @@ CostEstimate estimate_costs(const Instance& instance, const CostModelSettings& s
   e.global_elements_moved =
       stats.max > 0.0 ? elements[heaviest] * (stats.max - stats.mean) / stats.max : 0.0;
   e.global = s.global_seconds + data_cost(e.global_elements_moved) + steps * e.level;
+  const std::vector<std::vector<double>> caps =
+      s.boundary_flow ? boundary_loads(instance, placement) : std::vector<std::vector<double>>{};
   e.diffusion = simulate_diffusion(loads, elements, pe_neighbours(instance, placement), s.gamma,
-                                   e.tolerance, s.steps);
+                                   e.tolerance, s.steps, s.boundary_flow ? &caps : nullptr);
   for (std::size_t i = 0; i < s.steps; ++i) {
     if (e.diffusion.active[i]) {
       e.diffusive += s.diffusion_seconds + data_cost(e.diffusion.elements_moved[i]);
@@ -183,6 +223,7 @@ class CostModelPolicy final : public Policy {
     settings_.gamma = p.get("gamma");
     settings_.tolerance = p.get("tolerance") / 100.0;
     settings_.granular = p.text("floor") == "granular";
+    settings_.boundary_flow = p.text("flow") == "boundary";
     tolerance_ = settings_.tolerance;
   }
 
@@ -274,7 +315,12 @@ PolicyInfo cost_model() {
            text_param("floor",
                       "mean: the seed's model (a global balance reaches the mean PE load); "
                       "granular: objects are indivisible (see cost_model.hpp)",
-                      "mean", std::vector<std::string>{"mean", "granular"})},
+                      "mean", std::vector<std::string>{"mean", "granular"}),
+           text_param("flow",
+                      "fluid: the seed's diffusion simulator (each pair exchanges γ (L_i - L_j) a "
+                      "step); boundary: at most the donor's boundary layer towards the receiver "
+                      "a step, as the diffusion strategy moves (see cost_model.hpp)",
+                      "fluid", std::vector<std::string>{"fluid", "boundary"})},
           [](const ParamValues& p) { return std::make_unique<CostModelPolicy>(p, nullptr); }};
 }
 

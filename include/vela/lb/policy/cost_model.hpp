@@ -48,9 +48,20 @@ struct DiffusionSimulation {
   std::size_t convergence_steps = 0;   // steps that began with λ above tolerance
 };
 
+//
+// With `caps` (aligned with `neighbours`: caps[i][k] bounds the flow from i to neighbours[i][k]),
+// a pair exchanges at most that much per step: what a diffusive strategy that moves one layer
+// of boundary objects per invocation can move.
 DiffusionSimulation simulate_diffusion(std::vector<double> loads, std::vector<double> elements,
                                        const std::vector<std::vector<PeId>>& neighbours,
-                                       double gamma, double tolerance, std::size_t steps);
+                                       double gamma, double tolerance, std::size_t steps,
+                                       const std::vector<std::vector<double>>* caps = nullptr);
+
+// The boundary layer of every PE towards each of its neighbours under `assignment`: the time
+// (load / speed) of PE i's objects that communicate with an object on neighbours[i][k], each
+// object counted once per neighbour. Aligned with pe_neighbours(instance, assignment).
+std::vector<std::vector<double>> boundary_loads(const Instance& instance,
+                                                const Assignment& assignment);
 
 enum class BalanceMode { none, global, diffusive };
 std::string to_string(BalanceMode mode);
@@ -64,6 +75,10 @@ struct CostModelSettings {
   double gamma = 1.0;              // upper bound of the diffusion coefficient
   double tolerance = 0.01;         // diffusion stops below this λ (a fraction)
   bool granular = false;           // see above
+  // Not in the seed: the simulated diffusion moves at most a PE's boundary layer towards a
+  // neighbour per step (boundary_loads), as the diffusion strategy does (ST-10), instead of
+  // γ (L_i - L_j), which on two PEs levels any imbalance in one step.
+  bool boundary_flow = false;
 };
 
 struct CostEstimate {
