@@ -194,4 +194,73 @@ TEST(CostModelPolicy, FollowsTheCheapestModeUntilTheNextEvaluation) {
   EXPECT_EQ(decisions({{"force", "diffusive"}}, big), V(7, "diffusion"));
 }
 
+// The observer sees every evaluation (steps 0 and 5 of `every` 5), forced ones included, with
+// the prices the model saw and the mode the policy follows; decisions are those of the policy
+// without an observer.
+TEST(CostModelPolicy, ObserverSeesEachEvaluationWithItsPrices) {
+  const Instance big = spike();
+  const RawParams raw = {{"horizon", "10"},
+                         {"every", "5"},
+                         {"global_seconds", "1"},
+                         {"force", "diffusive"},
+                         {"tolerance", "1"}};
+  PolicyInfo info;
+  for (const PolicyInfo& i : policies())
+    if (i.name == "cost-model") info = i;
+  std::vector<CostModelEvaluation> seen;
+  auto policy = make_cost_model_policy(ParamValues("cost-model", info.params, raw),
+                                       [&](const CostModelEvaluation& e) { seen.push_back(e); });
+  auto plain = make_policy("cost-model", raw);
+  const CostParameters costs{0.01, 0.001, 0.0};
+  for (std::size_t s = 0; s < 7; ++s) {
+    EXPECT_EQ(policy->decide({s, &big, costs}).strategy, plain->decide({s, &big, costs}).strategy);
+  }
+  ASSERT_EQ(seen.size(), 2u);
+  EXPECT_EQ(seen[0].step, 0u);
+  EXPECT_EQ(seen[1].step, 5u);
+  EXPECT_EQ(seen[0].mode, BalanceMode::diffusive);  // forced, though the model picks global
+  EXPECT_EQ(seen[0].estimate.choice, BalanceMode::global);
+  EXPECT_EQ(seen[0].estimate.none, 100.0);
+  // Predicted step times: L_max now (10), the mean (3.25), diffusion's L_max after 10 steps.
+  const CostEstimate& e = seen[0].estimate;
+  EXPECT_EQ(predicted_step_time(e, BalanceMode::none), 10.0);
+  EXPECT_EQ(predicted_step_time(e, BalanceMode::global), 3.25);
+  EXPECT_EQ(predicted_step_time(e, BalanceMode::diffusive), e.diffusion.max_load.back());
+  EXPECT_LT(e.diffusion.max_load.back(), 10.0);
+  EXPECT_GE(e.diffusion.max_load.back(), 3.25);
+}
+
+// Sixteen objects of load 1 on PE 0, one on PE 1, one edge between them: mean 8.5. The seed's
+// simulator levels the pair in one step (γ = 1/2: 7.5 moves), so diffusion costs 10 * 8.5 = 85
+// and beats a global balance (10 + 85). The diffusion strategy moves one boundary layer per
+// invocation: here one object of load 1 a step, 16 -> 15 -> ... -> 8.5, so diffusion costs
+// 15 + 14 + ... + 9 + 3 * 8.5 = 109.5 and global wins. The boundary model knows it.
+TEST(CostModel, BoundaryFlowMovesOneLayerPerStep) {
+  const Instance in = chain({std::vector<double>(16, 1.0), {1.0}});
+  EXPECT_EQ(boundary_loads(in, current_assignment(in)),
+            (std::vector<std::vector<double>>{{1.0}, {1.0}}));
+  CostModelSettings s;
+  s.steps = 10;
+  s.global_seconds = 10.0;
+  s.tolerance = 0.0;
+  const CostEstimate fluid = estimate_costs(in, s);
+  EXPECT_NEAR(fluid.diffusive, 85.0, 1e-9);
+  EXPECT_EQ(fluid.choice, BalanceMode::diffusive);
+  s.boundary_flow = true;
+  const CostEstimate boundary = estimate_costs(in, s);
+  EXPECT_NEAR(boundary.diffusion.max_load[0], 15.0, 1e-12);
+  EXPECT_NEAR(boundary.diffusion.max_load[6], 9.0, 1e-12);
+  EXPECT_NEAR(boundary.diffusive, 109.5, 1e-9);
+  EXPECT_NEAR(boundary.global, 95.0, 1e-9);
+  EXPECT_EQ(boundary.choice, BalanceMode::global);
+  // The policy takes it as flow=boundary.
+  const RawParams p = {
+      {"horizon", "10"}, {"global_seconds", "10"}, {"tolerance", "0"}, {"diffusion_seconds", "0"}};
+  RawParams b = p;
+  b["flow"] = "boundary";
+  const CostParameters costs{0.0, 0.0, 0.0};
+  EXPECT_EQ(make_policy("cost-model", p)->decide({0, &in, costs}).strategy, "diffusion");
+  EXPECT_EQ(make_policy("cost-model", b)->decide({0, &in, costs}).strategy, "greedy");
+}
+
 }  // namespace

@@ -4,6 +4,7 @@
 #include <limits>
 #include <map>
 #include <stdexcept>
+#include <utility>
 
 #include "policies.hpp"
 #include "vela/lb/model/metrics.hpp"
@@ -30,11 +31,19 @@ std::vector<std::vector<PeId>> pe_neighbours(const Instance& instance,
 
 DiffusionSimulation simulate_diffusion(std::vector<double> loads, std::vector<double> elements,
                                        const std::vector<std::vector<PeId>>& neighbours,
-                                       double gamma, double tolerance, std::size_t steps) {
+                                       double gamma, double tolerance, std::size_t steps,
+                                       const std::vector<std::vector<double>>* caps) {
   const std::size_t n = loads.size();
   if (elements.size() != n || neighbours.size() != n) {
     throw std::invalid_argument(
         "simulate_diffusion: loads, elements and neighbours differ in size");
+  }
+  if (caps != nullptr) {
+    bool aligned = caps->size() == n;
+    for (std::size_t i = 0; aligned && i < n; ++i)
+      aligned = (*caps)[i].size() == neighbours[i].size();
+    if (!aligned)
+      throw std::invalid_argument("simulate_diffusion: caps and neighbours differ in shape");
   }
   DiffusionSimulation sim;
   std::vector<double> delta_load(n);
@@ -50,12 +59,13 @@ DiffusionSimulation simulate_diffusion(std::vector<double> loads, std::vector<do
       std::fill(sent.begin(), sent.end(), 0.0);
       std::fill(received.begin(), received.end(), 0.0);
       for (std::size_t i = 0; i < n; ++i) {
-        for (const PeId pj : neighbours[i]) {
-          const auto j = static_cast<std::size_t>(pj);
+        for (std::size_t k = 0; k < neighbours[i].size(); ++k) {
+          const auto j = static_cast<std::size_t>(neighbours[i][k]);
           if (loads[i] <= loads[j]) continue;  // each pair once, from the heavier side
           const double degree =
               static_cast<double>(std::max(neighbours[i].size(), neighbours[j].size()));
-          const double flow = std::min(gamma, 1.0 / (degree + 1.0)) * (loads[i] - loads[j]);
+          double flow = std::min(gamma, 1.0 / (degree + 1.0)) * (loads[i] - loads[j]);
+          if (caps != nullptr) flow = std::min(flow, (*caps)[i][k]);
           const double carried = elements[i] * flow / loads[i];
           delta_load[i] -= flow;
           delta_load[j] += flow;
@@ -74,6 +84,35 @@ DiffusionSimulation simulate_diffusion(std::vector<double> loads, std::vector<do
     sim.active.push_back(active);
   }
   return sim;
+}
+
+std::vector<std::vector<double>> boundary_loads(const Instance& instance,
+                                                const Assignment& assignment) {
+  const std::vector<std::vector<PeId>> neighbours = pe_neighbours(instance, assignment);
+  std::vector<std::vector<double>> layer(neighbours.size());
+  for (std::size_t p = 0; p < neighbours.size(); ++p) layer[p].assign(neighbours[p].size(), 0.0);
+  // Each (object, neighbour PE) pair once: the PEs every object talks to, across PEs.
+  std::vector<std::vector<PeId>> talks_to(instance.objects.size());
+  for (const Edge& e : instance.edges) {
+    const PeId a = assignment.pe[e.from];
+    const PeId b = assignment.pe[e.to];
+    if (a == b) continue;
+    talks_to[e.from].push_back(b);
+    talks_to[e.to].push_back(a);
+  }
+  for (std::size_t o = 0; o < talks_to.size(); ++o) {
+    auto& list = talks_to[o];
+    std::sort(list.begin(), list.end());
+    list.erase(std::unique(list.begin(), list.end()), list.end());
+    const auto p = static_cast<std::size_t>(assignment.pe[o]);
+    const double time = instance.objects[o].load / instance.pes[p].speed;
+    for (const PeId q : list) {
+      const auto k = static_cast<std::size_t>(
+          std::lower_bound(neighbours[p].begin(), neighbours[p].end(), q) - neighbours[p].begin());
+      layer[p][k] += time;
+    }
+  }
+  return layer;
 }
 
 std::string to_string(BalanceMode mode) {
@@ -115,6 +154,8 @@ CostEstimate estimate_costs(const Instance& instance, const CostModelSettings& s
   CostEstimate e;
   e.level = stats.mean;
   e.tolerance = s.tolerance;
+  e.current_max = stats.max;
+  e.granular = s.granular;
   if (s.granular && stats.mean > 0.0) {
     e.level = std::max(stats.mean, largest);
     const double mean_object = instance.objects.empty() ? 0.0 : work / count / fastest;
@@ -126,8 +167,10 @@ CostEstimate estimate_costs(const Instance& instance, const CostModelSettings& s
   e.global_elements_moved =
       stats.max > 0.0 ? elements[heaviest] * (stats.max - stats.mean) / stats.max : 0.0;
   e.global = s.global_seconds + data_cost(e.global_elements_moved) + steps * e.level;
+  const std::vector<std::vector<double>> caps =
+      s.boundary_flow ? boundary_loads(instance, placement) : std::vector<std::vector<double>>{};
   e.diffusion = simulate_diffusion(loads, elements, pe_neighbours(instance, placement), s.gamma,
-                                   e.tolerance, s.steps);
+                                   e.tolerance, s.steps, s.boundary_flow ? &caps : nullptr);
   for (std::size_t i = 0; i < s.steps; ++i) {
     if (e.diffusion.active[i]) {
       e.diffusive += s.diffusion_seconds + data_cost(e.diffusion.elements_moved[i]);
@@ -145,6 +188,20 @@ CostEstimate estimate_costs(const Instance& instance, const CostModelSettings& s
   return e;
 }
 
+double predicted_step_time(const CostEstimate& e, BalanceMode mode) {
+  switch (mode) {
+    case BalanceMode::none:
+      return e.current_max;
+    case BalanceMode::global:
+      return e.level;
+    case BalanceMode::diffusive:
+      return e.diffusion.max_load.empty()
+                 ? e.current_max
+                 : std::max(e.diffusion.max_load.back(), e.granular ? e.level : 0.0);
+  }
+  return 0.0;
+}
+
 namespace policy_detail {
 
 namespace {
@@ -154,8 +211,9 @@ namespace {
 // while λ > tolerance). `force` fixes the mode, to price each choice by replay.
 class CostModelPolicy final : public Policy {
  public:
-  explicit CostModelPolicy(const ParamValues& p)
-      : global_(p.text("global")),
+  CostModelPolicy(const ParamValues& p, CostModelObserver observer)
+      : observer_(std::move(observer)),
+        global_(p.text("global")),
         diffusive_(p.text("diffusive")),
         force_(p.text("force")),
         every_(static_cast<std::size_t>(p.get("every"))),
@@ -165,16 +223,18 @@ class CostModelPolicy final : public Policy {
     settings_.gamma = p.get("gamma");
     settings_.tolerance = p.get("tolerance") / 100.0;
     settings_.granular = p.text("floor") == "granular";
+    settings_.boundary_flow = p.text("flow") == "boundary";
     tolerance_ = settings_.tolerance;
   }
 
   Decision decide(const PolicyInput& input) override {
     const Instance& instance = *input.instance;
     if (input.step % every_ == 0) {
-      if (force_ == "model" || settings_.granular) {
-        const CostEstimate e = estimate(input);
+      if (force_ == "model" || settings_.granular || observer_) {
+        CostEstimate e = estimate(input);
         tolerance_ = e.tolerance;
         mode_ = force_ == "model" ? e.choice : forced();
+        if (observer_) observer_({input.step, mode_, std::move(e)});
       } else {
         mode_ = forced();
       }
@@ -214,6 +274,7 @@ class CostModelPolicy final : public Policy {
     return BalanceMode::none;
   }
 
+  CostModelObserver observer_;  // may be empty
   std::string global_;
   std::string diffusive_;
   std::string force_;
@@ -254,10 +315,20 @@ PolicyInfo cost_model() {
            text_param("floor",
                       "mean: the seed's model (a global balance reaches the mean PE load); "
                       "granular: objects are indivisible (see cost_model.hpp)",
-                      "mean", std::vector<std::string>{"mean", "granular"})},
-          [](const ParamValues& p) { return std::make_unique<CostModelPolicy>(p); }};
+                      "mean", std::vector<std::string>{"mean", "granular"}),
+           text_param("flow",
+                      "fluid: the seed's diffusion simulator (each pair exchanges γ (L_i - L_j) a "
+                      "step); boundary: at most the donor's boundary layer towards the receiver "
+                      "a step, as the diffusion strategy moves (see cost_model.hpp)",
+                      "fluid", std::vector<std::string>{"fluid", "boundary"})},
+          [](const ParamValues& p) { return std::make_unique<CostModelPolicy>(p, nullptr); }};
 }
 
 }  // namespace policy_detail
+
+std::unique_ptr<Policy> make_cost_model_policy(const ParamValues& params,
+                                               CostModelObserver observer) {
+  return std::make_unique<policy_detail::CostModelPolicy>(params, std::move(observer));
+}
 
 }  // namespace vela::lb

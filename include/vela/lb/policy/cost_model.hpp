@@ -19,10 +19,14 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "vela/lb/model/instance.hpp"
+#include "vela/lb/model/params.hpp"
+#include "vela/lb/policy/policy.hpp"
 
 namespace vela::lb {
 
@@ -44,9 +48,20 @@ struct DiffusionSimulation {
   std::size_t convergence_steps = 0;   // steps that began with λ above tolerance
 };
 
+//
+// With `caps` (aligned with `neighbours`: caps[i][k] bounds the flow from i to neighbours[i][k]),
+// a pair exchanges at most that much per step: what a diffusive strategy that moves one layer
+// of boundary objects per invocation can move.
 DiffusionSimulation simulate_diffusion(std::vector<double> loads, std::vector<double> elements,
                                        const std::vector<std::vector<PeId>>& neighbours,
-                                       double gamma, double tolerance, std::size_t steps);
+                                       double gamma, double tolerance, std::size_t steps,
+                                       const std::vector<std::vector<double>>* caps = nullptr);
+
+// The boundary layer of every PE towards each of its neighbours under `assignment`: the time
+// (load / speed) of PE i's objects that communicate with an object on neighbours[i][k], each
+// object counted once per neighbour. Aligned with pe_neighbours(instance, assignment).
+std::vector<std::vector<double>> boundary_loads(const Instance& instance,
+                                                const Assignment& assignment);
 
 enum class BalanceMode { none, global, diffusive };
 std::string to_string(BalanceMode mode);
@@ -60,6 +75,10 @@ struct CostModelSettings {
   double gamma = 1.0;              // upper bound of the diffusion coefficient
   double tolerance = 0.01;         // diffusion stops below this λ (a fraction)
   bool granular = false;           // see above
+  // Not in the seed: the simulated diffusion moves at most a PE's boundary layer towards a
+  // neighbour per step (boundary_loads), as the diffusion strategy does (ST-10), instead of
+  // γ (L_i - L_j), which on two PEs levels any imbalance in one step.
+  bool boundary_flow = false;
 };
 
 struct CostEstimate {
@@ -67,8 +86,10 @@ struct CostEstimate {
   double global = 0.0;
   double diffusive = 0.0;
   double global_elements_moved = 0.0;
-  double level = 0.0;      // the step time after a global balance: L_mean, or granular's level
-  double tolerance = 0.0;  // the λ at which diffusion stops (granular may raise it)
+  double level = 0.0;        // the step time after a global balance: L_mean, or granular's level
+  double tolerance = 0.0;    // the λ at which diffusion stops (granular may raise it)
+  double current_max = 0.0;  // L_max of the current placement
+  bool granular = false;     // the settings' granular: simulated L_max is floored at `level`
   DiffusionSimulation diffusion;
   BalanceMode choice = BalanceMode::none;  // the cheapest; ties: none, then diffusive, then global
 };
@@ -76,5 +97,26 @@ struct CostEstimate {
 // The three prices for the instance's current placement. Throws std::invalid_argument for an
 // instance without PEs.
 CostEstimate estimate_costs(const Instance& instance, const CostModelSettings& settings);
+
+// The step time the model expects under `mode` once balancing has had its effect, in seconds:
+// L_max now for none, the level a global balance reaches for global, the simulated L_max at
+// the end of the horizon for diffusive.
+double predicted_step_time(const CostEstimate& estimate, BalanceMode mode);
+
+// One evaluation of the cost-model policy: the step it was made at, the mode the policy follows
+// until the next one (the model's choice, or the forced mode) and the prices it saw (computed
+// for the observer when the mode is forced).
+struct CostModelEvaluation {
+  std::size_t step = 0;
+  BalanceMode mode = BalanceMode::none;
+  CostEstimate estimate;
+};
+using CostModelObserver = std::function<void(const CostModelEvaluation&)>;
+
+// The "cost-model" policy with its parameters (as make_policy would take them), calling
+// `observer` at each evaluation: what an application registers under a name of its own to log
+// the model's picks and predictions (apps/graph-bench).
+std::unique_ptr<Policy> make_cost_model_policy(const ParamValues& params,
+                                               CostModelObserver observer);
 
 }  // namespace vela::lb
