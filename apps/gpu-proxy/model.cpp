@@ -28,6 +28,8 @@
 #include <vector>
 
 #ifdef GPU_PROXY_STANDALONE
+#define OMPI_SKIP_MPICXX 1 /* the C API only: no C++ bindings (and their warnings) */
+#define MPICH_SKIP_MPICXX 1
 #include <mpi.h>
 #define MPI_Migrate() ((void)0) /* plain MPI has no balancing point */
 #define MPI_Yield() ((void)0)   /* nor other ranks in the process to run */
@@ -133,14 +135,15 @@ int range_start(int cells, int blocks, int b) {
 
 /* The heavy region of a step. moving: a square of half the domain's sides that starts in the
  * lower left corner and reaches the upper right one at the last step, so the heavy columns
- * cross the blocks of many ranks; fixed: the lower half of the rows (the first ranks, which
- * the block placement puts on the first PEs, as the seed's node 0 held the heavy load). */
+ * cross the blocks of many ranks; fixed: the left half of the columns (the left half of the
+ * rank grid, which the runtime's block placement of the grid puts on the first PEs, as the
+ * seed's node 0 held the heavy load). */
 Region heavy_region(const Config& c, int step) {
   switch (c.load) {
     case Load::none:
       return {0, 0, 0, 0};
     case Load::fixed:
-      return {0, c.nx, 0, c.ny / 2};
+      return {0, c.nx / 2, 0, c.ny};
     default: {
       const int hx = c.nx / 2 > 0 ? c.nx / 2 : 1, hy = c.ny / 2 > 0 ? c.ny / 2 : 1;
       const long span = c.steps > 1 ? c.steps - 1 : 1;

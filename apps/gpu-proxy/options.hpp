@@ -43,7 +43,7 @@ inline constexpr ChoiceOption choice_options[] = {
      2},
     {"--load",
      "The heavy region (two physics passes per column): moving (a quarter of the domain "
-     "crossing it diagonally over the run), fixed (the lower half of the rows) or none",
+     "crossing it diagonally over the run), fixed (the left half of the columns) or none",
      {"moving", "fixed", "none"},
      3},
     {"--launch",

@@ -125,8 +125,8 @@ TEST(GpuProxy, CudaBackendMatchesTheCpuOne) {
 }
 
 // The column physics' second pass is the rank's load: with the heavy region fixed on the
-// lower half of a 2 x 2 grid of ranks, ranks 0 and 1 are measured about twice as heavy as ranks
-// 2 and 3. (Thread CPU time, which other processes on the machine do not disturb; on the CPU
+// left half of a 2 x 2 grid of ranks, ranks 0 and 2 are measured about twice as heavy as ranks
+// 1 and 3. (Thread CPU time, which other processes on the machine do not disturb; on the CPU
 // back end it is the rank's running time, as wall time would be on an idle machine.)
 TEST_F(GpuProxyFiles, HeavyColumnsAreMeasuredAsTheRanksLoad) {
   const std::string dumps = path("dumps");
@@ -142,7 +142,7 @@ TEST_F(GpuProxyFiles, HeavyColumnsAreMeasuredAsTheRanksLoad) {
   for (std::size_t k = 0; k < objects.at("id").size(); ++k) {
     load.at(objects.at("id")[k].get<std::size_t>()) = objects.at("load")[k].get<double>();
   }
-  const double heavy = std::min(load[0], load[1]), light = std::max(load[2], load[3]);
+  const double heavy = std::min(load[0], load[2]), light = std::max(load[1], load[3]);
   EXPECT_GT(heavy, 1.5 * light) << load[0] << " " << load[1] << " " << load[2] << " " << load[3];
 }
 
