@@ -1,0 +1,187 @@
+#!/usr/bin/env python3
+"""The seed-004 experiments on the GPU proxy, in the shape of the seed's tables.
+
+Runs build/apps/gpu-proxy/gpu-proxy and prints, as Markdown:
+  sync/async   every step synchronous against every step asynchronous (seed Table I);
+  fixed        a fixed heavy region on the first half of the ranks (all on the first PE),
+               greedy at the one MPI_Migrate() in the middle, against no balancing (Table III);
+  moving       a heavy region crossing the domain, MPI_Migrate() every --lb-every steps: greedy
+               at the first call, refine-swap after (the `sequence` policy), against no
+               balancing, for two virtualization ratios (Tables IV and V).
+Each configuration runs --repeats times, the configurations of an experiment taking turns, and
+each figure is the fastest (other load on the machine only ever adds time). Besides the wall
+time of each interval between MPI_Migrate() calls, the balancing experiments report its
+compute makespan: the largest over the PEs of the thread CPU time its ranks used in the
+interval (--lb-cpu-time, read from the --lb-dump instance written at the interval's end; the
+unbalanced runs use the dummy strategy, which moves nothing, so that they are dumped too).
+Other processes on the machine do not enter it, so it is what the interval would take on
+cores of its own. (The runs take one step more than the seed's, so that the last interval
+ends at an MPI_Migrate() and is measured too; that step is not counted.)
+Every run of an experiment must print the same checksum (the fields are bitwise the same
+whatever the balancer): a difference fails the script.
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+
+def parse_args():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--binary", default="build/apps/gpu-proxy/gpu-proxy", help="the gpu-proxy executable")
+    p.add_argument("--backend", default="cpu", choices=["cpu", "cuda"])
+    p.add_argument("--pes", type=int, default=2, help="PEs (default 2)")
+    p.add_argument("--grid", default="64x64x40", help="NXxNYxNZ (default 64x64x40)")
+    p.add_argument("--fields", type=int, default=8)
+    p.add_argument("--repeats", type=int, default=3, help="runs per configuration; the fastest counts")
+    p.add_argument("--experiments", default="sync-async,fixed,moving", help="which (comma-separated)")
+    args = p.parse_args()
+    if not os.access(args.binary, os.X_OK):
+        p.error(f"--binary {args.binary}: not an executable (build it: cmake --build build --target gpu-proxy)")
+    if not re.fullmatch(r"\d+x\d+x\d+", args.grid):
+        p.error(f"--grid {args.grid}: expected NXxNYxNZ, such as 64x64x40")
+    for name in ("pes", "fields", "repeats"):
+        if getattr(args, name) < 1:
+            p.error(f"--{name} {getattr(args, name)}: expected a positive integer")
+    return args
+
+
+def run(args, options):
+    nx, ny, nz = args.grid.split("x")
+    command = [args.binary, "--nx", nx, "--ny", ny, "--nz", nz, "--fields", str(args.fields),
+               "--backend", args.backend, "--pes", str(args.pes), "--no-pin"] + options
+    with tempfile.TemporaryDirectory() as dumps:
+        out = subprocess.run(command + ["--lb-cpu-time", "--lb-dump", dumps], capture_output=True, text=True)
+        makespans = []
+        for k in range(1, 1000):
+            path = os.path.join(dumps, f"ranks-step{k}.json")
+            if not os.path.exists(path):
+                break
+            with open(path) as f:
+                objects = json.load(f)["objects"]
+            per_pe = {}
+            for load, pe in zip(objects["load"], objects["pe"]):
+                per_pe[pe] = per_pe.get(pe, 0.0) + load
+            makespans.append(max(per_pe.values()))
+    if out.returncode != 0:
+        sys.exit(f"experiments.py: {' '.join(command)} failed:\n{out.stdout}{out.stderr}")
+    result = {"command": " ".join(command[1:]) + " --lb-cpu-time --lb-dump DIR", "intervals": {},
+              "makespans": makespans}
+    for line in out.stdout.splitlines():
+        if m := re.match(r"checksum: (\w+)", line):
+            result["checksum"] = m.group(1)
+        elif m := re.match(r"(sync|async) steps: (\d+), ([\d.]+) s per step", line):
+            result[m.group(1)] = float(m.group(3)) if int(m.group(2)) > 0 else None
+        elif m := re.match(r"steps (\d+)-(\d+): ([\d.]+) s", line):
+            result["intervals"][(int(m.group(1)), int(m.group(2)))] = float(m.group(3))
+        elif m := re.match(r"time: ([\d.]+)", line):
+            result["time"] = float(m.group(1))
+        elif m := re.match(r"pes: .* migrations: (\d+)", line):
+            result["migrations"] = int(m.group(1))
+    return result
+
+
+def fastest(runs):
+    """Figure by figure, the fastest of the runs of one configuration."""
+    best = dict(runs[0])
+    for key in ("time", "sync", "async"):
+        values = [r[key] for r in runs if r.get(key) is not None]
+        best[key] = min(values) if values else None
+    best["intervals"] = {k: min(r["intervals"][k] for r in runs) for k in runs[0]["intervals"]}
+    best["makespans"] = [min(m) for m in zip(*(r["makespans"] for r in runs))]
+    return best
+
+
+def best(args, configurations, checksums):
+    """Each configuration (a list of options) --repeats times, taking turns; the fastest of each."""
+    runs = [[] for _ in configurations]
+    for _ in range(args.repeats):
+        for c, options in enumerate(configurations):
+            runs[c].append(run(args, options))
+    for r in runs:
+        checksums.update(x["checksum"] for x in r)
+    return [fastest(r) for r in runs]
+
+
+def check(name, checksums):
+    if len(checksums) != 1:
+        sys.exit(f"experiments.py: {name}: runs printed different checksums {sorted(checksums)}")
+
+
+def sync_async(args):
+    checksums = set()
+    ranks = 2 * args.pes
+    common = ["--ranks", str(ranks), "--steps", "20", "--load", "none", "--lb-every", "0"]
+    sync, asyn = best(args, [common + ["--launch", "sync"], common + ["--launch", "async"]], checksums)
+    check("sync-async", checksums)
+    print(f"### Synchronous against asynchronous steps ({ranks} ranks on {args.pes} PEs, {args.backend})\n")
+    print("| mode | s per step | vs sync |\n|---|---:|---:|")
+    print(f"| synchronous | {sync['sync']:.4f} | 1.00 |")
+    print(f"| asynchronous | {asyn['async']:.4f} | {asyn['async'] / sync['sync']:.2f} |")
+    print(f"\n`{sync['command']}`; `--launch async` for the second row.\n")
+
+
+def print_intervals(title, rows, steps):
+    """rows: (label, result); one line per interval of the seed's run (up to `steps`): the wall
+    time and the compute makespan of each row, and the last row's against the first's."""
+    intervals = [k for k in rows[0][1]["intervals"] if k[1] <= steps]
+    a, b = rows[0][0], rows[-1][0]
+    print(f"| steps | wall: {a} (s) | wall: {b} (s) | change | makespan: {a} (s) | makespan: {b} (s) | change |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for n, k in enumerate(intervals):
+        w0, w1 = rows[0][1]["intervals"][k], rows[-1][1]["intervals"][k]
+        m0, m1 = rows[0][1]["makespans"][n], rows[-1][1]["makespans"][n]
+        print(f"| {k[0]}-{k[1]} | {w0:.3f} | {w1:.3f} | {100 * (w1 / w0 - 1):+.1f}% "
+              f"| {m0:.3f} | {m1:.3f} | {100 * (m1 / m0 - 1):+.1f}% |")
+    print()
+    for label, r in rows:
+        print(f"- {label}: `{r['command']}` ({r.get('migrations', 0)} migrations)")
+    print()
+
+
+def fixed(args):
+    checksums = set()
+    ranks = 2 * args.pes
+    # The seed: 15 asynchronous steps, 5 synchronous (measured) ones, MPI_Migrate, 20 more.
+    common = ["--ranks", str(ranks), "--steps", "41", "--lb-every", "20", "--measure-steps", "5",
+              "--load", "fixed"]
+    none, greedy = best(args, [common + ["--lb", "dummy"], common + ["--lb", "greedy"]], checksums)
+    check("fixed", checksums)
+    print(f"### Fixed imbalance ({ranks} ranks on {args.pes} PEs, {args.backend})\n")
+    print_intervals("fixed", [("no balancing", none), ("greedy", greedy)], 40)
+
+
+def moving(args):
+    for ratio in (4, 8):
+        checksums = set()
+        ranks = ratio * args.pes
+        # The seed: 40 steps, MPI_Migrate every 10, the last 4 of each 10 synchronous.
+        common = ["--ranks", str(ranks), "--steps", "41", "--lb-every", "10", "--measure-steps", "4",
+                  "--load", "moving"]
+        sequence = ["--lb", "greedy", "--lb-policy", "sequence", "--lb-policy-param", "every=1",
+                    "--lb-policy-param", "threshold=0"]
+        none, balanced = best(args, [common + ["--lb", "dummy"], common + sequence], checksums)
+        check("moving", checksums)
+        print(f"### Moving load ({ranks} ranks on {args.pes} PEs, {args.backend})\n")
+        print_intervals("moving", [("no balancing", none), ("greedy, then refine-swap", balanced)], 40)
+
+
+def main():
+    args = parse_args()
+    chosen = args.experiments.split(",")
+    for name in chosen:
+        if name not in ("sync-async", "fixed", "moving"):
+            sys.exit(f"experiments.py: --experiments: unknown '{name}' (expected sync-async, fixed, moving)")
+    if "sync-async" in chosen:
+        sync_async(args)
+    if "fixed" in chosen:
+        fixed(args)
+    if "moving" in chosen:
+        moving(args)
+
+
+if __name__ == "__main__":
+    main()
