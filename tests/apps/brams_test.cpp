@@ -33,22 +33,11 @@ const std::string problem =
     "--storm-radius 3";
 
 std::string field(const std::string& out, const std::string& name) {
-  const auto at = out.find("\n" + name + ": ");
-  const auto start = out.rfind(name + ": ", 0) == 0 ? 0 : at;
-  if (start == std::string::npos) return "";
-  const auto begin = out.find(": ", start) + 2;
-  return out.substr(begin, out.find('\n', begin) - begin);
+  return vela::testing::output_field(out, name);
 }
 
 std::string checksum(const std::string& args) {
-  const Result r = run_program(BRAMS_BINARY, args + " --no-pin");
-  EXPECT_EQ(r.status, 0) << args << "\n" << r.out;
-  const std::string hex = field(r.out, "checksum");
-  if (hex.size() != 16 || hex.find_first_not_of("0123456789abcdef") != std::string::npos) {
-    ADD_FAILURE() << "no checksum line for " << args << "\n" << r.out;
-    return "";
-  }
-  return hex;
+  return vela::testing::program_checksum(BRAMS_BINARY, args);
 }
 
 std::string mpirun_env() {

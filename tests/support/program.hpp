@@ -35,6 +35,29 @@ inline ProgramResult run_program(const std::string& binary, const std::string& a
   return run_command(binary + " " + args + " 2>&1");
 }
 
+// The text after "NAME: " on the first line of `out` that starts with it, or "".
+inline std::string output_field(const std::string& out, const std::string& name) {
+  const std::string key = name + ": ";
+  std::size_t start = out.rfind(key, 0) == 0 ? 0 : out.find("\n" + key);
+  if (start == std::string::npos) return "";
+  if (out[start] == '\n') ++start;
+  const std::size_t begin = start + key.size();
+  return out.substr(begin, out.find('\n', begin) - begin);
+}
+
+// Runs `binary` with `args` (unpinned) and returns its "checksum: " line, 16 hex digits; a
+// failed run or a missing checksum fails the test, naming the command and its output.
+inline std::string program_checksum(const std::string& binary, const std::string& args) {
+  const ProgramResult r = run_program(binary, args + " --no-pin");
+  EXPECT_EQ(r.status, 0) << args << "\n" << r.out;
+  const std::string hex = output_field(r.out, "checksum");
+  if (hex.size() != 16 || hex.find_first_not_of("0123456789abcdef") != std::string::npos) {
+    ADD_FAILURE() << "no checksum line for " << args << "\n" << r.out;
+    return "";
+  }
+  return hex;
+}
+
 // A fixture with a fresh directory for each test, removed afterwards.
 class ScratchDirTest : public ::testing::Test {
  protected:
