@@ -121,6 +121,11 @@ void keep_freed_memory() {
   mallopt(M_TRIM_THRESHOLD, 256 << 20);
 }
 
+std::byte* cache_line(void* at) {
+  const auto address = reinterpret_cast<std::uintptr_t>(at);
+  return static_cast<std::byte*>(at) + (64 - address % 64) % 64;
+}
+
 RawBytes unzeroed(std::size_t size) {
   return RawBytes{std::make_unique_for_overwrite<std::byte[]>(size), size};
 }
@@ -278,12 +283,15 @@ struct Transport::Impl {
     std::vector<int> world(static_cast<std::size_t>(size));
     MPI_Allgather(&process, 1, MPI_INT, world.data(), 1, MPI_INT, node);
     const std::size_t ring = ShmRing::footprint(shm_ring_bytes);
-    const auto bytes = static_cast<MPI_Aint>(ring * static_cast<std::size_t>(size));
-    void* base = nullptr;
-    MPI_Win_allocate_shared(bytes, 64, MPI_INFO_NULL, node, &base, &window);
-    std::memset(base, 0, static_cast<std::size_t>(bytes));
+    // 64 bytes more, to start the rings on a cache line (a window's part need not be aligned;
+    // its address modulo 64 is the same in every process, which maps whole pages).
+    const auto bytes = static_cast<MPI_Aint>(ring * static_cast<std::size_t>(size) + 64);
+    void* window_base = nullptr;
+    MPI_Win_allocate_shared(bytes, 1, MPI_INFO_NULL, node, &window_base, &window);
+    std::byte* base = cache_line(window_base);
+    std::memset(base, 0, ring * static_cast<std::size_t>(size));
     for (int k = 0; k < size; ++k) {
-      ::new (static_cast<std::byte*>(base) + ring * static_cast<std::size_t>(k)) ShmRing::Control{};
+      ::new (base + ring * static_cast<std::size_t>(k)) ShmRing::Control{};
     }
     MPI_Win_lock_all(MPI_MODE_NOCHECK, window);
     MPI_Barrier(node);  // every ring is ready
@@ -296,10 +304,8 @@ struct Transport::Impl {
       void* theirs = nullptr;
       MPI_Win_shared_query(window, k, &their_bytes, &unit, &theirs);
       // Mine to them: ring `me` of their part; theirs to me: ring k of mine.
-      ShmRing out(static_cast<std::byte*>(theirs) + ring * static_cast<std::size_t>(me),
-                  shm_ring_bytes);
-      ShmRing in(static_cast<std::byte*>(base) + ring * static_cast<std::size_t>(k),
-                 shm_ring_bytes);
+      ShmRing out(cache_line(theirs) + ring * static_cast<std::size_t>(me), shm_ring_bytes);
+      ShmRing in(base + ring * static_cast<std::size_t>(k), shm_ring_bytes);
       peers[static_cast<std::size_t>(world[static_cast<std::size_t>(k)])] =
           std::make_unique<ShmPeer>(out, in);
     }
