@@ -160,7 +160,6 @@ int main(int argc, char** argv) {
   p.drift = g.drift;
   p.seed = g.seed;
   std::vector<vela::lb::CostModelEvaluation> evaluations;
-  graph_bench::MigrationCost migration;
   const bool given_startup = app.count("--lb-startup") > 0;
   const bool given_per_byte = app.count("--lb-per-byte") > 0;
   if (options.lb_policy == "cost-model") {
@@ -172,12 +171,15 @@ int main(int argc, char** argv) {
         std::any_of(options.lb_policy_params.begin(), options.lb_policy_params.end(),
                     [](const std::string& kv) { return kv.starts_with("trial="); });
     if (!trial_given) options.lb_policy_params.push_back(trial ? "trial=on" : "trial=off");
-    // The model's migration prices, unless given: measured here, not guessed.
-    migration = graph_bench::measure_migration(options, p.unit_bytes);
-    if (!given_startup) options.lb_startup = migration.per_object;
-    if (!given_per_byte) options.lb_per_byte = migration.per_byte;
   }
   try {
+    if (options.lb_policy == logged_cost_model) {
+      // The model's migration prices, unless given: measured on the runtime, not guessed.
+      const graph_bench::MigrationCost migration =
+          graph_bench::measure_migration(options, p.unit_bytes);
+      if (!given_startup) options.lb_startup = migration.per_object;
+      if (!given_per_byte) options.lb_per_byte = migration.per_byte;
+    }
     const Graph graph = graph_bench::make_graph(g);
     if (graph.weight.size() > static_cast<std::size_t>(INT32_MAX)) {
       throw std::invalid_argument("the graph has more than 2^31 units");
