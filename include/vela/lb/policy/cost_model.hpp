@@ -3,7 +3,8 @@
 // a diffusion simulator), and picks the cheapest.
 //
 //   none      = steps * L_max
-//   global    = C_global + steps * L_mean,  C_global = C_decision + (α + β * element_size) * moved,
+//   global    = C_global + steps * L_mean,
+//               C_global = C_decision + (α + β * element_size) * moved,
 //               moved = elements_max * (L_max - L_mean) / L_max
 //   diffusive = Σ_{i=1..steps} (C_diff,i + L_max,i),  C_diff,i = C_decision + (α + β *
 //               element_size) * moved_i on the steps where the simulation is not yet balanced
@@ -73,7 +74,7 @@ struct CostModelSettings {
   std::size_t steps = 100;                    // the horizon
   double global_seconds = 0.0;                // C_decision of the global strategy (one call)
   double diffusion_seconds = 0.0;             // C_decision of one diffusive step
-  double startup = 0.0;                       // α: seconds per data movement
+  double startup = 0.0;                       // α: seconds per object moved
   double per_byte = 0.0;                      // β: seconds per byte moved
   double gamma = 1.0;                         // upper bound of the diffusion coefficient
   double tolerance = 0.01;                    // diffusion stops below this λ (a fraction)
