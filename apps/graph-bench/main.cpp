@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "graph.hpp"
+#include "migration_cost.hpp"
 #include "unit.hpp"
 #include "vela/lb/policy/cost_model.hpp"
 #include "vela/lb/policy/policy.hpp"
@@ -141,6 +142,10 @@ int main(int argc, char** argv) {
   bool quiet = false;
   app.add_flag("--quiet", quiet, "No progress line on stderr");
   vela::rt::add_runtime_options(app, options);
+  bool trial = true;
+  app.add_option("--trial", trial,
+                 "With --lb-policy cost-model: run the global strategy at each evaluation to "
+                 "price its measured time, moves and resulting load (the policy's trial=on)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -155,13 +160,26 @@ int main(int argc, char** argv) {
   p.drift = g.drift;
   p.seed = g.seed;
   std::vector<vela::lb::CostModelEvaluation> evaluations;
+  const bool given_startup = app.count("--lb-startup") > 0;
+  const bool given_per_byte = app.count("--lb-per-byte") > 0;
   if (options.lb_policy == "cost-model") {
     register_logged_cost_model(evaluations);
     options.lb_policy = logged_cost_model;
     p.warmup_sync = p.sync_every > 0;
     if (options.lb.empty()) options.lb = "greedy";
+    const bool trial_given =
+        std::any_of(options.lb_policy_params.begin(), options.lb_policy_params.end(),
+                    [](const std::string& kv) { return kv.starts_with("trial="); });
+    if (!trial_given) options.lb_policy_params.push_back(trial ? "trial=on" : "trial=off");
   }
   try {
+    if (options.lb_policy == logged_cost_model) {
+      // The model's migration prices, unless given: measured on the runtime, not guessed.
+      const graph_bench::MigrationCost migration =
+          graph_bench::measure_migration(options, p.unit_bytes);
+      if (!given_startup) options.lb_startup = migration.per_object;
+      if (!given_per_byte) options.lb_per_byte = migration.per_byte;
+    }
     const Graph graph = graph_bench::make_graph(g);
     if (graph.weight.size() > static_cast<std::size_t>(INT32_MAX)) {
       throw std::invalid_argument("the graph has more than 2^31 units");
@@ -227,6 +245,15 @@ int main(int argc, char** argv) {
     fmt::print("pes: {}  lb steps: {}  migrations: {}  migrated bytes: {}\n", runtime.pes(),
                s.lb_steps, s.migrations, s.migrated_bytes);
     fmt::print("{}", s.balancing_line());
+    if (options.lb_policy == logged_cost_model) {
+      fmt::print(
+          "migration cost: {:.3f} us per unit + {:.4f} ns per byte{}; measured {:.3f} ms "
+          "migrating for {} units: {:.3f} us per unit\n",
+          1e6 * options.lb_startup, 1e9 * options.lb_per_byte,
+          given_startup || given_per_byte ? " (given)" : " (measured at start-up)",
+          1e3 * s.lb_migrate_seconds, s.migrations,
+          s.migrations > 0 ? 1e6 * s.lb_migrate_seconds / static_cast<double>(s.migrations) : 0.0);
+    }
     // Each evaluation of the cost model, at balancing point k (after step (k + 1) K - 1 of
     // --sync-every K), and the measured step times from two steps after it (its balance runs at
     // the end of that step, the next one carries the migrations) to the next evaluation. The

@@ -189,6 +189,7 @@ void balance(PeState& pe, CollectionInfo& info) {
   }
   round.awaited_migrations = static_cast<std::int64_t>(count);
   round.decided = true;
+  round.migrate_from = Clock::now();
   instance = {};
   if (count == 0) {
     finish_step(state, info);
@@ -458,7 +459,11 @@ void on_lb_report(PeState& pe, Message& message) {
 void on_migrated(PeState& pe, Message& message) {
   RuntimeState& state = *pe.runtime;
   CollectionInfo& info = state.collection(message.collection);
-  --info.lb.awaited_migrations;
+  // The last arrival of a central strategy's moves ends the migration phase the step waits for.
+  if (--info.lb.awaited_migrations == 0 && info.lb.decided && !info.lb.distributed) {
+    state.stats.lb_migrate_seconds +=
+        std::chrono::duration<double>(Clock::now() - info.lb.migrate_from).count();
+  }
   finish_when_settled(state, info);
 }
 

@@ -274,8 +274,10 @@ bool Runtime::same_code_on_every_process() {
 std::string RunStats::balancing_line() const {
   if (lb_steps == 0) return {};
   const auto steps = static_cast<double>(lb_steps);
-  return fmt::format("lb: {:.3f} ms collecting, {:.3f} ms in the strategy per step\n",
-                     1e3 * lb_collect_seconds / steps, 1e3 * lb_seconds / steps);
+  return fmt::format(
+      "lb: {:.3f} ms collecting, {:.3f} ms in the strategy per step, {:.3f} ms migrating per "
+      "step\n",
+      1e3 * lb_collect_seconds / steps, 1e3 * lb_seconds / steps, 1e3 * lb_migrate_seconds / steps);
 }
 
 const RunStats& Runtime::stats() const {

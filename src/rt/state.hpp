@@ -201,6 +201,7 @@ struct LbRound {
   bool decided = false;
   Ticks collect_start = 0;  // when the root asked for measurements
   Clock::time_point strategy_from;
+  Clock::time_point migrate_from;  // when the central strategy's moves were ordered
   // A step of a distributed strategy (no policy): nothing is gathered but for --lb-dump; each
   // PE's agent decides with its peers, and the PEs report at their barrier and when done.
   bool distributed = false;

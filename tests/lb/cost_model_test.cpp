@@ -5,8 +5,10 @@
 #include <numeric>
 
 #include "lb/policy_support.hpp"
+#include "vela/lb/model/evaluate.hpp"
 #include "vela/lb/model/metrics.hpp"
 #include "vela/lb/policy/cost_model.hpp"
+#include "vela/lb/strategies/registry.hpp"
 
 namespace {
 
@@ -96,9 +98,10 @@ TEST(CostModel, PicksNoneWhenBalanced) {
   EXPECT_EQ(estimate_costs(chain({{1.0}, {1.0}, {1.0}, {1.0}}), s).choice, BalanceMode::none);
 }
 
-// Loads 10, 1, 1, 1, mean 3.25, 10 steps, α = 0.5 s, β = 1 ms per byte (0.1 s per element):
+// Loads 10, 1, 1, 1, mean 3.25, 10 steps, α = 0.5 s per element, β = 1 ms per byte (0.1 s per
+// element):
 //   none      = 10 * 10 = 100
-//   global    = 1 + 0.5 + 0.001 * 6.75 * 100 + 10 * 3.25 = 34.675, with 10 * (10 - 3.25) / 10 =
+//   global    = 1 + (0.5 + 0.1) * 6.75 + 10 * 3.25 = 37.55, with 10 * (10 - 3.25) / 10 =
 //               6.75 elements moved off PE 0
 //   diffusive >= 7 + 6 + 16/3 + 7 * 3.25 > 41 (the first three steps above, then at best the mean)
 TEST(CostModel, PicksGlobalWhenOnePeHoldsABigSpike) {
@@ -111,15 +114,15 @@ TEST(CostModel, PicksGlobalWhenOnePeHoldsABigSpike) {
   const CostEstimate e = estimate_costs(spike(), s);
   EXPECT_EQ(e.none, 100.0);
   EXPECT_NEAR(e.global_elements_moved, 6.75, 1e-12);
-  EXPECT_NEAR(e.global, 34.675, 1e-9);
+  EXPECT_NEAR(e.global, 37.55, 1e-9);
   EXPECT_GT(e.diffusive, 41.0);
   EXPECT_EQ(e.choice, BalanceMode::global);
 }
 
 // Loads 1.1, 0.9, 1, 1 (λ = 10%, the surplus next to the deficit), 10 steps, a global balance
-// costs 5 s, a diffusive step 0.01 s + α 0.01 s:
+// costs 5 s, a diffusive step 0.01 s + α 0.01 s per element:
 //   none   = 10 * 1.1 = 11
-//   global = 5 + 0.01 + 0.001 * (1 * 0.1 / 1.1) * 100 + 10 * 1 ≈ 15.019
+//   global = 5 + (0.01 + 0.001 * 100) * (1 * 0.1 / 1.1) + 10 * 1 ≈ 15.010
 //   step 1 of diffusion: 0→1 moves 0.2/3, 2→1 moves 0.1/3 → 31/30, 1, 29/30, 1; λ falls below
 //   1% within a few steps, so diffusive ≈ 10 * 1.01 + a few * 0.02 ≈ 10.2 < none < global.
 TEST(CostModel, PicksDiffusiveWhenImbalanceIsSmallAndLocal) {
@@ -132,7 +135,7 @@ TEST(CostModel, PicksDiffusiveWhenImbalanceIsSmallAndLocal) {
   s.tolerance = 0.01;
   const CostEstimate e = estimate_costs(chain({{1.1}, {0.9}, {1.0}, {1.0}}), s);
   EXPECT_NEAR(e.none, 11.0, 1e-12);
-  EXPECT_NEAR(e.global, 5.0 + 0.01 + 0.001 * (0.1 / 1.1) * 100.0 + 10.0, 1e-9);
+  EXPECT_NEAR(e.global, 5.0 + (0.01 + 0.001 * 100.0) * (0.1 / 1.1) + 10.0, 1e-9);
   EXPECT_NEAR(e.diffusion.max_load[0], 31.0 / 30.0, 1e-12);
   EXPECT_LT(e.diffusive, 10.5);
   EXPECT_GT(e.diffusive, 10.0);
@@ -230,37 +233,63 @@ TEST(CostModelPolicy, ObserverSeesEachEvaluationWithItsPrices) {
   EXPECT_GE(e.diffusion.max_load.back(), 3.25);
 }
 
-// Sixteen objects of load 1 on PE 0, one on PE 1, one edge between them: mean 8.5. The seed's
-// simulator levels the pair in one step (γ = 1/2: 7.5 moves), so diffusion costs 10 * 8.5 = 85
-// and beats a global balance (10 + 85). The diffusion strategy moves one boundary layer per
-// invocation: here one object of load 1 a step, 16 -> 15 -> ... -> 8.5, so diffusion costs
-// 15 + 14 + ... + 9 + 3 * 8.5 = 109.5 and global wins. The boundary model knows it.
-TEST(CostModel, BoundaryFlowMovesOneLayerPerStep) {
-  const Instance in = chain({std::vector<double>(16, 1.0), {1.0}});
-  EXPECT_EQ(boundary_loads(in, current_assignment(in)),
-            (std::vector<std::vector<double>>{{1.0}, {1.0}}));
+// The spike over one step with α = 2 s per object moved: global = 2 * 6.75 + 3.25 = 16.75 and
+// diffusion's first step moves 3 objects, 2 * 3 + 7 = 13, both dearer than none = 10. Charged
+// once per data movement (the seed's α), global would cost 2 + 3.25 and win.
+TEST(CostModel, StartupIsPaidPerObjectMoved) {
+  CostModelSettings s;
+  s.steps = 1;
+  s.startup = 2.0;
+  const CostEstimate e = estimate_costs(spike(), s);
+  EXPECT_NEAR(e.global, 2.0 * 6.75 + 3.25, 1e-12);
+  EXPECT_NEAR(e.diffusive, 2.0 * 3.0 + 7.0, 1e-12);
+  EXPECT_EQ(e.choice, BalanceMode::none);
+}
+
+// A strategy's trial replaces the formula: its moves, bytes and the L_max it leaves.
+TEST(CostModel, GlobalTrialIsPricedAsMeasured) {
   CostModelSettings s;
   s.steps = 10;
-  s.global_seconds = 10.0;
-  s.tolerance = 0.0;
-  const CostEstimate fluid = estimate_costs(in, s);
-  EXPECT_NEAR(fluid.diffusive, 85.0, 1e-9);
-  EXPECT_EQ(fluid.choice, BalanceMode::diffusive);
-  s.boundary_flow = true;
-  const CostEstimate boundary = estimate_costs(in, s);
-  EXPECT_NEAR(boundary.diffusion.max_load[0], 15.0, 1e-12);
-  EXPECT_NEAR(boundary.diffusion.max_load[6], 9.0, 1e-12);
-  EXPECT_NEAR(boundary.diffusive, 109.5, 1e-9);
-  EXPECT_NEAR(boundary.global, 95.0, 1e-9);
-  EXPECT_EQ(boundary.choice, BalanceMode::global);
-  // The policy takes it as flow=boundary.
-  const RawParams p = {
-      {"horizon", "10"}, {"global_seconds", "10"}, {"tolerance", "0"}, {"diffusion_seconds", "0"}};
-  RawParams b = p;
-  b["flow"] = "boundary";
-  const CostParameters costs{0.0, 0.0, 0.0};
-  EXPECT_EQ(make_policy("cost-model", p)->decide({0, &in, costs}).strategy, "diffusion");
-  EXPECT_EQ(make_policy("cost-model", b)->decide({0, &in, costs}).strategy, "greedy");
+  s.global_seconds = 1.0;
+  s.startup = 0.5;
+  s.per_byte = 0.001;
+  s.global_trial = StrategyTrial{12.0, 1200.0, 4.0};
+  const CostEstimate e = estimate_costs(spike(), s);
+  EXPECT_NEAR(e.global, 1.0 + 0.5 * 12.0 + 0.001 * 1200.0 + 10.0 * 4.0, 1e-12);
+  EXPECT_EQ(e.global_elements_moved, 12.0);
+  EXPECT_EQ(predicted_step_time(e, BalanceMode::global), 4.0);
+}
+
+// Greedy places the spike's 13 objects from scratch: it leaves L_max = 4, not the mean 3.25,
+// and moves 10 objects, not the 6.75 the formula assumes. Over 5 steps with 4 s per object moved
+// the formula prices global at 4 * 6.75 + 5 * 3.25 = 43.25 < none = 50; the trial prices what
+// greedy does, 4 * 10 + 5 * 4 = 60, and the policy stays put (diffusion, moving 3 objects in its
+// first step alone, is dearer still).
+TEST(CostModel, PolicyTrialRunsTheGlobalStrategy) {
+  const Instance in = spike();
+  const StrategyReport greedy = run_strategy(*make_strategy("greedy"), "greedy", in);
+  ASSERT_EQ(greedy.moved.count, 10u);
+  ASSERT_EQ(greedy.after.max, 4.0);
+  RawParams p = {{"horizon", "5"}, {"global_seconds", "0"}, {"diffusion_seconds", "0"}};
+  const CostParameters costs{4.0, 0.0, 0.0};
+  std::vector<CostModelEvaluation> seen;
+  const auto observe = [&seen](const CostModelEvaluation& e) { seen.push_back(e); };
+  PolicyInfo info;
+  for (const PolicyInfo& i : policies())
+    if (i.name == "cost-model") info = i;
+  const auto pick = [&](const RawParams& raw) {
+    const ParamValues values("cost-model", info.params, raw);
+    return make_cost_model_policy(values, observe)->decide({0, &in, costs}).strategy;
+  };
+  EXPECT_EQ(pick(p), "greedy");
+  p["trial"] = "on";
+  EXPECT_EQ(pick(p), "");
+  ASSERT_EQ(seen.size(), 2u);
+  EXPECT_NEAR(seen[0].estimate.global, 43.25, 1e-9);
+  EXPECT_EQ(seen[1].estimate.global_elements_moved, 10.0);
+  EXPECT_NEAR(seen[1].estimate.global, 60.0, 1e-9);
+  EXPECT_EQ(predicted_step_time(seen[1].estimate, BalanceMode::global), 4.0);
+  EXPECT_GT(seen[1].estimate.diffusive, seen[1].estimate.none);
 }
 
 }  // namespace

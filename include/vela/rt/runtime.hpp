@@ -204,6 +204,7 @@ struct RunStats {
   std::uint64_t migrated_bytes = 0;
   double lb_seconds = 0.0;             // strategy time, summed
   double lb_collect_seconds = 0.0;     // from asking for measurements to the instance, summed
+  double lb_migrate_seconds = 0.0;     // from the central strategy's moves to their last arrival
   std::uint64_t wan_messages = 0;      // messages between PEs of different clusters
   std::uint64_t wan_bytes = 0;         // their argument bytes
   std::uint64_t grid_messages = 0;     // messages run from a Grid Queue (to border elements)
@@ -213,8 +214,8 @@ struct RunStats {
   std::uint64_t restored = 0;          // elements restored from a checkpoint (--restart)
   std::uint64_t restored_sync = 0;     // the sync point they were saved at (the last one's)
 
-  // "lb: C ms collecting, S ms in the strategy per step\n" (per balancing step), or "" when no
-  // step balanced: the line the applications print.
+  // "lb: C ms collecting, S ms in the strategy per step, M ms migrating per step\n" (per
+  // balancing step), or "" when no step balanced: the line the applications print.
   std::string balancing_line() const;
 };
 

@@ -7,8 +7,10 @@
 #include <utility>
 
 #include "policies.hpp"
+#include "vela/lb/model/evaluate.hpp"
 #include "vela/lb/model/metrics.hpp"
 #include "vela/lb/policy/cost_model.hpp"
+#include "vela/lb/strategies/registry.hpp"
 
 namespace vela::lb {
 
@@ -31,19 +33,11 @@ std::vector<std::vector<PeId>> pe_neighbours(const Instance& instance,
 
 DiffusionSimulation simulate_diffusion(std::vector<double> loads, std::vector<double> elements,
                                        const std::vector<std::vector<PeId>>& neighbours,
-                                       double gamma, double tolerance, std::size_t steps,
-                                       const std::vector<std::vector<double>>* caps) {
+                                       double gamma, double tolerance, std::size_t steps) {
   const std::size_t n = loads.size();
   if (elements.size() != n || neighbours.size() != n) {
     throw std::invalid_argument(
         "simulate_diffusion: loads, elements and neighbours differ in size");
-  }
-  if (caps != nullptr) {
-    bool aligned = caps->size() == n;
-    for (std::size_t i = 0; aligned && i < n; ++i)
-      aligned = (*caps)[i].size() == neighbours[i].size();
-    if (!aligned)
-      throw std::invalid_argument("simulate_diffusion: caps and neighbours differ in shape");
   }
   DiffusionSimulation sim;
   std::vector<double> delta_load(n);
@@ -59,13 +53,12 @@ DiffusionSimulation simulate_diffusion(std::vector<double> loads, std::vector<do
       std::fill(sent.begin(), sent.end(), 0.0);
       std::fill(received.begin(), received.end(), 0.0);
       for (std::size_t i = 0; i < n; ++i) {
-        for (std::size_t k = 0; k < neighbours[i].size(); ++k) {
-          const auto j = static_cast<std::size_t>(neighbours[i][k]);
+        for (const PeId neighbour : neighbours[i]) {
+          const auto j = static_cast<std::size_t>(neighbour);
           if (loads[i] <= loads[j]) continue;  // each pair once, from the heavier side
           const double degree =
               static_cast<double>(std::max(neighbours[i].size(), neighbours[j].size()));
-          double flow = std::min(gamma, 1.0 / (degree + 1.0)) * (loads[i] - loads[j]);
-          if (caps != nullptr) flow = std::min(flow, (*caps)[i][k]);
+          const double flow = std::min(gamma, 1.0 / (degree + 1.0)) * (loads[i] - loads[j]);
           const double carried = elements[i] * flow / loads[i];
           delta_load[i] -= flow;
           delta_load[j] += flow;
@@ -84,35 +77,6 @@ DiffusionSimulation simulate_diffusion(std::vector<double> loads, std::vector<do
     sim.active.push_back(active);
   }
   return sim;
-}
-
-std::vector<std::vector<double>> boundary_loads(const Instance& instance,
-                                                const Assignment& assignment) {
-  const std::vector<std::vector<PeId>> neighbours = pe_neighbours(instance, assignment);
-  std::vector<std::vector<double>> layer(neighbours.size());
-  for (std::size_t p = 0; p < neighbours.size(); ++p) layer[p].assign(neighbours[p].size(), 0.0);
-  // Each (object, neighbour PE) pair once: the PEs every object talks to, across PEs.
-  std::vector<std::vector<PeId>> talks_to(instance.objects.size());
-  for (const Edge& e : instance.edges) {
-    const PeId a = assignment.pe[e.from];
-    const PeId b = assignment.pe[e.to];
-    if (a == b) continue;
-    talks_to[e.from].push_back(b);
-    talks_to[e.to].push_back(a);
-  }
-  for (std::size_t o = 0; o < talks_to.size(); ++o) {
-    auto& list = talks_to[o];
-    std::sort(list.begin(), list.end());
-    list.erase(std::unique(list.begin(), list.end()), list.end());
-    const auto p = static_cast<std::size_t>(assignment.pe[o]);
-    const double time = instance.objects[o].load / instance.pes[p].speed;
-    for (const PeId q : list) {
-      const auto k = static_cast<std::size_t>(
-          std::lower_bound(neighbours[p].begin(), neighbours[p].end(), q) - neighbours[p].begin());
-      layer[p][k] += time;
-    }
-  }
-  return layer;
 }
 
 std::string to_string(BalanceMode mode) {
@@ -146,8 +110,9 @@ CostEstimate estimate_costs(const Instance& instance, const CostModelSettings& s
   }
   const auto count = static_cast<double>(instance.objects.size());
   const double element_size = instance.objects.empty() ? 0.0 : bytes / count;
+  // α is paid per object moved, as the runtime's --lb-startup and replay's migration cost are.
   const auto data_cost = [&](double moved) {
-    return moved > 0.0 ? s.startup + s.per_byte * moved * element_size : 0.0;
+    return s.startup * moved + s.per_byte * moved * element_size;
   };
   const auto steps = static_cast<double>(s.steps);
 
@@ -166,11 +131,17 @@ CostEstimate estimate_costs(const Instance& instance, const CostModelSettings& s
       static_cast<std::size_t>(std::max_element(loads.begin(), loads.end()) - loads.begin());
   e.global_elements_moved =
       stats.max > 0.0 ? elements[heaviest] * (stats.max - stats.mean) / stats.max : 0.0;
-  e.global = s.global_seconds + data_cost(e.global_elements_moved) + steps * e.level;
-  const std::vector<std::vector<double>> caps =
-      s.boundary_flow ? boundary_loads(instance, placement) : std::vector<std::vector<double>>{};
+  e.global_level = e.level;
+  double global_moving = data_cost(e.global_elements_moved);
+  if (s.global_trial) {
+    const StrategyTrial& t = *s.global_trial;
+    e.global_elements_moved = t.objects_moved;
+    e.global_level = s.granular ? std::max(t.max_load, e.level) : t.max_load;
+    global_moving = s.startup * t.objects_moved + s.per_byte * t.bytes_moved;
+  }
+  e.global = s.global_seconds + global_moving + steps * e.global_level;
   e.diffusion = simulate_diffusion(loads, elements, pe_neighbours(instance, placement), s.gamma,
-                                   e.tolerance, s.steps, s.boundary_flow ? &caps : nullptr);
+                                   e.tolerance, s.steps);
   for (std::size_t i = 0; i < s.steps; ++i) {
     if (e.diffusion.active[i]) {
       e.diffusive += s.diffusion_seconds + data_cost(e.diffusion.elements_moved[i]);
@@ -193,7 +164,7 @@ double predicted_step_time(const CostEstimate& e, BalanceMode mode) {
     case BalanceMode::none:
       return e.current_max;
     case BalanceMode::global:
-      return e.level;
+      return e.global_level;
     case BalanceMode::diffusive:
       return e.diffusion.max_load.empty()
                  ? e.current_max
@@ -223,7 +194,7 @@ class CostModelPolicy final : public Policy {
     settings_.gamma = p.get("gamma");
     settings_.tolerance = p.get("tolerance") / 100.0;
     settings_.granular = p.text("floor") == "granular";
-    settings_.boundary_flow = p.text("flow") == "boundary";
+    trial_ = p.text("trial") == "on";
     tolerance_ = settings_.tolerance;
   }
 
@@ -255,9 +226,26 @@ class CostModelPolicy final : public Policy {
     CostModelSettings s = settings_;
     s.startup = input.costs.startup;
     s.per_byte = input.costs.per_byte;
+    if (trial_) {
+      // The global strategy's answer for this instance: its time, its moves, the load it leaves.
+      const StrategyReport r = run_strategy(strategy(global_), global_, *input.instance);
+      s.global_trial = StrategyTrial{static_cast<double>(r.moved.count),
+                                     static_cast<double>(r.moved.bytes), r.after.max};
+      if (global_seconds_ < 0.0) measured_[global_] = r.time_ms / 1000.0;
+      if (diffusion_seconds_ < 0.0 && !measured_.contains(diffusive_)) {
+        measured_[diffusive_] =
+            run_strategy(strategy(diffusive_), diffusive_, *input.instance).time_ms / 1000.0;
+      }
+    }
     s.global_seconds = decision_seconds(global_, global_seconds_, input.costs);
     s.diffusion_seconds = decision_seconds(diffusive_, diffusion_seconds_, input.costs);
     return estimate_costs(*input.instance, s);
+  }
+
+  Strategy& strategy(const std::string& name) {
+    auto& made = strategies_[name];
+    if (!made) made = make_strategy(name);
+    return *made;
   }
 
   // A given time, else the strategy's last measured time, else the caller's strategy time.
@@ -284,7 +272,9 @@ class CostModelPolicy final : public Policy {
   CostModelSettings settings_;
   double tolerance_;  // where diffusion stops: the setting, or the granular model's
   BalanceMode mode_ = BalanceMode::none;
+  bool trial_;
   std::map<std::string, double> measured_;
+  std::map<std::string, std::unique_ptr<Strategy>> strategies_;  // made for trials
 };
 
 }  // namespace
@@ -316,11 +306,11 @@ PolicyInfo cost_model() {
                       "mean: the seed's model (a global balance reaches the mean PE load); "
                       "granular: objects are indivisible (see cost_model.hpp)",
                       "mean", std::vector<std::string>{"mean", "granular"}),
-           text_param("flow",
-                      "fluid: the seed's diffusion simulator (each pair exchanges γ (L_i - L_j) a "
-                      "step); boundary: at most the donor's boundary layer towards the receiver "
-                      "a step, as the diffusion strategy moves (see cost_model.hpp)",
-                      "fluid", std::vector<std::string>{"fluid", "boundary"})},
+           text_param("trial",
+                      "on: at each evaluation run the global strategy on the instance and price "
+                      "its measured time, its moves and the PE load it leaves (and time the "
+                      "diffusive strategy once); off: the formulas of cost_model.hpp",
+                      "off", std::vector<std::string>{"off", "on"})},
           [](const ParamValues& p) { return std::make_unique<CostModelPolicy>(p, nullptr); }};
 }
 

@@ -3,13 +3,20 @@
 // a diffusion simulator), and picks the cheapest.
 //
 //   none      = steps * L_max
-//   global    = C_global + steps * L_mean,  C_global = C_decision + α + β * moved * element_size,
+//   global    = C_global + steps * L_mean,
+//               C_global = C_decision + (α + β * element_size) * moved,
 //               moved = elements_max * (L_max - L_mean) / L_max
-//   diffusive = Σ_{i=1..steps} (C_diff,i + L_max,i),  C_diff,i = C_decision + α + β * moved_i *
-//               element_size on the steps where the simulation is not yet balanced
+//   diffusive = Σ_{i=1..steps} (C_diff,i + L_max,i),  C_diff,i = C_decision + (α + β *
+//               element_size) * moved_i on the steps where the simulation is not yet balanced
 //
 // L are PE times (background + work / speed); elements_max is the number of objects on the most
-// loaded PE; element_size is the mean object size in bytes.
+// loaded PE; element_size is the mean object size in bytes. α is paid per object moved (the
+// seed's α is per data movement), as the runtime's --lb-startup and replay charge migrations.
+//
+// With a trial of the global strategy (not in the seed; the policy's trial=on) its measured
+// answer replaces the formula: global = C_decision + α * objects moved + β * bytes moved +
+// steps * the L_max it leaves. A partitioner such as METIS moves far more than the minimum and
+// leaves some imbalance; the formula sees neither.
 //
 // With `granular` (not in the seed) the model remembers that objects are indivisible: no
 // placement beats the largest object, so a global balance reaches level = max(L_mean, largest
@@ -21,6 +28,7 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,37 +56,30 @@ struct DiffusionSimulation {
   std::size_t convergence_steps = 0;   // steps that began with λ above tolerance
 };
 
-//
-// With `caps` (aligned with `neighbours`: caps[i][k] bounds the flow from i to neighbours[i][k]),
-// a pair exchanges at most that much per step: what a diffusive strategy that moves one layer
-// of boundary objects per invocation can move.
 DiffusionSimulation simulate_diffusion(std::vector<double> loads, std::vector<double> elements,
                                        const std::vector<std::vector<PeId>>& neighbours,
-                                       double gamma, double tolerance, std::size_t steps,
-                                       const std::vector<std::vector<double>>* caps = nullptr);
-
-// The boundary layer of every PE towards each of its neighbours under `assignment`: the time
-// (load / speed) of PE i's objects that communicate with an object on neighbours[i][k], each
-// object counted once per neighbour. Aligned with pe_neighbours(instance, assignment).
-std::vector<std::vector<double>> boundary_loads(const Instance& instance,
-                                                const Assignment& assignment);
+                                       double gamma, double tolerance, std::size_t steps);
 
 enum class BalanceMode { none, global, diffusive };
 std::string to_string(BalanceMode mode);
 
+// What running a strategy on the instance showed: what it moves and the L_max it leaves.
+struct StrategyTrial {
+  double objects_moved = 0.0;
+  double bytes_moved = 0.0;
+  double max_load = 0.0;
+};
+
 struct CostModelSettings {
-  std::size_t steps = 100;         // the horizon
-  double global_seconds = 0.0;     // C_decision of the global strategy (one call)
-  double diffusion_seconds = 0.0;  // C_decision of one diffusive step
-  double startup = 0.0;            // α: seconds per data movement
-  double per_byte = 0.0;           // β: seconds per byte moved
-  double gamma = 1.0;              // upper bound of the diffusion coefficient
-  double tolerance = 0.01;         // diffusion stops below this λ (a fraction)
-  bool granular = false;           // see above
-  // Not in the seed: the simulated diffusion moves at most a PE's boundary layer towards a
-  // neighbour per step (boundary_loads), as the diffusion strategy does (ST-10), instead of
-  // γ (L_i - L_j), which on two PEs levels any imbalance in one step.
-  bool boundary_flow = false;
+  std::size_t steps = 100;                    // the horizon
+  double global_seconds = 0.0;                // C_decision of the global strategy (one call)
+  double diffusion_seconds = 0.0;             // C_decision of one diffusive step
+  double startup = 0.0;                       // α: seconds per object moved
+  double per_byte = 0.0;                      // β: seconds per byte moved
+  double gamma = 1.0;                         // upper bound of the diffusion coefficient
+  double tolerance = 0.01;                    // diffusion stops below this λ (a fraction)
+  bool granular = false;                      // see above
+  std::optional<StrategyTrial> global_trial;  // the global strategy's measured answer, if run
 };
 
 struct CostEstimate {
@@ -86,10 +87,11 @@ struct CostEstimate {
   double global = 0.0;
   double diffusive = 0.0;
   double global_elements_moved = 0.0;
-  double level = 0.0;        // the step time after a global balance: L_mean, or granular's level
-  double tolerance = 0.0;    // the λ at which diffusion stops (granular may raise it)
-  double current_max = 0.0;  // L_max of the current placement
-  bool granular = false;     // the settings' granular: simulated L_max is floored at `level`
+  double level = 0.0;         // L_mean, or granular's level: where a perfect balance ends
+  double global_level = 0.0;  // the step time after the global balance: level, or the trial's
+  double tolerance = 0.0;     // the λ at which diffusion stops (granular may raise it)
+  double current_max = 0.0;   // L_max of the current placement
+  bool granular = false;      // the settings' granular: simulated L_max is floored at `level`
   DiffusionSimulation diffusion;
   BalanceMode choice = BalanceMode::none;  // the cheapest; ties: none, then diffusive, then global
 };
@@ -99,7 +101,7 @@ struct CostEstimate {
 CostEstimate estimate_costs(const Instance& instance, const CostModelSettings& settings);
 
 // The step time the model expects under `mode` once balancing has had its effect, in seconds:
-// L_max now for none, the level a global balance reaches for global, the simulated L_max at
+// L_max now for none, global_level for global, the simulated L_max at
 // the end of the horizon for diffusive.
 double predicted_step_time(const CostEstimate& estimate, BalanceMode mode);
 
