@@ -456,18 +456,29 @@ std::size_t packed_size(const T& value) {
   return sizer.size();
 }
 
-// Appends `values`, packed one after the other, to `out`: sizes first, grows `out` once, then
-// packs into it. On an exception `out` is left as it was.
+// Appends `values`, packed one after the other, to `out`: sizes first, makes room once, then
+// packs into it (small ones into the grown buffer; large ones appended to reserved room, so
+// their bytes are written once, not zero-filled first). On an exception `out` is left as it was.
 template <class... Args>
 void pack_values(std::vector<std::byte>& out, const Args&... values) {
+  constexpr std::size_t append_from = 4096;
   Sizer sizer;
   ((sizer | const_cast<Args&>(values)), ...);
   const std::size_t start = out.size();
-  out.resize(start + sizer.size());
+  if (sizer.size() >= append_from) {
+    out.reserve(start + sizer.size());
+  } else {
+    out.resize(start + sizer.size());
+  }
   try {
-    Packer packer(std::span<std::byte>(out).subspan(start));
-    ((packer | const_cast<Args&>(values)), ...);
-    if (packer.size() != sizer.size()) detail::fail_size_mismatch(sizer.size(), packer.size());
+    auto pack_into = [&](Packer&& packer) {
+      ((packer | const_cast<Args&>(values)), ...);
+      return packer.size();
+    };
+    const std::size_t written = sizer.size() >= append_from
+                                    ? pack_into(Packer(out))
+                                    : pack_into(Packer(std::span<std::byte>(out).subspan(start)));
+    if (written != sizer.size()) detail::fail_size_mismatch(sizer.size(), written);
   } catch (...) {
     out.resize(start);
     throw;
