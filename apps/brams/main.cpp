@@ -152,40 +152,21 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 1;  // --help: 0; every bad option: 1
   }
-  if (rank_count > 0 && ranks.ranks > 0 && rank_count != ranks.ranks) {
-    fmt::print(stderr, "brams: --ranks {} and --vp {} disagree: give one of them\n", rank_count,
-               ranks.ranks);
-    return 1;
-  }
-  if (rank_count > 0) ranks.ranks = rank_count;
   if (privatize == Privatize::tls) ranks.tls_globals = true;
-
-  std::vector<std::string> arguments = model_arguments(app, model);
-  std::vector<char*> pointers;
-  for (std::string& a : arguments) pointers.push_back(a.data());
-  pointers.push_back(nullptr);
   vela::mpi::Main entry = privatize == Privatize::tls    ? &brams_model_tls
                           : privatize == Privatize::copy ? &brams_model_copy
                                                          : &brams_model_privatized;
   try {
+    vela::vp::set_program_ranks(ranks, rank_count);
     vela::rt::Runtime runtime(options);
     const int n = ranks.ranks > 0 ? ranks.ranks : runtime.pes();
     // The ranks' coordinates are the model's grid of blocks, for geometric strategies.
     int px = 1, py = 1;
     brams_rank_grid(n, &px, &py);
-    const std::array<std::int32_t, 3> grid{px, py, 1};
-    if (app.count("--vp-grid") > 0 && ranks.grid != grid) {
-      fmt::print(stderr,
-                 "brams: --vp-grid {}x{}x{}: the model splits {} ranks into {} x {} blocks; leave "
-                 "--vp-grid out (brams gives the runtime its grid)\n",
-                 ranks.grid[0], ranks.grid[1], ranks.grid[2], n, px, py);
-      return 1;
-    }
-    ranks.grid = grid;
+    vela::vp::set_program_grid(ranks, {px, py, 1});
     const int code = [&] {
       CopiedGlobals copied(privatize == Privatize::copy);
-      return vela::mpi::run(runtime, ranks, entry, static_cast<int>(arguments.size()),
-                            pointers.data());
+      return vela::mpi::run(runtime, ranks, entry, model_arguments(app, model));
     }();
     if (runtime.process() == 0) {
       const auto& s = runtime.stats();

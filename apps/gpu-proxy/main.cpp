@@ -88,12 +88,6 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 1;  // --help: 0; every bad option: 1
   }
-  if (rank_count > 0 && ranks.ranks > 0 && rank_count != ranks.ranks) {
-    fmt::print(stderr, "gpu-proxy: --ranks {} and --vp {} disagree: give one of them\n", rank_count,
-               ranks.ranks);
-    return 1;
-  }
-  if (rank_count > 0) ranks.ranks = rank_count;
   const bool cuda = model.choices[0] == "cuda";
   if (cuda) {
     const std::string why = gpu_proxy::cuda_unavailable();
@@ -103,11 +97,8 @@ int main(int argc, char** argv) {
     }
   }
 
-  std::vector<std::string> arguments = model_arguments(model);
-  std::vector<char*> pointers;
-  for (std::string& a : arguments) pointers.push_back(a.data());
-  pointers.push_back(nullptr);
   try {
+    vela::vp::set_program_ranks(ranks, rank_count);
     vela::rt::Runtime runtime(options);
     if (cuda && runtime.processes() > 1) {
       // Device memory stays in the process that allocated it: a rank holding some cannot move
@@ -129,17 +120,8 @@ int main(int argc, char** argv) {
       return 1;
     }
     // The ranks' coordinates are the model's grid of blocks, for geometric strategies.
-    const std::array<std::int32_t, 3> grid{px, py, 1};
-    if (app.count("--vp-grid") > 0 && ranks.grid != grid) {
-      fmt::print(stderr,
-                 "gpu-proxy: --vp-grid {}x{}x{}: the model splits {} ranks into {} x {} blocks; "
-                 "leave --vp-grid out (gpu-proxy gives the runtime its grid)\n",
-                 ranks.grid[0], ranks.grid[1], ranks.grid[2], n, px, py);
-      return 1;
-    }
-    ranks.grid = grid;
-    const int code = vela::mpi::run(runtime, ranks, &gpu_proxy_model,
-                                    static_cast<int>(arguments.size()), pointers.data());
+    vela::vp::set_program_grid(ranks, {px, py, 1});
+    const int code = vela::mpi::run(runtime, ranks, &gpu_proxy_model, model_arguments(model));
     if (runtime.process() == 0) {
       const auto& s = runtime.stats();
       fmt::print("pes: {}  ranks: {}  lb steps: {}  migrations: {}\n", runtime.pes(), n, s.lb_steps,

@@ -5,6 +5,7 @@
 #include <array>
 #include <chrono>
 #include <cstdio>
+#include <stdexcept>
 #include <string>
 
 #include "heap_routing.hpp"
@@ -136,6 +137,26 @@ std::array<std::int32_t, 3> parse_grid(const std::string& text) {
 }
 
 }  // namespace
+
+void set_program_ranks(Options& options, int ranks) {
+  if (ranks > 0 && options.ranks > 0 && ranks != options.ranks) {
+    throw std::invalid_argument("--ranks " + std::to_string(ranks) + " and --vp " +
+                                std::to_string(options.ranks) + " disagree: give one of them");
+  }
+  if (ranks > 0) options.ranks = ranks;
+}
+
+void set_program_grid(Options& options, const std::array<std::int32_t, 3>& grid) {
+  const std::array<std::int32_t, 3> none{0, 0, 0};
+  if (options.grid != none && options.grid != grid) {
+    throw std::invalid_argument(
+        "--vp-grid " + std::to_string(options.grid[0]) + "x" + std::to_string(options.grid[1]) +
+        "x" + std::to_string(options.grid[2]) + ": the program splits its ranks into " +
+        std::to_string(grid[0]) + " x " + std::to_string(grid[1]) + " x " +
+        std::to_string(grid[2]) + " blocks; leave --vp-grid out (the program gives its grid)");
+  }
+  options.grid = grid;
+}
 
 void add_vp_options(CLI::App& app, Options& options) {
   app.add_option("--vp", options.ranks, "Ranks (virtual processors) over the PEs; 0 = one per PE")

@@ -23,10 +23,7 @@ Result run(const std::string& args) {
 }
 
 std::string field(const std::string& out, const std::string& key) {
-  const auto at = out.find(key);
-  if (at == std::string::npos) return "";
-  const auto from = at + key.size();
-  return out.substr(from, out.find('\n', from) - from);
+  return vela::testing::text_after(out, key);
 }
 
 std::string checksum(const std::string& args) {

@@ -24,10 +24,7 @@ Result run(const std::string& args) {
 
 // The text after `key` up to the end of its line, or "" when the line is missing.
 std::string field(const std::string& out, const std::string& key) {
-  const auto at = out.find(key);
-  if (at == std::string::npos) return "";
-  const auto from = at + key.size();
-  return out.substr(from, out.find('\n', from) - from);
+  return vela::testing::text_after(out, key);
 }
 
 std::string checksum(const std::string& args) {

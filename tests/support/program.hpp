@@ -45,6 +45,14 @@ inline std::string output_field(const std::string& out, const std::string& name)
   return out.substr(begin, out.find('\n', begin) - begin);
 }
 
+// The text after the first `key` anywhere in `out` up to the end of its line, or "".
+inline std::string text_after(const std::string& out, const std::string& key) {
+  const std::size_t at = out.find(key);
+  if (at == std::string::npos) return "";
+  const std::size_t from = at + key.size();
+  return out.substr(from, out.find('\n', from) - from);
+}
+
 // Runs `binary` with `args` (unpinned) and returns its "checksum: " line, 16 hex digits; a
 // failed run or a missing checksum fails the test, naming the command and its output.
 inline std::string program_checksum(const std::string& binary, const std::string& args) {

@@ -3,6 +3,9 @@
 // including vela/mpi.h there, and link vela::mpi rather than vela::mpi_main).
 #pragma once
 
+#include <string>
+#include <vector>
+
 #include "vela/rt/runtime.hpp"
 #include "vela/vp/vp.hpp"
 
@@ -18,6 +21,9 @@ using Main = int (*)(int argc, char** argv);
 // fatal) and is thrown here as vela::vp::Error, its message naming the call ("MPI_Recv: ...");
 // so is a deadlock. One MPI run at a time per process.
 int run(rt::Runtime& runtime, const vp::Options& options, Main main, int argc, char** argv);
+// The same with argv given as strings (arguments[0]: the program's name).
+int run(rt::Runtime& runtime, const vp::Options& options, Main main,
+        std::vector<std::string> arguments);
 
 // A whole program: takes the runtime's options (--vp, --pes, --lb, ...; --vela-help lists them)
 // out of argv and passes the other arguments, in order, to every rank's `main` (all of those

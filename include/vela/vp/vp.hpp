@@ -177,6 +177,13 @@ struct Options {
 // Adds --vp, --vp-stack, --vp-tls-globals, --vp-map, --vp-heap and --vp-grid to `app`.
 void add_vp_options(CLI::App& app, Options& options);
 
+// For programs that take the rank count themselves (their own --ranks; 0: not given) and
+// decompose their domain over a grid of ranks they compute: sets options.ranks and
+// options.grid. Throws std::invalid_argument naming the options when --vp or --vp-grid was
+// given another value.
+void set_program_ranks(Options& options, int ranks);
+void set_program_grid(Options& options, const std::array<std::int32_t, 3>& grid);
+
 // Runs `body` on options.ranks ranks over `runtime`'s PEs (inside the body, rank() tells which)
 // until every rank has returned. Returns the run's exit code. Throws Error when ranks are left
 // blocked with nothing in flight (a deadlock: a receive no one sends to, a migrate() that not

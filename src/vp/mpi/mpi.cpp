@@ -301,11 +301,16 @@ int me() {
 }  // namespace
 
 int run(rt::Runtime& runtime, const vp::Options& options, Main main, int argc, char** argv) {
-  if (main == nullptr) throw Error("vela::mpi::run: no main given");
   if (argc < 0 || (argc > 0 && argv == nullptr)) throw Error("vela::mpi::run: no argv given");
+  return run(runtime, options, main, std::vector<std::string>(argv, argv + argc));
+}
+
+int run(rt::Runtime& runtime, const vp::Options& options, Main main,
+        std::vector<std::string> arguments) {
+  if (main == nullptr) throw Error("vela::mpi::run: no main given");
   RunState state;
-  const std::vector<std::string> arguments(argv, argv + argc);
-  state.program = argc > 0 ? std::filesystem::path(arguments[0]).filename().string() : "mpi";
+  state.program =
+      !arguments.empty() ? std::filesystem::path(arguments[0]).filename().string() : "mpi";
   const std::size_t ranks =
       static_cast<std::size_t>(std::max(options.ranks > 0 ? options.ranks : runtime.pes(), 0));
   state.returned.assign(ranks, 0);

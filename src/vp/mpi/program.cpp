@@ -36,12 +36,9 @@ int main(int argc, char** argv, Main main) {
   const auto separator = std::find(rest.begin(), rest.end(), "--");
   if (separator != rest.end()) rest.erase(separator);
   arguments.insert(arguments.end(), rest.begin(), rest.end());
-  std::vector<char*> pointers;
-  for (std::string& a : arguments) pointers.push_back(a.data());
-  pointers.push_back(nullptr);
   try {
     rt::Runtime runtime(runtime_options);
-    return run(runtime, rank_options, main, static_cast<int>(arguments.size()), pointers.data());
+    return run(runtime, rank_options, main, std::move(arguments));
   } catch (const std::exception& e) {
     std::fflush(stdout);
     std::fprintf(stderr, "%s: error: %s\n", program.c_str(), e.what());
