@@ -160,7 +160,8 @@ struct ShmPeer {
   // A large message announced in `in`: its bytes, arriving by MPI (the ring waits for them).
   MPI_Request bulk = MPI_REQUEST_NULL;
   RawBytes bulk_bytes;
-  ShmPeer(ShmRing o, ShmRing i) : out(o), in(i) {}
+  int process;  // its rank in the run's communicator
+  ShmPeer(ShmRing o, ShmRing i, int p) : out(o), in(i), process(p) {}
 };
 
 struct PendingSend {
@@ -250,12 +251,13 @@ struct Transport::Impl {
   // can be overtaken by a message from a third process).
   std::map<CollectionId, std::vector<std::pair<Message*, PeId>>> held;  // with the local PE
 
-  // Shared memory with the processes of this machine (--no-shm: none): a peer per process of
-  // the world communicator, null for the others and this one.
+  // Shared memory with the other processes of this machine (--no-shm: none), and the peer of
+  // each process of the run's communicator (null for the other machines' and this one).
   MPI_Comm node = MPI_COMM_NULL;
   MPI_Comm bulk_comm = MPI_COMM_NULL;
   MPI_Win window = MPI_WIN_NULL;
-  std::vector<std::unique_ptr<ShmPeer>> peers;
+  std::vector<std::unique_ptr<ShmPeer>> on_node;
+  std::vector<ShmPeer*> peer_of;
   bool any_waiting = false;
   bool all_on_node = false;  // every other process has a ring
   std::uint32_t passes = 0;
@@ -272,10 +274,9 @@ struct Transport::Impl {
   explicit Impl(RuntimeState& s)
       : state(s), own_thread(s.options.mpi_progress == MpiProgress::thread) {}
 
-  // Collective over `comm`: the rings with the other processes of this machine, in a shared
+  // Collective over `node`: the rings with the other processes of this machine, in a shared
   // window where each process holds the rings it reads (one per process of the machine).
   void open_shm() {
-    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, process, MPI_INFO_NULL, &node);
     int size = 1, me = 0;
     MPI_Comm_size(node, &size);
     MPI_Comm_rank(node, &me);
@@ -296,7 +297,7 @@ struct Transport::Impl {
     MPI_Win_lock_all(MPI_MODE_NOCHECK, window);
     MPI_Barrier(node);  // every ring is ready
     MPI_Comm_dup(comm, &bulk_comm);
-    peers.resize(static_cast<std::size_t>(processes));
+    peer_of.assign(static_cast<std::size_t>(processes), nullptr);
     for (int k = 0; k < size; ++k) {
       if (k == me) continue;
       MPI_Aint their_bytes = 0;
@@ -306,18 +307,20 @@ struct Transport::Impl {
       // Mine to them: ring `me` of their part; theirs to me: ring k of mine.
       ShmRing out(cache_line(theirs) + ring * static_cast<std::size_t>(me), shm_ring_bytes);
       ShmRing in(base + ring * static_cast<std::size_t>(k), shm_ring_bytes);
-      peers[static_cast<std::size_t>(world[static_cast<std::size_t>(k)])] =
-          std::make_unique<ShmPeer>(out, in);
+      const int process_k = world[static_cast<std::size_t>(k)];
+      on_node.push_back(std::make_unique<ShmPeer>(out, in, process_k));
+      peer_of[static_cast<std::size_t>(process_k)] = on_node.back().get();
     }
     all_on_node = size == processes;
   }
 
   // After the closing barrier (every process is there): the window and its communicators.
   void close_shm() {
-    for (auto& peer : peers) {
-      if (peer && peer->bulk != MPI_REQUEST_NULL) MPI_Wait(&peer->bulk, MPI_STATUS_IGNORE);
+    for (auto& peer : on_node) {
+      if (peer->bulk != MPI_REQUEST_NULL) MPI_Wait(&peer->bulk, MPI_STATUS_IGNORE);
     }
-    peers.clear();
+    peer_of.clear();
+    on_node.clear();
     if (window != MPI_WIN_NULL) {
       MPI_Win_unlock_all(window);
       MPI_Win_free(&window);
@@ -366,8 +369,10 @@ struct Transport::Impl {
       const auto& bytes = *static_cast<std::vector<std::byte>*>(m->args());
       const int to = static_cast<int>(m->element);
       const int tag = static_cast<int>(m->handler);
-      if (tag == tag_data && !peers.empty() && peers[static_cast<std::size_t>(to)]) {
-        ShmPeer& peer = *peers[static_cast<std::size_t>(to)];
+      ShmPeer* ring =
+          tag == tag_data && !peer_of.empty() ? peer_of[static_cast<std::size_t>(to)] : nullptr;
+      if (ring != nullptr) {
+        ShmPeer& peer = *ring;
         m->next = nullptr;
         if (!peer.waiting.empty() || !write_ring(peer, to, m)) {
           peer.waiting.push_back(m);
@@ -412,11 +417,9 @@ struct Transport::Impl {
   bool send_waiting() {
     bool moved = false;
     any_waiting = false;
-    for (std::size_t to = 0; to < peers.size(); ++to) {
-      if (!peers[to]) continue;
-      ShmPeer& peer = *peers[to];
-      while (!peer.waiting.empty() &&
-             write_ring(peer, static_cast<int>(to), peer.waiting.front())) {
+    for (auto& p : on_node) {
+      ShmPeer& peer = *p;
+      while (!peer.waiting.empty() && write_ring(peer, peer.process, peer.waiting.front())) {
         peer.waiting.pop_front();
         moved = true;
       }
@@ -429,9 +432,9 @@ struct Transport::Impl {
   // large message is still arriving by MPI waits for it. True when something arrived.
   bool receive_shm() {
     bool moved = false;
-    for (std::size_t from = 0; from < peers.size(); ++from) {
-      if (!peers[from]) continue;
-      ShmPeer& peer = *peers[from];
+    for (auto& p : on_node) {
+      ShmPeer& peer = *p;
+      const int from = peer.process;
       for (int i = 0; i < 64; ++i) {
         if (peer.bulk != MPI_REQUEST_NULL) {
           int done = 0;
@@ -448,15 +451,15 @@ struct Transport::Impl {
         if (type == ShmRing::data) {
           std::vector<std::byte> bytes(payload.begin(), payload.end());
           peer.in.pop();
-          arrived(static_cast<int>(from), tag_data, std::move(bytes));
+          arrived(from, tag_data, std::move(bytes));
           continue;
         }
         std::uint64_t size = 0;
         std::memcpy(&size, payload.data(), sizeof size);
         peer.in.pop();
         peer.bulk_bytes = unzeroed(static_cast<std::size_t>(size));
-        MPI_Irecv(peer.bulk_bytes.data.get(), static_cast<int>(size), MPI_BYTE,
-                  static_cast<int>(from), tag_data, bulk_comm, &peer.bulk);
+        MPI_Irecv(peer.bulk_bytes.data.get(), static_cast<int>(size), MPI_BYTE, from, tag_data,
+                  bulk_comm, &peer.bulk);
       }
     }
     return moved;
@@ -469,8 +472,7 @@ struct Transport::Impl {
       free_message(m);
       m = next;
     }
-    for (auto& peer : peers) {
-      if (!peer) continue;
+    for (auto& peer : on_node) {
       for (Message* m : peer->waiting) free_message(m);
       peer->waiting.clear();
     }
@@ -786,6 +788,10 @@ Transport::Transport(RuntimeState& state) : impl_(std::make_unique<Impl>(state))
         "--mpi-progress, --lb, --lb-param, --lb-policy, --trace, --lb-dump, --clusters, "
         "--wan-latency, --pe-speed, ...); give every process the same command line");
   }
+  // The processes of this machine (shared memory): for the rings, the oversubscription count
+  // and --clusters node.
+  MPI_Comm_split_type(impl_->comm, MPI_COMM_TYPE_SHARED, impl_->process, MPI_INFO_NULL,
+                      &impl_->node);
   if (state.options.mpi_shm) impl_->open_shm();
 }
 
@@ -806,14 +812,14 @@ Transport::~Transport() {
     MPI_Request_free(&o.request);
     free_message(o.message);
   }
-  for (auto& peer : impl_->peers) {
-    if (!peer) continue;
+  for (auto& peer : impl_->on_node) {
     for (Message* m : peer->waiting) free_message(m);
     if (peer->bulk != MPI_REQUEST_NULL) {
       MPI_Cancel(&peer->bulk);
       MPI_Request_free(&peer->bulk);
     }
   }
+  if (impl_->node != MPI_COMM_NULL) MPI_Comm_free(&impl_->node);
   MPI_Comm_free(&impl_->comm);
 }
 
@@ -876,19 +882,15 @@ std::vector<std::int32_t> dense_labels(const std::vector<int>& labels) {
 }  // namespace
 
 std::vector<std::int32_t> Transport::node_clusters() {
-  MPI_Comm node = MPI_COMM_NULL;
-  MPI_Comm_split_type(impl_->comm, MPI_COMM_TYPE_SHARED, impl_->process, MPI_INFO_NULL, &node);
   int leader = impl_->process;
-  MPI_Allreduce(MPI_IN_PLACE, &leader, 1, MPI_INT, MPI_MIN, node);
-  MPI_Comm_free(&node);
+  MPI_Allreduce(MPI_IN_PLACE, &leader, 1, MPI_INT, MPI_MIN, impl_->node);
   std::vector<int> leaders(static_cast<std::size_t>(impl_->processes));
   MPI_Allgather(&leader, 1, MPI_INT, leaders.data(), 1, MPI_INT, impl_->comm);
   return dense_labels(leaders);
 }
 
 bool Transport::node_oversubscribed(int threads) {
-  MPI_Comm node = MPI_COMM_NULL;
-  MPI_Comm_split_type(impl_->comm, MPI_COMM_TYPE_SHARED, impl_->process, MPI_INFO_NULL, &node);
+  MPI_Comm node = impl_->node;
   cpu_set_t mine;
   CPU_ZERO(&mine);
   if (sched_getaffinity(0, sizeof mine, &mine) != 0) CPU_SET(0, &mine);
@@ -898,7 +900,6 @@ bool Transport::node_oversubscribed(int threads) {
   std::memcpy(bits, &mine, sizeof bits);
   MPI_Allreduce(MPI_IN_PLACE, bits, words, MPI_UINT64_T, MPI_BOR, node);
   MPI_Allreduce(MPI_IN_PLACE, &threads, 1, MPI_INT, MPI_SUM, node);
-  MPI_Comm_free(&node);
   int cores = 0;
   for (const std::uint64_t w : bits) cores += std::popcount(w);
   return threads > cores;
