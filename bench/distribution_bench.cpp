@@ -3,7 +3,10 @@
 // beside Open MPI's own ping-pong between the same two processes in the same run (the floor).
 //
 //   mpirun -np 2 build/bench/distribution_bench [--reps N] [--bytes N (one size only)]
-//                                               [--mode pe|thread|both]
+//                                               [--mode pe|thread|both|pe-shm]
+//                                               [--rounds N (per timing)]
+// --mode pe-shm times only the default (PEs calling MPI, shared-memory rings), and --rounds
+// lengthens each timing: together, a steady run to profile.
 #include <mpi.h>
 
 #include <algorithm>
@@ -96,14 +99,22 @@ double vela_pingpong_us(std::size_t bytes, int rounds, vela::rt::MpiProgress pro
 int main(int argc, char** argv) {
   int reps = 5;
   std::size_t only = 0;        // --bytes N: that size only
-  std::string modes = "both";  // --mode pe|thread|both: which progress modes to time
+  std::string modes = "both";  // --mode pe|thread|both|pe-shm: which progress modes to time
+  int rounds_given = 0;        // --rounds N: round trips per timing (default by size)
   for (int i = 1; i + 1 < argc; ++i) {
     if (std::string(argv[i]) == "--reps") reps = std::max(1, std::atoi(argv[i + 1]));
     if (std::string(argv[i]) == "--bytes") only = std::strtoull(argv[i + 1], nullptr, 10);
     if (std::string(argv[i]) == "--mode") modes = argv[i + 1];
+    if (std::string(argv[i]) == "--rounds") rounds_given = std::atoi(argv[i + 1]);
   }
-  if (modes != "pe" && modes != "thread" && modes != "both") {
-    fmt::print(stderr, "distribution_bench: --mode '{}': expected pe, thread or both\n", modes);
+  if (modes != "pe" && modes != "thread" && modes != "both" && modes != "pe-shm") {
+    fmt::print(stderr, "distribution_bench: --mode '{}': expected pe, thread, both or pe-shm\n",
+               modes);
+    return 1;
+  }
+  if (rounds_given < 0) {
+    fmt::print(stderr, "distribution_bench: --rounds {}: expected a positive count\n",
+               rounds_given);
     return 1;
   }
   // The runtime initializes MPI (MPI_THREAD_MULTIPLE) when it is launched by mpirun.
@@ -134,15 +145,18 @@ int main(int argc, char** argv) {
   for (std::size_t bytes : {std::size_t{8}, std::size_t{1024}, std::size_t{8192},
                             std::size_t{65536}, std::size_t{1} << 20}) {
     if (only != 0 && bytes != only) continue;
-    const int rounds = bytes >= (1u << 20) ? 200 : bytes >= 65536 ? 1000 : 5000;
+    const int rounds = rounds_given > 0      ? rounds_given
+                       : bytes >= (1u << 20) ? 200
+                       : bytes >= 65536      ? 1000
+                                             : 5000;
     double mpi = 1e300;
     double vela[2][2] = {{1e300, 1e300}, {1e300, 1e300}};  // [pe, thread][shm, MPI]
     for (int r = 0; r < reps; ++r) {
       mpi = std::min(mpi, mpi_pingpong_us(bytes, rounds));
       for (int m = 0; m < 2; ++m) {
-        if ((m == 0 && modes == "thread") || (m == 1 && modes == "pe")) continue;
+        if ((m == 0 && modes == "thread") || (m == 1 && modes.starts_with("pe"))) continue;
         const auto progress = m == 0 ? vela::rt::MpiProgress::pe : vela::rt::MpiProgress::thread;
-        for (int shm = 0; shm < 2; ++shm) {
+        for (int shm = 0; shm < (modes == "pe-shm" ? 1 : 2); ++shm) {
           vela[m][shm] =
               std::min(vela[m][shm], vela_pingpong_us(bytes, rounds, progress, shm == 0));
         }

@@ -139,7 +139,7 @@ void deliver_entry(PeState& pe, Message* message) {
   }
   ++pe.stats.messages;
   const MessageRelease release{message};  // back to its pool whatever the method does
-  if (message->ops != &packed_args && message->ops != &raw_args) [[likely]] {
+  if (!packed(message->ops)) [[likely]] {
     const ArgsOps& ops = *message->ops;
     void* args = message->args();
     const HandlerId handler = message->handler;

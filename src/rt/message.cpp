@@ -1,5 +1,6 @@
 #include "message.hpp"
 
+#include <cstring>
 #include <new>
 
 #include "state.hpp"
@@ -27,6 +28,10 @@ void bytes_pack(void* args, std::vector<std::byte>& out) {
   const auto& bytes = *static_cast<std::vector<std::byte>*>(args);
   out.insert(out.end(), bytes.begin(), bytes.end());
 }
+void bytes_pack_to(void* args, std::span<std::byte> out) {
+  const auto& bytes = *static_cast<std::vector<std::byte>*>(args);
+  if (!bytes.empty()) std::memcpy(out.data(), bytes.data(), bytes.size());
+}
 std::size_t raw_size(void* args) {
   return static_cast<RawBytes*>(args)->size;
 }
@@ -34,25 +39,49 @@ void raw_pack(void* args, std::vector<std::byte>& out) {
   const auto& raw = *static_cast<RawBytes*>(args);
   out.insert(out.end(), raw.data.get(), raw.data.get() + raw.size);
 }
+void raw_pack_to(void* args, std::span<std::byte> out) {
+  const auto& raw = *static_cast<RawBytes*>(args);
+  if (raw.size != 0) std::memcpy(out.data(), raw.data.get(), raw.size);
+}
+void no_destroy(void*) noexcept {}
+std::size_t inline_size(void* args) {
+  return static_cast<InlineBytes*>(args)->size;
+}
+void inline_pack(void* args, std::vector<std::byte>& out) {
+  const auto& bytes = *static_cast<InlineBytes*>(args);
+  out.insert(out.end(), bytes.data, bytes.data + bytes.size);
+}
+void inline_pack_to(void* args, std::span<std::byte> out) {
+  const auto& bytes = *static_cast<InlineBytes*>(args);
+  if (bytes.size != 0) std::memcpy(out.data(), bytes.data, bytes.size);
+}
 std::size_t call_size(void*) {
   return 0;
 }
 [[noreturn]] void call_pack(void*, std::vector<std::byte>&) {
   throw std::logic_error("a function call cannot leave its process");
 }
+[[noreturn]] void call_pack_to(void*, std::span<std::byte>) {
+  throw std::logic_error("a function call cannot leave its process");
+}
 
 }  // namespace
 
-const ArgsOps packed_args{&no_invoke, &destroy_as<std::vector<std::byte>>, &bytes_size,
-                          &bytes_pack};
-const ArgsOps raw_args{&no_invoke, &destroy_as<RawBytes>, &raw_size, &raw_pack};
-const ArgsOps call_args{&no_invoke, &destroy_as<CallArgs>, &call_size, &call_pack};
+const ArgsOps packed_args{&no_invoke, &destroy_as<std::vector<std::byte>>, &bytes_size, &bytes_pack,
+                          &bytes_pack_to};
+const ArgsOps raw_args{&no_invoke, &destroy_as<RawBytes>, &raw_size, &raw_pack, &raw_pack_to};
+const ArgsOps call_args{&no_invoke, &destroy_as<CallArgs>, &call_size, &call_pack, &call_pack_to};
+const ArgsOps inline_args{&no_invoke, &no_destroy, &inline_size, &inline_pack, &inline_pack_to};
 
 std::span<const std::byte> Message::payload() {
   if (ops == &packed_args) return *static_cast<std::vector<std::byte>*>(args());
   if (ops == &raw_args) {
     const auto& raw = *static_cast<RawBytes*>(args());
     return {raw.data.get(), raw.size};
+  }
+  if (ops == &inline_args) {
+    const auto& bytes = *static_cast<InlineBytes*>(args());
+    return {bytes.data, bytes.size};
   }
   return {};
 }

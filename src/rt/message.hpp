@@ -55,10 +55,23 @@ extern const ArgsOps packed_args;
 extern const ArgsOps raw_args;
 // A function to run (Kind::call): `args` is a CallArgs.
 extern const ArgsOps call_args;
+// Packed bytes held in the message itself (a small arrival from another process, built without
+// an allocation): `args` is an InlineBytes.
+extern const ArgsOps inline_args;
+// Whether a message's arguments are packed bytes (read through Message::payload()).
+inline bool packed(const ArgsOps* ops) {
+  return ops == &packed_args || ops == &inline_args || ops == &raw_args;
+}
 
 struct RawBytes {
   std::unique_ptr<std::byte[]> data;
   std::size_t size = 0;
+};
+
+struct InlineBytes {
+  static constexpr std::size_t capacity = 56;  // Message::inline_bytes less the size
+  std::uint32_t size = 0;
+  alignas(8) std::byte data[capacity];
 };
 
 struct CallArgs {
@@ -93,6 +106,7 @@ struct alignas(16) Message {
 };
 static_assert(sizeof(Message) == 128, "a message is two cache lines");
 static_assert(offsetof(Message, storage) == Message::header_bytes);
+static_assert(sizeof(InlineBytes) <= Message::inline_bytes);
 
 class MessagePool {
  public:

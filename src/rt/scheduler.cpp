@@ -271,7 +271,9 @@ void wait_for_work(PeState& pe, bool periodic, Ticks from) {
       }
       if (yielding) {
         sched_yield();
-      } else {
+      } else if (mpi == nullptr) {
+        // (A pass over the transport takes longer than a pause; pausing as well would only
+        // delay seeing what arrives from another process.)
         cpu_pause();
       }
     }
@@ -362,6 +364,7 @@ void pe_loop(PeState& pe) {
   const bool periodic = pe.id == 0 && state.options.lb_interval > 0.0 && !state.options.lb.empty();
   const Ticks interval = tick_clock::from_seconds(state.options.lb_interval);
   if (periodic) state.next_periodic_lb = pe.period_start + interval;
+  bool polled = false;  // idle() ended by an arrival, having just made MPI progress
   while (!state.stopping.load(std::memory_order_relaxed)) {
     if (periodic && tick_clock::now() >= state.next_periodic_lb) {
       try {
@@ -371,8 +374,9 @@ void pe_loop(PeState& pe) {
       }
       state.next_periodic_lb = tick_clock::now() + interval;
     }
-    if (state.transport) [[unlikely]]
+    if (state.transport && !polled) [[unlikely]]
       state.transport->poll();
+    polled = false;
     take_inbox(pe);
     release_delayed(pe);
     // At most a batch of local messages between two looks at the inbox.
@@ -386,6 +390,7 @@ void pe_loop(PeState& pe) {
     if (ran == 0 && pe.inbox.empty() &&
         (pe.delayed.empty() || pe.delayed.front().first > tick_clock::now())) {
       idle(pe, periodic);
+      polled = !pe.inbox.empty();
     }
   }
   current_pe = nullptr;

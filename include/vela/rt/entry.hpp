@@ -76,6 +76,9 @@ struct ArgsOps {
   void (*destroy)(void* args) noexcept;
   std::size_t (*packed_size)(void* args);                 // bytes once packed
   void (*pack)(void* args, std::vector<std::byte>& out);  // appends them packed
+  // Packs them into `out`, which holds exactly packed_size(args) bytes (the shared-memory
+  // ring between processes: packed where the receiver reads them).
+  void (*pack_to)(void* args, std::span<std::byte> out);
 };
 
 template <auto Method>
@@ -97,7 +100,12 @@ struct EntryArgs {
   static void pack(void* args, std::vector<std::byte>& out) {
     pup::pack_values(out, *static_cast<Parameters*>(args));
   }
-  static constexpr ArgsOps ops{&invoke, &destroy, &packed_size, &pack};
+  static void pack_to(void* args, std::span<std::byte> out) {
+    pup::Packer packer(out);
+    packer | *static_cast<Parameters*>(args);
+    if (packer.size() != out.size()) pup::detail::fail_size_mismatch(out.size(), packer.size());
+  }
+  static constexpr ArgsOps ops{&invoke, &destroy, &packed_size, &pack, &pack_to};
 };
 
 // The runtime's message (opaque here). A message is taken from the sending PE's pool, its

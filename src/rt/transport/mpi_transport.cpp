@@ -150,6 +150,10 @@ constexpr double sleep_seconds = 100e-6;
 constexpr std::size_t shm_ring_bytes = std::size_t{1} << 20;
 constexpr std::size_t shm_inline_bytes = std::size_t{256} << 10;
 constexpr std::uint32_t mpi_probe_every = 16;
+// ... and, while no send by MPI is in flight, at most once in this many seconds: then MPI
+// carries only control messages, which can wait that long, and a look (a lock and MPI's whole
+// progress engine) would delay a ring message arriving meanwhile.
+constexpr double mpi_look_seconds = 10e-6;
 static_assert(shm_inline_bytes <= shm_ring_bytes / 2 - 8);
 
 // A peer process on this machine: the ring this process writes and the one it reads.
@@ -261,6 +265,8 @@ struct Transport::Impl {
   bool any_waiting = false;
   bool all_on_node = false;  // every other process has a ring
   std::uint32_t passes = 0;
+  Ticks next_mpi_look = 0;
+  const Ticks mpi_look_ticks = tick_clock::from_seconds(mpi_look_seconds);
 
   // Process 0: quiescence rounds.
   std::uint64_t wave = 0;
@@ -449,6 +455,11 @@ struct Transport::Impl {
         if (!peer.in.peek(type, payload)) break;
         moved = true;
         if (type == ShmRing::data) {
+          if (payload.size() <= sizeof(WireHeader) + InlineBytes::capacity) {
+            if (!closing.load(std::memory_order_relaxed)) deliver_inline(payload);
+            peer.in.pop();
+            continue;
+          }
           std::vector<std::byte> bytes(payload.begin(), payload.end());
           peer.in.pop();
           arrived(from, tag_data, std::move(bytes));
@@ -578,6 +589,20 @@ struct Transport::Impl {
     route(m, h);
   }
 
+  // A small data message, its arguments copied into the message itself (no allocation).
+  void deliver_inline(std::span<const std::byte> bytes) {
+    if (bytes.size() < sizeof(WireHeader)) return;
+    WireHeader h;
+    const std::size_t args = bytes.size() - sizeof h;
+    std::memcpy(&h, bytes.data() + args, sizeof h);
+    Message* m = header_message(h);
+    auto* inline_bytes = ::new (m->storage) InlineBytes;
+    inline_bytes->size = static_cast<std::uint32_t>(args);
+    if (args != 0) std::memcpy(inline_bytes->data, bytes.data(), args);
+    m->ops = &inline_args;
+    route(m, h);
+  }
+
   // A data message received into an unzeroed buffer (large ones: no pass to zero it first).
   void deliver(RawBytes raw) {
     if (raw.size < sizeof(WireHeader)) return;
@@ -696,12 +721,48 @@ struct Transport::Impl {
     // With every other process on this machine, MPI carries only control messages and the
     // bytes of large messages: it is looked at once every few passes (each look runs MPI's
     // whole progress engine).
-    if (!all_on_node || ++passes % mpi_probe_every == 0) {
+    if (!all_on_node || (++passes % mpi_probe_every == 0 && mpi_look_due())) {
       moved = complete_sends() || moved;
       for (int i = 0; i < 64 && receive_one(); ++i) moved = true;
     }
     maybe_start_wave();
     return moved;
+  }
+
+  bool mpi_look_due() {
+    if (!in_flight.empty()) return true;
+    const Ticks now = tick_clock::now();
+    if (now < next_mpi_look) return false;
+    next_mpi_look = now + mpi_look_ticks;
+    return true;
+  }
+
+  // MpiProgress::pe, on a PE: data message `m` with header `h` and `args` bytes of packed
+  // arguments, packed straight into the ring of process `to` when that process shares this
+  // machine, nothing waits to go there before it, it fits, and no other PE is making progress
+  // (which owns the rings). False when not done: the caller packs and queues it.
+  bool send_direct(int to, Message* m, const WireHeader& h, std::size_t args) {
+    if (own_thread || peer_of.empty() || args + sizeof h > shm_inline_bytes) return false;
+    ShmPeer* peer = peer_of[static_cast<std::size_t>(to)];
+    if (peer == nullptr) return false;
+    if (busy.load(std::memory_order_relaxed) || busy.exchange(true, std::memory_order_acquire)) {
+      return false;
+    }
+    struct Release {
+      std::atomic<bool>& busy;
+      ~Release() { busy.store(false, std::memory_order_release); }
+    } release{busy};
+    if (closing.load(std::memory_order_relaxed)) return false;
+    // This PE's earlier messages to `to` are in the ring, waiting, or in the outbox: those go
+    // first.
+    if (any_waiting || !outbox.empty()) send_queued();
+    if (!peer->waiting.empty()) return false;
+    std::byte* at = peer->out.reserve(args + sizeof h);
+    if (at == nullptr) return false;
+    if (args != 0) m->ops->pack_to(m->args(), {at, args});
+    std::memcpy(at + args, &h, sizeof h);
+    peer->out.commit(ShmRing::data);
+    return true;
   }
 
   // MpiProgress::thread: the communication thread's loop.
@@ -973,7 +1034,7 @@ bool Transport::poll() {
 }
 
 void Transport::send(PeId to, Message* message) {
-  std::vector<std::byte> bytes;
+  const int process = static_cast<int>(to / impl_->state.layout.local_pes);
   WireHeader h;
   h.to = to;
   h.origin = message->origin;
@@ -985,9 +1046,14 @@ void Transport::send(PeId to, Message* message) {
   h.hops = message->hops;
   h.kind = static_cast<std::uint8_t>(message->kind);
   h.wan = message->wan ? 1 : 0;
+  std::vector<std::byte> bytes;
   try {
     const std::size_t args =
         message->ops != nullptr ? message->ops->packed_size(message->args()) : 0;
+    if (impl_->send_direct(process, message, h, args)) {
+      free_message(message);
+      return;
+    }
     bytes.reserve(args + sizeof h);
     if (message->ops != nullptr) message->ops->pack(message->args(), bytes);
     const auto* header = reinterpret_cast<const std::byte*>(&h);
@@ -997,7 +1063,7 @@ void Transport::send(PeId to, Message* message) {
     throw;
   }
   free_message(message);
-  impl_->queue(static_cast<int>(to / impl_->state.layout.local_pes), tag_data, std::move(bytes));
+  impl_->queue(process, tag_data, std::move(bytes));
 }
 
 void Transport::publish_collection(const CollectionInfo& info) {

@@ -40,30 +40,43 @@ class ShmRing {
   // The largest payload a record can hold.
   std::size_t max_payload() const { return (mask_ + 1) / 2 - word; }
 
-  // Producer: writes a record of `type` whose payload is `first` then `second`, if it fits
-  // now; false when the ring is too full (the caller keeps the record and tries again).
-  bool try_write(Type type, std::span<const std::byte> first, std::span<const std::byte> second) {
-    const std::size_t payload = first.size() + second.size();
+  // Producer: room for a record of `payload` bytes if it fits now (null when the ring is too
+  // full), to be filled and then published by commit(); a reservation not committed is
+  // forgotten by the next one. Lets the caller pack straight into the ring.
+  std::byte* reserve(std::size_t payload) {
     const std::size_t need = word + round_up(payload);
     const std::uint64_t tail = control_->tail.load(std::memory_order_relaxed);
-    const std::uint64_t head = control_->head.load(std::memory_order_acquire);
     const std::size_t capacity = mask_ + 1;
     const std::size_t offset = tail & mask_;
     const std::size_t to_end = capacity - offset;
-    const std::size_t used = static_cast<std::size_t>(tail - head);
     // A record that would cross the end waits behind a pad record to the end.
     const std::size_t skip = need > to_end ? to_end : 0;
-    if (used + skip + need > capacity) return false;
-    std::uint64_t at = tail;
-    if (skip != 0) {
-      put_word(offset, static_cast<std::uint64_t>(to_end - word) << 8 | pad);
-      at += skip;
+    // The consumer's `head` is read only when the last one read leaves too little room: its
+    // cache line then stays with the consumer while the ring has room.
+    if (static_cast<std::size_t>(tail - head_seen_) + skip + need > capacity) {
+      head_seen_ = control_->head.load(std::memory_order_acquire);
+      if (static_cast<std::size_t>(tail - head_seen_) + skip + need > capacity) return nullptr;
     }
-    const std::size_t o = at & mask_;
-    if (!first.empty()) std::memcpy(data_ + o + word, first.data(), first.size());
-    if (!second.empty()) std::memcpy(data_ + o + word + first.size(), second.data(), second.size());
-    put_word(o, static_cast<std::uint64_t>(payload) << 8 | type);
-    control_->tail.store(at + need, std::memory_order_release);
+    if (skip != 0) put_word(offset, static_cast<std::uint64_t>(to_end - word) << 8 | pad);
+    reserved_at_ = tail + skip;
+    reserved_ = payload;
+    return data_ + (reserved_at_ & mask_) + word;
+  }
+
+  // Producer: publishes the record reserve() made room for.
+  void commit(Type type) {
+    put_word(reserved_at_ & mask_, static_cast<std::uint64_t>(reserved_) << 8 | type);
+    control_->tail.store(reserved_at_ + word + round_up(reserved_), std::memory_order_release);
+  }
+
+  // Producer: writes a record of `type` whose payload is `first` then `second`, if it fits
+  // now; false when the ring is too full (the caller keeps the record and tries again).
+  bool try_write(Type type, std::span<const std::byte> first, std::span<const std::byte> second) {
+    std::byte* at = reserve(first.size() + second.size());
+    if (at == nullptr) return false;
+    if (!first.empty()) std::memcpy(at, first.data(), first.size());
+    if (!second.empty()) std::memcpy(at + first.size(), second.data(), second.size());
+    commit(type);
     return true;
   }
 
@@ -71,7 +84,14 @@ class ShmRing {
   bool peek(Type& type, std::span<const std::byte>& payload) {
     for (;;) {
       const std::uint64_t head = control_->head.load(std::memory_order_relaxed);
-      if (head == control_->tail.load(std::memory_order_acquire)) return false;
+      // The producer's `tail` is read only when what the last read published is all taken.
+      if (head == tail_seen_) {
+        // The next record's first line, fetched while `tail` is: when both changed, the two
+        // transfers from the producer's core overlap instead of following one another.
+        __builtin_prefetch(data_ + (head & mask_));
+        tail_seen_ = control_->tail.load(std::memory_order_acquire);
+        if (head == tail_seen_) return false;
+      }
       const std::size_t o = head & mask_;
       std::uint64_t w = 0;
       std::memcpy(&w, data_ + o, word);
@@ -108,6 +128,10 @@ class ShmRing {
   std::byte* data_;
   std::size_t mask_;
   std::size_t pending_ = 0;
+  std::uint64_t head_seen_ = 0;    // producer: `head` when last read
+  std::uint64_t tail_seen_ = 0;    // consumer: `tail` when last read
+  std::uint64_t reserved_at_ = 0;  // producer: the record reserve() made room for
+  std::size_t reserved_ = 0;
 };
 
 }  // namespace vela::rt::detail
