@@ -11,6 +11,7 @@ namespace {
 struct HandlerEntry {
   Handler handler;
   std::string name;
+  const ArgsOps* ops;
 };
 
 // Filled during static initialization (one entry per entry method of the program), read-only
@@ -28,15 +29,19 @@ std::mutex& table_mutex() {
 
 }  // namespace
 
-HandlerId register_handler(Handler handler, std::string name) {
+HandlerId register_handler(Handler handler, std::string name, const ArgsOps* ops) {
   std::lock_guard lock(table_mutex());
-  table().push_back({handler, std::move(name)});
+  table().push_back({handler, std::move(name), ops});
   return static_cast<HandlerId>(table().size() - 1);
 }
 
 Handler handler(HandlerId id) {
   if (id >= table().size()) throw std::logic_error("no entry method " + std::to_string(id));
   return table()[id].handler;
+}
+
+const ArgsOps* handler_ops(HandlerId id) {
+  return id < table().size() ? table()[id].ops : nullptr;
 }
 
 const std::string& handler_name(HandlerId id) {

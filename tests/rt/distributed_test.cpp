@@ -104,7 +104,9 @@ TEST(Distributed, ARingCrossesEveryProcessAndLosesNothing) {
 
 // Element 0 (PE 0) sends a burst of messages of four sizes to element 1 (the last PE): small,
 // a few KiB, 200 KiB (copied through a shared-memory ring between processes of one machine)
-// and 600 KiB (announced in the ring, its bytes sent by MPI); the burst overfills the ring, so
+// and 600 KiB (announced in the ring, its bytes sent by MPI from the sender's vector into the
+// receiver's), and every fifth message an entry with two large vectors among other arguments
+// (both sent where they lie, the rest through the ring); the burst overfills the ring, so
 // messages also wait for room. Element 1 checks each one's number and bytes.
 struct Burst : vela::rt::ElementBase {
   Burst() = default;
@@ -119,14 +121,42 @@ struct Burst : vela::rt::ElementBase {
     }
     return bytes;
   }
+  static std::vector<double> doubles(std::int32_t k) {
+    std::vector<double> values(40'000);  // 320 KB
+    for (std::size_t i = 0; i < values.size(); ++i) values[i] = 0.5 * static_cast<double>(i) + k;
+    return values;
+  }
+  static std::vector<std::uint16_t> shorts(std::int32_t k) {
+    std::vector<std::uint16_t> values(150'000);  // 300 KB
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      values[i] = static_cast<std::uint16_t>(i * 7 + static_cast<std::size_t>(k));
+    }
+    return values;
+  }
   void start() {
     for (std::int32_t k = 0; k < count_; ++k) {
+      if (k % 5 == 4) {
+        send<&Burst::mixed>(vela::rt::Index{1, 0, 0}, k, doubles(k), "message " + std::to_string(k),
+                            std::vector<std::int32_t>{k, -k, 7}, shorts(k));
+        continue;
+      }
       send<&Burst::take>(vela::rt::Index{1, 0, 0}, k, payload(k));
     }
     contribute({0.0, 0.0}, ReduceOp::sum, done_);
   }
   void take(std::int32_t number, std::vector<std::byte> bytes) {
     if (number != next_ || bytes != payload(number)) ++bad_;
+    count_one();
+  }
+  void mixed(std::int32_t number, std::vector<double> big, std::string text,
+             std::vector<std::int32_t> small, std::vector<std::uint16_t> wide) {
+    if (number != next_ || big != doubles(number) || text != "message " + std::to_string(number) ||
+        small != std::vector<std::int32_t>{number, -number, 7} || wide != shorts(number)) {
+      ++bad_;
+    }
+    count_one();
+  }
+  void count_one() {
     if (++next_ == count_) {
       contribute({static_cast<double>(next_), static_cast<double>(bad_)}, ReduceOp::sum, done_);
     }

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <map>
 #include <new>
@@ -335,6 +336,67 @@ TEST(Messaging, IdleOptionsParseAndBadOnesAreNamed) {
     ADD_FAILURE() << "spin_us -3 accepted";
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("--spin-us"), std::string::npos);
+  }
+}
+
+// Between processes of one machine, an entry message's large vectors travel where they lie:
+// gather() packs the other arguments and names those vectors' bytes, scatter() rebuilds the
+// arguments with the vectors sized, to be filled from the sender's bytes.
+struct Gathered : vela::rt::ElementBase {
+  void take(std::int32_t, std::vector<double>, std::string, std::vector<float>,
+            std::vector<std::vector<int>>, std::vector<std::byte>) {}
+};
+
+TEST(EntryArguments, LargeVectorsAreLeftOutOfThePackedFormAndFilledWhereTheyLie) {
+  using Args = vela::rt::detail::EntryArgs<&Gathered::take>;
+  using Tuple = Args::Parameters;
+  std::vector<double> big(50'000);  // 400 KB: a block
+  for (std::size_t i = 0; i < big.size(); ++i) big[i] = 1.0 / static_cast<double>(i + 1);
+  std::vector<std::byte> bytes(300'000);  // a block
+  for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<std::byte>(i * 13);
+  Tuple sent{7, big, "label", {1.5f, 2.5f}, {{1, 2}, {3}}, bytes};
+  const vela::rt::detail::ArgsOps& ops = Args::ops;
+
+  vela::rt::detail::ByteBlocks from;
+  const std::size_t size = ops.gather(&sent, {}, from);
+  ASSERT_EQ(from.size(), 2u);  // the two large vectors, in argument order
+  EXPECT_EQ(from[0].data, reinterpret_cast<std::byte*>(std::get<1>(sent).data()));
+  EXPECT_EQ(from[0].size, big.size() * sizeof(double));
+  EXPECT_EQ(from[1].size, bytes.size());
+  EXPECT_LT(size, 200u);  // neither vector's bytes are packed
+  std::vector<std::byte> packed(size);
+  vela::rt::detail::ByteBlocks unused;
+  EXPECT_EQ(ops.gather(&sent, packed, unused), size);
+
+  alignas(Tuple) std::byte storage[sizeof(Tuple)];
+  vela::rt::detail::ByteBlocks to;
+  vela::pup::Unpacker in(packed);
+  ops.scatter(storage, in, to);
+  in.expect_end();
+  auto& received = *std::launder(reinterpret_cast<Tuple*>(storage));
+  ASSERT_EQ(to.size(), 2u);
+  for (std::size_t b = 0; b < 2; ++b) {
+    ASSERT_EQ(to[b].size, from[b].size);
+    std::memcpy(to[b].data, from[b].data, from[b].size);  // what MPI does between processes
+  }
+  EXPECT_EQ(received, sent);
+  ops.destroy(storage);
+
+  // A skeleton that claims a block for an argument that cannot be one is rejected.
+  std::vector<std::byte> corrupt = packed;
+  // Flag and int, flag and length (the first vector), then the string's flag.
+  const std::size_t string_flag = 1 + 4 + 1 + 8;
+  ASSERT_EQ(corrupt[string_flag], std::byte{0});
+  corrupt[string_flag] = std::byte{1};
+  alignas(Tuple) std::byte again[sizeof(Tuple)];
+  vela::rt::detail::ByteBlocks ignored;
+  vela::pup::Unpacker bad(corrupt);
+  try {
+    ops.scatter(again, bad, ignored);
+    ADD_FAILURE() << "a block claimed for a string was accepted";
+  } catch (const vela::pup::PupError& e) {
+    EXPECT_NE(std::string(e.what()).find("a block where none can be"), std::string::npos)
+        << e.what();
   }
 }
 

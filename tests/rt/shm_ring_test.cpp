@@ -43,15 +43,21 @@ TEST(ShmRing, AFullRingRefusesARecordAndTakesItOnceThereIsRoom) {
   const std::vector<std::byte> big(1000, std::byte{7});
   int written = 0;
   while (ring.try_write(ShmRing::data, big, {})) ++written;
-  EXPECT_EQ(written, 4);  // 4 records of 1008 bytes fill 4096 bytes; a fifth does not fit
+  // 4 records of 1008 bytes and the zero word after the last fill 4040 of 4096 bytes.
+  EXPECT_EQ(written, 4);
   ShmRing::Type type{};
   std::span<const std::byte> payload;
   ASSERT_TRUE(ring.peek(type, payload));
   EXPECT_EQ(type, ShmRing::data);
   EXPECT_EQ(payload.size(), 1000u);
   ring.pop();
-  EXPECT_TRUE(ring.try_write(ShmRing::bulk, big, {}));  // the freed room takes it (after a pad)
-  for (int i = 0; i < 3; ++i) {
+  // The fifth goes to the beginning behind a pad of the last 64 bytes: 1080 bytes with its
+  // zero word, where 1072 are free.
+  EXPECT_FALSE(ring.try_write(ShmRing::bulk, big, {}));
+  ASSERT_TRUE(ring.peek(type, payload));
+  ring.pop();
+  EXPECT_TRUE(ring.try_write(ShmRing::bulk, big, {}));  // the freed room takes it
+  for (int i = 0; i < 2; ++i) {
     ASSERT_TRUE(ring.peek(type, payload));
     EXPECT_EQ(type, ShmRing::data);
     ring.pop();
@@ -62,6 +68,28 @@ TEST(ShmRing, AFullRingRefusesARecordAndTakesItOnceThereIsRoom) {
   ring.pop();
   EXPECT_TRUE(ring.empty());
   EXPECT_FALSE(ring.peek(type, payload));
+}
+
+TEST(ShmRing, AnEmptyRecordIsARecordAndTheLargestFitsWhereverTheRingStands) {
+  Memory m(256);
+  ShmRing& ring = m.ring;
+  ShmRing::Type type{};
+  std::span<const std::byte> payload;
+  // At every start position, an empty record and then the largest one go through.
+  for (int start = 0; start < 40; ++start) {
+    ASSERT_TRUE(ring.try_write(ShmRing::data, {}, {})) << start;
+    ASSERT_FALSE(ring.empty());
+    ASSERT_TRUE(ring.peek(type, payload)) << start;
+    EXPECT_EQ(payload.size(), 0u);
+    ring.pop();
+    const std::vector<std::byte> largest(ring.max_payload(), std::byte{9});
+    ASSERT_TRUE(ring.try_write(ShmRing::typed, largest, {})) << start;
+    ASSERT_TRUE(ring.peek(type, payload)) << start;
+    EXPECT_EQ(type, ShmRing::typed);
+    EXPECT_EQ(payload.size(), largest.size());
+    ring.pop();
+    EXPECT_TRUE(ring.empty());
+  }
 }
 
 TEST(ShmRing, RecordsSplitInTwoPartsComeOutJoined) {

@@ -26,8 +26,12 @@ namespace detail {
 
 using Handler = void (*)(ElementBase&, pup::Unpacker&);
 
-HandlerId register_handler(Handler handler, std::string name);
+struct ArgsOps;
+// `ops`: how a message of this entry method holds its arguments (see ArgsOps).
+HandlerId register_handler(Handler handler, std::string name, const ArgsOps* ops);
 Handler handler(HandlerId id);
+// Null for an id no entry method has.
+const ArgsOps* handler_ops(HandlerId id);
 const std::string& handler_name(HandlerId id);
 // Entry methods registered (ids 0 .. count-1).
 HandlerId handler_count();
@@ -66,7 +70,22 @@ void invoke(ElementBase& element, pup::Unpacker& in) {
 }
 
 template <auto Method>
-inline const HandlerId handler_id = register_handler(&invoke<Method>, method_name<Method>());
+struct EntryArgs;
+
+template <auto Method>
+inline const HandlerId handler_id = register_handler(&invoke<Method>, method_name<Method>(),
+                                                     &EntryArgs<Method>::ops);
+
+// Bytes an argument holds outside its packed form: the elements of a large vector, which go
+// between processes of one machine where they lie (MPI copies them from the sender's vector
+// into the receiver's) instead of being packed and unpacked.
+struct ByteBlock {
+  std::byte* data;
+  std::size_t size;
+};
+using ByteBlocks = std::vector<ByteBlock>;
+// A vector argument of trivially copyable elements with at least this many bytes is one.
+inline constexpr std::size_t external_bytes_from = std::size_t{256} << 10;
 
 // How the runtime treats the arguments of one entry method, held unpacked in a message (a
 // std::tuple of the method's parameter types): a call moves them into the method, so a
@@ -79,7 +98,61 @@ struct ArgsOps {
   // Packs them into `out`, which holds exactly packed_size(args) bytes (the shared-memory
   // ring between processes: packed where the receiver reads them).
   void (*pack_to)(void* args, std::span<std::byte> out);
+  // Typed arguments only (null for the runtime's byte payloads). The rest of the arguments with
+  // their large vectors left out (ByteBlock): gather() packs them into `out`, or with `out`
+  // empty only counts them and appends those vectors' bytes to `blocks`; returns the bytes
+  // packed. scatter() constructs the arguments at `args` from what gather() packed, the large
+  // vectors sized but not filled, and appends where their bytes go to `blocks`.
+  std::size_t (*gather)(void* args, std::span<std::byte> out, ByteBlocks& blocks) = nullptr;
+  void (*scatter)(void* args, pup::Unpacker& in, ByteBlocks& blocks) = nullptr;
+  std::size_t size = 0;  // of the arguments (scatter constructs them)
+  std::size_t align = 0;
 };
+
+template <class T>
+inline constexpr bool is_bitwise_vector = false;
+template <class T, class A>
+inline constexpr bool is_bitwise_vector<std::vector<T, A>> =
+    pup::Bitwise<T> && !std::is_same_v<T, bool>;
+
+// One argument for ArgsOps::gather: a flag byte, then a large vector's length (its bytes are a
+// block) or the argument packed.
+template <class T>
+void gather_one(pup::Archive& ar, T& value, ByteBlocks& blocks) {
+  bool external = false;
+  if constexpr (is_bitwise_vector<T>) {
+    const std::size_t bytes = value.size() * sizeof(typename T::value_type);
+    external = bytes >= external_bytes_from;
+    ar | external;
+    if (external) {
+      ar.length(value.size());
+      if (ar.sizing()) blocks.push_back({reinterpret_cast<std::byte*>(value.data()), bytes});
+      return;
+    }
+  } else {
+    ar | external;
+  }
+  ar | value;
+}
+
+template <class T>
+void scatter_one(pup::Unpacker& in, T& value, ByteBlocks& blocks) {
+  bool external = false;
+  in | external;
+  if constexpr (is_bitwise_vector<T>) {
+    if (external) {
+      using E = typename T::value_type;
+      const std::size_t n = in.length(0);
+      if (n > (std::size_t{1} << 40) / sizeof(E))
+        in.fail("a block of implausible size", in.offset());
+      value.resize(n);
+      blocks.push_back({reinterpret_cast<std::byte*>(value.data()), n * sizeof(E)});
+      return;
+    }
+  }
+  if (external) in.fail("a block where none can be", in.offset());
+  in | value;
+}
 
 template <auto Method>
 struct EntryArgs {
@@ -105,7 +178,33 @@ struct EntryArgs {
     packer | *static_cast<Parameters*>(args);
     if (packer.size() != out.size()) pup::detail::fail_size_mismatch(out.size(), packer.size());
   }
-  static constexpr ArgsOps ops{&invoke, &destroy, &packed_size, &pack, &pack_to};
+  static std::size_t gather(void* args, std::span<std::byte> out, ByteBlocks& blocks) {
+    auto each = [&blocks](pup::Archive& ar, auto& values) {
+      std::apply([&](auto&... a) { (gather_one(ar, a, blocks), ...); }, values);
+    };
+    auto& values = *static_cast<Parameters*>(args);
+    if (out.empty()) {
+      pup::Sizer sizer;
+      each(sizer, values);
+      return sizer.size();
+    }
+    pup::Packer packer(out);
+    each(packer, values);
+    if (packer.size() != out.size()) pup::detail::fail_size_mismatch(out.size(), packer.size());
+    return packer.size();
+  }
+  static void scatter(void* args, pup::Unpacker& in, ByteBlocks& blocks) {
+    auto* values = ::new (args) Parameters();
+    try {
+      std::apply([&](auto&... a) { (scatter_one(in, a, blocks), ...); }, *values);
+    } catch (...) {
+      values->~Parameters();
+      throw;
+    }
+  }
+  static constexpr ArgsOps ops{&invoke,  &destroy,           &packed_size,
+                               &pack,    &pack_to,           &gather,
+                               &scatter, sizeof(Parameters), alignof(Parameters)};
 };
 
 // The runtime's message (opaque here). A message is taken from the sending PE's pool, its

@@ -20,6 +20,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <climits>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
@@ -30,6 +31,7 @@
 #include <stdexcept>
 #include <string_view>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "../state.hpp"
@@ -66,6 +68,53 @@ struct WireHeader {
   std::uint8_t padding[6] = {};
 };
 static_assert(sizeof(WireHeader) == 48);
+
+// Sends or receives the blocks' bytes on `comm`: one block as bytes (Open MPI's single-copy
+// path between processes of a machine takes only contiguous buffers), several as a datatype.
+void post_blocks(bool send, const ByteBlocks& blocks, int peer, int tag, MPI_Comm comm,
+                 MPI_Request* request);
+
+// An MPI datatype of the blocks' bytes at their addresses (for MPI_BOTTOM), committed; blocks
+// over 1 GiB in pieces (counts are ints). Sender and receiver build it from blocks of the same
+// sizes.
+MPI_Datatype blocks_type(const ByteBlocks& blocks) {
+  constexpr std::size_t piece = std::size_t{1} << 30;
+  std::vector<int> lengths;
+  std::vector<MPI_Aint> at;
+  for (const ByteBlock& b : blocks) {
+    for (std::size_t from = 0; from < b.size; from += piece) {
+      MPI_Aint address = 0;
+      MPI_Get_address(b.data + from, &address);
+      at.push_back(address);
+      lengths.push_back(static_cast<int>(std::min(piece, b.size - from)));
+    }
+  }
+  MPI_Datatype type = MPI_DATATYPE_NULL;
+  MPI_Type_create_hindexed(static_cast<int>(lengths.size()), lengths.data(), at.data(), MPI_BYTE,
+                           &type);
+  MPI_Type_commit(&type);
+  return type;
+}
+
+void post_blocks(bool send, const ByteBlocks& blocks, int peer, int tag, MPI_Comm comm,
+                 MPI_Request* request) {
+  if (blocks.size() == 1 && blocks[0].size <= static_cast<std::size_t>(INT_MAX)) {
+    const int n = static_cast<int>(blocks[0].size);
+    if (send) {
+      MPI_Isend(blocks[0].data, n, MPI_BYTE, peer, tag, comm, request);
+    } else {
+      MPI_Irecv(blocks[0].data, n, MPI_BYTE, peer, tag, comm, request);
+    }
+    return;
+  }
+  MPI_Datatype type = blocks_type(blocks);
+  if (send) {
+    MPI_Isend(MPI_BOTTOM, 1, type, peer, tag, comm, request);
+  } else {
+    MPI_Irecv(MPI_BOTTOM, 1, type, peer, tag, comm, request);
+  }
+  MPI_Type_free(&type);
+}
 
 bool mpi_launched(int& size) {
   for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMIX_SIZE", "PMI_SIZE"}) {
@@ -154,16 +203,19 @@ constexpr std::uint32_t mpi_probe_every = 16;
 // carries only control messages, which can wait that long, and a look (a lock and MPI's whole
 // progress engine) would delay a ring message arriving meanwhile.
 constexpr double mpi_look_seconds = 10e-6;
-static_assert(shm_inline_bytes <= shm_ring_bytes / 2 - 8);
+static_assert(shm_inline_bytes <= shm_ring_bytes / 2 - 16);
 
 // A peer process on this machine: the ring this process writes and the one it reads.
 struct ShmPeer {
   ShmRing out;
   ShmRing in;
   std::deque<Message*> waiting;  // data for `out` when it was full, in order
-  // A large message announced in `in`: its bytes, arriving by MPI (the ring waits for them).
+  // A large message announced in `in`: its bytes, arriving by MPI (the ring waits for them),
+  // into bulk_bytes or, for a typed record, into the vectors of bulk_message's arguments.
   MPI_Request bulk = MPI_REQUEST_NULL;
   RawBytes bulk_bytes;
+  Message* bulk_message = nullptr;
+  WireHeader bulk_header;
   int process;  // its rank in the run's communicator
   ShmPeer(ShmRing o, ShmRing i, int p) : out(o), in(i), process(p) {}
 };
@@ -324,6 +376,7 @@ struct Transport::Impl {
   void close_shm() {
     for (auto& peer : on_node) {
       if (peer->bulk != MPI_REQUEST_NULL) MPI_Wait(&peer->bulk, MPI_STATUS_IGNORE);
+      if (peer->bulk_message != nullptr) free_message(std::exchange(peer->bulk_message, nullptr));
     }
     peer_of.clear();
     on_node.clear();
@@ -446,7 +499,16 @@ struct Transport::Impl {
           int done = 0;
           MPI_Test(&peer.bulk, &done, MPI_STATUS_IGNORE);
           if (done == 0) break;
-          if (!closing.load(std::memory_order_relaxed)) deliver(std::move(peer.bulk_bytes));
+          if (peer.bulk_message != nullptr) {
+            Message* m = std::exchange(peer.bulk_message, nullptr);
+            if (closing.load(std::memory_order_relaxed)) {
+              free_message(m);
+            } else {
+              route(m, peer.bulk_header);
+            }
+          } else if (!closing.load(std::memory_order_relaxed)) {
+            deliver(std::move(peer.bulk_bytes));
+          }
           peer.bulk_bytes = {};
           moved = true;
         }
@@ -463,6 +525,11 @@ struct Transport::Impl {
           std::vector<std::byte> bytes(payload.begin(), payload.end());
           peer.in.pop();
           arrived(from, tag_data, std::move(bytes));
+          continue;
+        }
+        if (type == ShmRing::typed) {
+          receive_typed(peer, payload);
+          peer.in.pop();
           continue;
         }
         std::uint64_t size = 0;
@@ -589,6 +656,33 @@ struct Transport::Impl {
     route(m, h);
   }
 
+  // A typed record: the entry message is built here, its arguments unpacked but for their large
+  // vectors, which are sized and receive their bytes by MPI straight from the sender's.
+  void receive_typed(ShmPeer& peer, std::span<const std::byte> payload) {
+    WireHeader h;
+    if (payload.size() < sizeof h) throw std::logic_error("MPI transport: a short typed record");
+    const std::size_t args = payload.size() - sizeof h;
+    std::memcpy(&h, payload.data() + args, sizeof h);
+    const ArgsOps* ops = handler_ops(h.handler);
+    if (ops == nullptr || ops->scatter == nullptr) {
+      throw std::logic_error("MPI transport: entry method " + std::to_string(h.handler) +
+                             " unknown here (mismatched binaries)");
+    }
+    const Outgoing out = new_entry_message(*ops, ops->size, ops->align);
+    ByteBlocks blocks;
+    try {
+      pup::Unpacker in(payload.first(args));
+      ops->scatter(out.args, in, blocks);
+    } catch (...) {
+      discard_message(out);
+      throw;
+    }
+    set_header(out.message, h);
+    post_blocks(false, blocks, peer.process, tag_data, bulk_comm, &peer.bulk);
+    peer.bulk_message = out.message;
+    peer.bulk_header = h;
+  }
+
   // A small data message, its arguments copied into the message itself (no allocation).
   void deliver_inline(std::span<const std::byte> bytes) {
     if (bytes.size() < sizeof(WireHeader)) return;
@@ -617,6 +711,11 @@ struct Transport::Impl {
 
   static Message* header_message(const WireHeader& h) {
     Message* m = new_message();
+    set_header(m, h);
+    return m;
+  }
+
+  static void set_header(Message* m, const WireHeader& h) {
     m->kind = static_cast<Kind>(h.kind);
     m->collection = h.collection;
     m->element = h.element;
@@ -626,7 +725,6 @@ struct Transport::Impl {
     m->origin = h.origin;
     m->hops = h.hops;
     m->wan = h.wan != 0;
-    return m;
   }
 
   // To the inbox of the PE it is for (held while its collection is not known here).
@@ -762,6 +860,39 @@ struct Transport::Impl {
     if (args != 0) m->ops->pack_to(m->args(), {at, args});
     std::memcpy(at + args, &h, sizeof h);
     peer->out.commit(ShmRing::data);
+    return true;
+  }
+
+  // MpiProgress::pe, on a PE: entry message `m` for process `to` whose arguments hold vectors of
+  // at least external_bytes_from bytes: the rest of its arguments go into the ring (a typed
+  // record), those vectors' bytes by MPI from where they lie, and the message is freed once the
+  // send completes. Same conditions as send_direct(); false when not done.
+  bool send_typed(int to, Message* m, const WireHeader& h) {
+    const ArgsOps* ops = m->ops;
+    if (own_thread || peer_of.empty() || ops == nullptr || ops->gather == nullptr) return false;
+    ShmPeer* peer = peer_of[static_cast<std::size_t>(to)];
+    if (peer == nullptr) return false;
+    ByteBlocks blocks;
+    const std::size_t args = ops->gather(m->args(), {}, blocks);
+    if (blocks.empty() || args + sizeof h > shm_inline_bytes) return false;
+    if (busy.load(std::memory_order_relaxed) || busy.exchange(true, std::memory_order_acquire)) {
+      return false;
+    }
+    struct Release {
+      std::atomic<bool>& busy;
+      ~Release() { busy.store(false, std::memory_order_release); }
+    } release{busy};
+    if (closing.load(std::memory_order_relaxed)) return false;
+    if (any_waiting || !outbox.empty()) send_queued();
+    if (!peer->waiting.empty()) return false;
+    std::byte* at = peer->out.reserve(args + sizeof h);
+    if (at == nullptr) return false;
+    ByteBlocks again;
+    ops->gather(m->args(), {at, args}, again);
+    std::memcpy(at + args, &h, sizeof h);
+    in_flight.push_back({MPI_REQUEST_NULL, m});
+    post_blocks(true, blocks, to, tag_data, bulk_comm, &in_flight.back().request);
+    peer->out.commit(ShmRing::typed);
     return true;
   }
 
@@ -1053,6 +1184,10 @@ void Transport::send(PeId to, Message* message) {
     if (impl_->send_direct(process, message, h, args)) {
       free_message(message);
       return;
+    }
+    if (args + sizeof h > shm_inline_bytes && message->kind == Kind::entry &&
+        impl_->send_typed(process, message, h)) {
+      return;  // freed when its send completes
     }
     bytes.reserve(args + sizeof h);
     if (message->ops != nullptr) message->ops->pack(message->args(), bytes);
