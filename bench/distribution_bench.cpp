@@ -1,6 +1,8 @@
 // Between processes (run under mpirun -np 2): one-way latency and bandwidth of Vela's entry
 // messages between an element on the first process's PE and one on the last process's PE,
 // beside Open MPI's own ping-pong between the same two processes in the same run (the floor).
+// The payload is a std::vector<std::byte>, and in the default mode also a
+// vela::rt::Buffer<std::byte> (received without being zero-filled first).
 //
 //   mpirun -np 2 build/bench/distribution_bench [--reps N] [--bytes N (one size only)]
 //                                               [--mode pe|thread|both|pe-shm]
@@ -19,6 +21,7 @@
 
 #include <fmt/core.h>
 
+#include "vela/rt/buffer.hpp"
 #include "vela/rt/runtime.hpp"
 
 namespace {
@@ -55,13 +58,20 @@ struct Player : vela::rt::ElementBase {
   Player(std::int32_t rounds, vela::rt::Callback done) : rounds_(rounds), done_(done) {}
   void pup(vela::pup::Archive& ar) override { ar | rounds_ | done_; }
   void ball(std::int32_t round, std::vector<std::byte> data) {
+    bounce<&Player::ball>(round, std::move(data));
+  }
+  void ball_buffer(std::int32_t round, vela::rt::Buffer<std::byte> data) {
+    bounce<&Player::ball_buffer>(round, std::move(data));
+  }
+  template <auto Method, class Payload>
+  void bounce(std::int32_t round, Payload data) {
     if (index().x == 0 && round == rounds_) {
       contribute({}, vela::rt::ReduceOp::sum, done_);
       send<&Player::stop>(vela::rt::Index{1, 0, 0});
       return;
     }
     const std::int32_t next = index().x == 0 ? round + 1 : round;
-    send<&Player::ball>(vela::rt::Index{1 - index().x, 0, 0}, next, std::move(data));
+    send<Method>(vela::rt::Index{1 - index().x, 0, 0}, next, std::move(data));
   }
   void stop() { contribute({}, vela::rt::ReduceOp::sum, done_); }
   std::int32_t rounds_ = 0;
@@ -69,7 +79,8 @@ struct Player : vela::rt::ElementBase {
 };
 
 // µs one way through Vela (process 0 measures; the others return 0).
-double vela_pingpong_us(std::size_t bytes, int rounds, vela::rt::MpiProgress progress, bool shm) {
+double vela_pingpong_us(std::size_t bytes, int rounds, vela::rt::MpiProgress progress, bool shm,
+                        bool buffer = false) {
   vela::rt::Options o;
   o.pin = false;
   o.mpi_progress = progress;
@@ -87,7 +98,13 @@ double vela_pingpong_us(std::size_t bytes, int rounds, vela::rt::MpiProgress pro
         },
         rounds, done);
     t0 = Clock::now();
-    players[0].send<&Player::ball>(0, std::vector<std::byte>(bytes));
+    if (buffer) {
+      vela::rt::Buffer<std::byte> data(bytes);
+      std::fill(data.begin(), data.end(), std::byte{1});
+      players[0].send<&Player::ball_buffer>(0, std::move(data));
+    } else {
+      players[0].send<&Player::ball>(0, std::vector<std::byte>(bytes));
+    }
   });
   double us = std::chrono::duration<double>(t1 - t0).count() * 1e6 / (2.0 * rounds);
   MPI_Bcast(&us, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
@@ -136,11 +153,12 @@ int main(int argc, char** argv) {
         "One-way µs (MB/s in brackets): Open MPI's ping-pong; Vela with the PEs calling MPI "
         "(pe) and with a communication thread (thread), each through the shared-memory rings "
         "(shm, the default on one machine) and by MPI only (--no-shm); the ratios are of the "
-        "default, pe with shm.\n\n");
+        "default, pe with shm; Buffer: pe with shm, the payload a vela::rt::Buffer instead of a "
+        "std::vector.\n\n");
     fmt::print(
-        "| bytes | Open MPI | pe shm | pe MPI | thread shm | thread MPI | pe shm / Open MPI "
-        "| pe shm bandwidth / Open MPI |\n");
-    fmt::print("|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        "| bytes | Open MPI | pe shm | Buffer | pe MPI | thread shm | thread MPI | pe shm / Open "
+        "MPI | Buffer / Open MPI | pe shm bandwidth / Open MPI | Buffer bandwidth / Open MPI |\n");
+    fmt::print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   }
   for (std::size_t bytes : {std::size_t{8}, std::size_t{1024}, std::size_t{8192},
                             std::size_t{65536}, std::size_t{1} << 20}) {
@@ -151,6 +169,7 @@ int main(int argc, char** argv) {
                                              : 5000;
     double mpi = 1e300;
     double vela[2][2] = {{1e300, 1e300}, {1e300, 1e300}};  // [pe, thread][shm, MPI]
+    double buffer = 1e300;                                 // pe, shm, a Buffer payload
     for (int r = 0; r < reps; ++r) {
       mpi = std::min(mpi, mpi_pingpong_us(bytes, rounds));
       for (int m = 0; m < 2; ++m) {
@@ -159,6 +178,9 @@ int main(int argc, char** argv) {
         for (int shm = 0; shm < (modes == "pe-shm" ? 1 : 2); ++shm) {
           vela[m][shm] =
               std::min(vela[m][shm], vela_pingpong_us(bytes, rounds, progress, shm == 0));
+        }
+        if (m == 0 && modes != "pe-shm") {
+          buffer = std::min(buffer, vela_pingpong_us(bytes, rounds, progress, true, true));
         }
       }
     }
@@ -171,9 +193,10 @@ int main(int argc, char** argv) {
       auto ratio = [](double a, double b) {
         return a > 1e299 || b > 1e299 ? std::string("-") : fmt::format("{:.2f}", a / b);
       };
-      fmt::print("| {} | {} | {} | {} | {} | {} | {} | {} |\n", bytes, time(mpi), time(vela[0][0]),
-                 time(vela[0][1]), time(vela[1][0]), time(vela[1][1]), ratio(vela[0][0], mpi),
-                 ratio(mpi, vela[0][0]));
+      fmt::print("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", bytes, time(mpi),
+                 time(vela[0][0]), time(buffer), time(vela[0][1]), time(vela[1][0]),
+                 time(vela[1][1]), ratio(vela[0][0], mpi), ratio(buffer, mpi),
+                 ratio(mpi, vela[0][0]), ratio(mpi, buffer));
     }
   }
   return 0;

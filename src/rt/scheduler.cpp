@@ -250,23 +250,35 @@ void wait_for_work(PeState& pe, bool periodic, Ticks from) {
   RuntimeState& state = *pe.runtime;
   const IdleMode mode = state.options.idle;
   if (mode != IdleMode::park) {
-    const Ticks spin_until = from + tick_clock::from_seconds(state.options.spin_us * 1e-6);
+    const Ticks spin = tick_clock::from_seconds(state.options.spin_us * 1e-6);
     // Adaptive: a few microseconds of pausing catch a reply from a PE running on another core;
     // after that the PE yields between looks, so that a PE sharing this core (more PEs than
     // free cores: another program took one) gets to run and send what this one waits for.
-    const Ticks pause_until = from + tick_clock::from_seconds(pause_seconds);
+    const Ticks pause = tick_clock::from_seconds(pause_seconds);
     bool yielding = state.oversubscribed;
     Transport* mpi =
         state.transport && state.transport->polled_by_pes() ? state.transport.get() : nullptr;
+    // Both windows count from the transport's last progress, not from the start of the wait: a
+    // PE whose large message another process has just finished taking (its send was in flight
+    // all along) is about to get the answer, and parking then would miss it by up to 100 µs.
+    Ticks since = from;
+    bool moved = false;
     for (std::uint32_t polls = 1;; ++polls) {
       if (!pe.inbox.empty() || state.stopping.load(std::memory_order_relaxed)) return;
-      if (mpi != nullptr && mpi->poll()) continue;
+      if (mpi != nullptr && mpi->poll()) {
+        moved = true;
+        continue;
+      }
       if ((polls & 15) == 0) {
         const Ticks now = tick_clock::now();
+        if (moved) {
+          since = now;
+          moved = false;
+        }
         if (periodic && now >= state.next_periodic_lb) return;
         if (mode == IdleMode::adaptive) {
-          if (now >= spin_until) break;
-          yielding = yielding || now >= pause_until;
+          if (now - since >= spin) break;
+          yielding = state.oversubscribed || now - since >= pause;
         }
       }
       if (yielding) {

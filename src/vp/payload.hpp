@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <span>
 
 #include "vela/pup/pup.hpp"
 
@@ -31,6 +32,11 @@ class Payload {
   const std::byte* data() const { return heap_ ? heap_.get() : inline_; }
   std::size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
+
+  // For the runtime (vela::rt::detail::ExternalBytes): a large message between processes of one
+  // machine is received straight into a payload made without initializing it.
+  std::span<std::byte> external_bytes() noexcept { return {const_cast<std::byte*>(data()), size_}; }
+  void external_resize(std::size_t size) { resize(size); }
 
   void pup(pup::Archive& ar) {
     std::uint64_t n = size_;

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "support/patches.hpp"
+#include "vela/rt/buffer.hpp"
 #include "vela/rt/runtime.hpp"
 
 namespace {
@@ -106,8 +107,9 @@ TEST(Distributed, ARingCrossesEveryProcessAndLosesNothing) {
 // a few KiB, 200 KiB (copied through a shared-memory ring between processes of one machine)
 // and 600 KiB (announced in the ring, its bytes sent by MPI from the sender's vector into the
 // receiver's), and every fifth message an entry with two large vectors among other arguments
-// (both sent where they lie, the rest through the ring); the burst overfills the ring, so
-// messages also wait for room. Element 1 checks each one's number and bytes.
+// (a std::vector and a vela::rt::Buffer, both sent where they lie, the rest through the ring); the
+// burst overfills the ring, so messages also wait for room. Element 1 checks each one's number and
+// bytes.
 struct Burst : vela::rt::ElementBase {
   Burst() = default;
   Burst(std::int32_t count, Callback done) : count_(count), done_(done) {}
@@ -126,8 +128,8 @@ struct Burst : vela::rt::ElementBase {
     for (std::size_t i = 0; i < values.size(); ++i) values[i] = 0.5 * static_cast<double>(i) + k;
     return values;
   }
-  static std::vector<std::uint16_t> shorts(std::int32_t k) {
-    std::vector<std::uint16_t> values(150'000);  // 300 KB
+  static vela::rt::Buffer<std::uint16_t> shorts(std::int32_t k) {
+    vela::rt::Buffer<std::uint16_t> values(150'000);  // 300 KB, made without initializing it
     for (std::size_t i = 0; i < values.size(); ++i) {
       values[i] = static_cast<std::uint16_t>(i * 7 + static_cast<std::size_t>(k));
     }
@@ -149,7 +151,7 @@ struct Burst : vela::rt::ElementBase {
     count_one();
   }
   void mixed(std::int32_t number, std::vector<double> big, std::string text,
-             std::vector<std::int32_t> small, std::vector<std::uint16_t> wide) {
+             std::vector<std::int32_t> small, vela::rt::Buffer<std::uint16_t> wide) {
     if (number != next_ || big != doubles(number) || text != "message " + std::to_string(number) ||
         small != std::vector<std::int32_t>{number, -number, 7} || wide != shorts(number)) {
       ++bad_;

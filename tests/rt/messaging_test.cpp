@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "vela/lb/io/io.hpp"
+#include "vela/rt/buffer.hpp"
 #include "vela/rt/runtime.hpp"
 
 #include "support/count_allocations.hpp"
@@ -344,7 +345,8 @@ TEST(Messaging, IdleOptionsParseAndBadOnesAreNamed) {
 // arguments with the vectors sized, to be filled from the sender's bytes.
 struct Gathered : vela::rt::ElementBase {
   void take(std::int32_t, std::vector<double>, std::string, std::vector<float>,
-            std::vector<std::vector<int>>, std::vector<std::byte>) {}
+            std::vector<std::vector<int>>, std::vector<std::byte>,
+            vela::rt::Buffer<std::uint32_t>) {}
 };
 
 TEST(EntryArguments, LargeVectorsAreLeftOutOfThePackedFormAndFilledWhereTheyLie) {
@@ -354,15 +356,19 @@ TEST(EntryArguments, LargeVectorsAreLeftOutOfThePackedFormAndFilledWhereTheyLie)
   for (std::size_t i = 0; i < big.size(); ++i) big[i] = 1.0 / static_cast<double>(i + 1);
   std::vector<std::byte> bytes(300'000);  // a block
   for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<std::byte>(i * 13);
-  Tuple sent{7, big, "label", {1.5f, 2.5f}, {{1, 2}, {3}}, bytes};
+  vela::rt::Buffer<std::uint32_t> words(100'000);  // a block, made without initializing it
+  for (std::size_t i = 0; i < words.size(); ++i) words[i] = static_cast<std::uint32_t>(i * i);
+  Tuple sent{7, big, "label", {1.5f, 2.5f}, {{1, 2}, {3}}, bytes, words};
   const vela::rt::detail::ArgsOps& ops = Args::ops;
 
   vela::rt::detail::ByteBlocks from;
   const std::size_t size = ops.gather(&sent, {}, from);
-  ASSERT_EQ(from.size(), 2u);  // the two large vectors, in argument order
+  ASSERT_EQ(from.size(), 3u);  // the two large vectors and the buffer, in argument order
   EXPECT_EQ(from[0].data, reinterpret_cast<std::byte*>(std::get<1>(sent).data()));
   EXPECT_EQ(from[0].size, big.size() * sizeof(double));
   EXPECT_EQ(from[1].size, bytes.size());
+  EXPECT_EQ(from[2].data, reinterpret_cast<std::byte*>(std::get<6>(sent).data()));
+  EXPECT_EQ(from[2].size, words.size() * 4);
   EXPECT_LT(size, 200u);  // neither vector's bytes are packed
   std::vector<std::byte> packed(size);
   vela::rt::detail::ByteBlocks unused;
@@ -374,8 +380,9 @@ TEST(EntryArguments, LargeVectorsAreLeftOutOfThePackedFormAndFilledWhereTheyLie)
   ops.scatter(storage, in, to);
   in.expect_end();
   auto& received = *std::launder(reinterpret_cast<Tuple*>(storage));
-  ASSERT_EQ(to.size(), 2u);
-  for (std::size_t b = 0; b < 2; ++b) {
+  ASSERT_EQ(to.size(), 3u);
+  EXPECT_EQ(std::get<6>(received).size(), words.size());
+  for (std::size_t b = 0; b < 3; ++b) {
     ASSERT_EQ(to[b].size, from[b].size);
     std::memcpy(to[b].data, from[b].data, from[b].size);  // what MPI does between processes
   }
@@ -398,6 +405,26 @@ TEST(EntryArguments, LargeVectorsAreLeftOutOfThePackedFormAndFilledWhereTheyLie)
     EXPECT_NE(std::string(e.what()).find("a block where none can be"), std::string::npos)
         << e.what();
   }
+}
+
+TEST(EntryArguments, ABufferPacksAsACountAndItsBytes) {
+  vela::rt::Buffer<double> values(5);
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = 0.25 * static_cast<double>(i);
+  const std::vector<std::byte> packed = vela::pup::pack(values);
+  EXPECT_EQ(packed.size(), 8u + 5u * sizeof(double));
+  vela::rt::Buffer<double> back;
+  vela::pup::unpack(packed, back);
+  EXPECT_EQ(back, values);
+  const vela::rt::Buffer<double> copy = back;  // a deep copy
+  EXPECT_EQ(copy, values);
+  EXPECT_NE(copy.data(), back.data());
+  vela::rt::Buffer<double> empty;
+  vela::pup::unpack(vela::pup::pack(empty), back);
+  EXPECT_TRUE(back.empty());
+  // A count larger than the bytes that follow is an error, not an allocation.
+  std::vector<std::byte> lying = packed;
+  lying[7] = std::byte{0x10};
+  EXPECT_THROW(vela::pup::unpack(lying, back), vela::pup::PupError);
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 // every process of one binary), so a message names its entry method by a number.
 #pragma once
 
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <new>
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "vela/pup/pup.hpp"
+#include "vela/rt/buffer.hpp"
 
 namespace vela::rt {
 
@@ -84,7 +86,8 @@ struct ByteBlock {
   std::size_t size;
 };
 using ByteBlocks = std::vector<ByteBlock>;
-// A vector argument of trivially copyable elements with at least this many bytes is one.
+// A std::vector of trivially copyable elements, a vela::rt::Buffer or another ExternalBytes
+// argument with at least this many bytes is one.
 inline constexpr std::size_t external_bytes_from = std::size_t{256} << 10;
 
 // How the runtime treats the arguments of one entry method, held unpacked in a message (a
@@ -109,24 +112,45 @@ struct ArgsOps {
   std::size_t align = 0;
 };
 
+// A type whose bytes may travel outside its packed form (vela::rt::Buffer, a rank's message):
+// external_bytes() gives them, external_resize(n) makes room for n bytes without initializing
+// them (to be received into).
+template <class T>
+concept ExternalBytes = requires(T& value, std::size_t n) {
+  { value.external_bytes() } -> std::same_as<std::span<std::byte>>;
+  value.external_resize(n);
+};
+
 template <class T>
 inline constexpr bool is_bitwise_vector = false;
 template <class T, class A>
 inline constexpr bool is_bitwise_vector<std::vector<T, A>> =
     pup::Bitwise<T> && !std::is_same_v<T, bool>;
 
-// One argument for ArgsOps::gather: a flag byte, then a large vector's length (its bytes are a
-// block) or the argument packed.
+template <class T>
+inline constexpr bool may_be_block = is_bitwise_vector<T> || ExternalBytes<T>;
+
+template <class T>
+std::span<std::byte> block_bytes(T& value) {
+  if constexpr (is_bitwise_vector<T>) {
+    return std::as_writable_bytes(std::span(value));
+  } else {
+    return value.external_bytes();
+  }
+}
+
+// One argument for ArgsOps::gather: a flag byte, then a large argument's byte count (its bytes
+// are a block) or the argument packed.
 template <class T>
 void gather_one(pup::Archive& ar, T& value, ByteBlocks& blocks) {
   bool external = false;
-  if constexpr (is_bitwise_vector<T>) {
-    const std::size_t bytes = value.size() * sizeof(typename T::value_type);
-    external = bytes >= external_bytes_from;
+  if constexpr (may_be_block<T>) {
+    const std::span<std::byte> bytes = block_bytes(value);
+    external = bytes.size() >= external_bytes_from;
     ar | external;
     if (external) {
-      ar.length(value.size());
-      if (ar.sizing()) blocks.push_back({reinterpret_cast<std::byte*>(value.data()), bytes});
+      ar.length(bytes.size());
+      if (ar.sizing()) blocks.push_back({bytes.data(), bytes.size()});
       return;
     }
   } else {
@@ -139,14 +163,20 @@ template <class T>
 void scatter_one(pup::Unpacker& in, T& value, ByteBlocks& blocks) {
   bool external = false;
   in | external;
-  if constexpr (is_bitwise_vector<T>) {
+  if constexpr (may_be_block<T>) {
     if (external) {
-      using E = typename T::value_type;
-      const std::size_t n = in.length(0);
-      if (n > (std::size_t{1} << 40) / sizeof(E))
-        in.fail("a block of implausible size", in.offset());
-      value.resize(n);
-      blocks.push_back({reinterpret_cast<std::byte*>(value.data()), n * sizeof(E)});
+      const std::size_t bytes = in.length(0);
+      if (bytes > std::size_t{1} << 40) in.fail("a block of implausible size", in.offset());
+      if constexpr (is_bitwise_vector<T>) {
+        using E = typename T::value_type;
+        if (bytes % sizeof(E) != 0) in.fail("a block of part of a value", in.offset());
+        value.resize(bytes / sizeof(E));  // a std::vector's values are zeroed first
+      } else {
+        value.external_resize(bytes);  // not initialized: MPI fills it
+      }
+      const std::span<std::byte> room = block_bytes(value);
+      if (room.size() != bytes) in.fail("a block its argument cannot hold", in.offset());
+      blocks.push_back({room.data(), room.size()});
       return;
     }
   }
