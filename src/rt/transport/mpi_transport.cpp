@@ -835,12 +835,13 @@ struct Transport::Impl {
     return true;
   }
 
-  // MpiProgress::pe, on a PE: data message `m` with header `h` and `args` bytes of packed
-  // arguments, packed straight into the ring of process `to` when that process shares this
-  // machine, nothing waits to go there before it, it fits, and no other PE is making progress
-  // (which owns the rings). False when not done: the caller packs and queues it.
-  bool send_direct(int to, Message* m, const WireHeader& h, std::size_t args) {
-    if (own_thread || peer_of.empty() || args + sizeof h > shm_inline_bytes) return false;
+  // MpiProgress::pe, on a PE: a record of `bytes` bytes and `type` for process `to`, written
+  // by fill(where) straight into that process's ring when it shares this machine, nothing waits
+  // to go there before it, it fits, and no other PE is making progress (which owns the rings).
+  // False when not done: the caller packs and queues the message.
+  template <class Fill>
+  bool write_direct(int to, std::size_t bytes, ShmRing::Type type, Fill&& fill) {
+    if (own_thread || peer_of.empty() || bytes > shm_inline_bytes) return false;
     ShmPeer* peer = peer_of[static_cast<std::size_t>(to)];
     if (peer == nullptr) return false;
     if (busy.load(std::memory_order_relaxed) || busy.exchange(true, std::memory_order_acquire)) {
@@ -855,45 +856,39 @@ struct Transport::Impl {
     // first.
     if (any_waiting || !outbox.empty()) send_queued();
     if (!peer->waiting.empty()) return false;
-    std::byte* at = peer->out.reserve(args + sizeof h);
+    std::byte* at = peer->out.reserve(bytes);
     if (at == nullptr) return false;
-    if (args != 0) m->ops->pack_to(m->args(), {at, args});
-    std::memcpy(at + args, &h, sizeof h);
-    peer->out.commit(ShmRing::data);
+    fill(at);
+    peer->out.commit(type);
     return true;
   }
 
-  // MpiProgress::pe, on a PE: entry message `m` for process `to` whose arguments hold vectors of
-  // at least external_bytes_from bytes: the rest of its arguments go into the ring (a typed
-  // record), those vectors' bytes by MPI from where they lie, and the message is freed once the
-  // send completes. Same conditions as send_direct(); false when not done.
+  // Data message `m` with header `h` and `args` bytes of packed arguments, packed into the ring
+  // (write_direct's conditions).
+  bool send_direct(int to, Message* m, const WireHeader& h, std::size_t args) {
+    return write_direct(to, args + sizeof h, ShmRing::data, [&](std::byte* at) {
+      if (args != 0) m->ops->pack_to(m->args(), {at, args});
+      std::memcpy(at + args, &h, sizeof h);
+    });
+  }
+
+  // Entry message `m` whose arguments hold blocks (ByteBlock) of at least external_bytes_from
+  // bytes: the rest of its arguments go into the ring (a typed record), the blocks' bytes by MPI
+  // from where they lie, and the message is freed once the send completes (write_direct's
+  // conditions).
   bool send_typed(int to, Message* m, const WireHeader& h) {
     const ArgsOps* ops = m->ops;
-    if (own_thread || peer_of.empty() || ops == nullptr || ops->gather == nullptr) return false;
-    ShmPeer* peer = peer_of[static_cast<std::size_t>(to)];
-    if (peer == nullptr) return false;
+    if (ops == nullptr || ops->gather == nullptr) return false;
     ByteBlocks blocks;
     const std::size_t args = ops->gather(m->args(), {}, blocks);
-    if (blocks.empty() || args + sizeof h > shm_inline_bytes) return false;
-    if (busy.load(std::memory_order_relaxed) || busy.exchange(true, std::memory_order_acquire)) {
-      return false;
-    }
-    struct Release {
-      std::atomic<bool>& busy;
-      ~Release() { busy.store(false, std::memory_order_release); }
-    } release{busy};
-    if (closing.load(std::memory_order_relaxed)) return false;
-    if (any_waiting || !outbox.empty()) send_queued();
-    if (!peer->waiting.empty()) return false;
-    std::byte* at = peer->out.reserve(args + sizeof h);
-    if (at == nullptr) return false;
-    ByteBlocks again;
-    ops->gather(m->args(), {at, args}, again);
-    std::memcpy(at + args, &h, sizeof h);
-    in_flight.push_back({MPI_REQUEST_NULL, m});
-    post_blocks(true, blocks, to, tag_data, bulk_comm, &in_flight.back().request);
-    peer->out.commit(ShmRing::typed);
-    return true;
+    if (blocks.empty()) return false;
+    return write_direct(to, args + sizeof h, ShmRing::typed, [&](std::byte* at) {
+      ByteBlocks again;
+      ops->gather(m->args(), {at, args}, again);
+      std::memcpy(at + args, &h, sizeof h);
+      in_flight.push_back({MPI_REQUEST_NULL, m});
+      post_blocks(true, blocks, to, tag_data, bulk_comm, &in_flight.back().request);
+    });
   }
 
   // MpiProgress::thread: the communication thread's loop.
@@ -1181,7 +1176,7 @@ void Transport::send(PeId to, Message* message) {
   try {
     const std::size_t args =
         message->ops != nullptr ? message->ops->packed_size(message->args()) : 0;
-    if (impl_->send_direct(process, message, h, args)) {
+    if (args + sizeof h <= shm_inline_bytes && impl_->send_direct(process, message, h, args)) {
       free_message(message);
       return;
     }
