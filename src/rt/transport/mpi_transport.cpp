@@ -69,11 +69,6 @@ struct WireHeader {
 };
 static_assert(sizeof(WireHeader) == 48);
 
-// Sends or receives the blocks' bytes on `comm`: one block as bytes (Open MPI's single-copy
-// path between processes of a machine takes only contiguous buffers), several as a datatype.
-void post_blocks(bool send, const ByteBlocks& blocks, int peer, int tag, MPI_Comm comm,
-                 MPI_Request* request);
-
 // An MPI datatype of the blocks' bytes at their addresses (for MPI_BOTTOM), committed; blocks
 // over 1 GiB in pieces (counts are ints). Sender and receiver build it from blocks of the same
 // sizes.
@@ -96,6 +91,8 @@ MPI_Datatype blocks_type(const ByteBlocks& blocks) {
   return type;
 }
 
+// Sends or receives the blocks' bytes on `comm`: one block as bytes (Open MPI's single-copy
+// path between processes of a machine takes only contiguous buffers), several as a datatype.
 void post_blocks(bool send, const ByteBlocks& blocks, int peer, int tag, MPI_Comm comm,
                  MPI_Request* request) {
   if (blocks.size() == 1 && blocks[0].size <= static_cast<std::size_t>(INT_MAX)) {
@@ -194,10 +191,12 @@ constexpr double sleep_seconds = 100e-6;
 
 // Processes of one machine exchange data messages through shared-memory rings (one per ordered
 // pair of processes, in the receiver's part of an MPI shared window): a message up to
-// shm_inline_bytes is copied into the ring; a larger one is announced in the ring and its
-// bytes follow by MPI on a communicator of their own (so they keep the ring's order).
+// shm_inline_bytes is copied into the ring; a larger one is announced in the ring (packed, or
+// an entry message's arguments but their large blocks) and its bytes follow by MPI on a
+// communicator of their own (so they keep the ring's order).
 constexpr std::size_t shm_ring_bytes = std::size_t{1} << 20;
 constexpr std::size_t shm_inline_bytes = std::size_t{256} << 10;
+// With every process on this machine, a pass looks at MPI once in this many passes ...
 constexpr std::uint32_t mpi_probe_every = 16;
 // ... and, while no send by MPI is in flight, at most once in this many seconds: then MPI
 // carries only control messages, which can wait that long, and a look (a lock and MPI's whole
