@@ -24,22 +24,9 @@ trap 'rm -rf "$work"' EXIT
 
 # Runs jacobi2d REPS times (after --mesh, --steps); prints "median-ms-per-step
 # wan-bytes-per-step migrations". Checksums are compared per step count (file in $work).
+source bench/median_run.sh
 measure() {
-  local out ms=() wan=0 moved=0 sum ref="$work/checksum-$1"
-  for ((r = 0; r < reps; r++)); do
-    out=$("$bin" --mesh "$mesh" --no-pin --steps "$@")
-    sum=$(sed -n 's/^checksum: //p' <<<"$out")
-    [[ -s $ref ]] || echo "$sum" >"$ref"
-    if [[ -z $sum || $sum != "$(cat "$ref")" ]]; then
-      echo "koenig.sh: checksum '$sum' differs from $(cat "$ref") for: $*" >&2
-      exit 1
-    fi
-    ms+=("$(sed -n 's/^step: //p' <<<"$out")")
-    wan=$(sed -n 's/.*(\([0-9]*\) bytes\/step).*/\1/p' <<<"$out")
-    moved=$(sed -n 's/.*migrations: \([0-9]*\) .*/\1/p' <<<"$out")
-  done
-  printf '%s\n' "${ms[@]}" | sort -g | awk -v w="${wan:-0}" -v m="${moved:-0}" '{v[NR] = $1}
-    END {printf "%.2f %s %s\n", 1000 * v[int((NR + 1) / 2)], w, m}'
+  median_run koenig.sh "$work/checksum-$1" 's/^step: //p' "$bin" --mesh "$mesh" --no-pin --steps "$@"
 }
 
 echo "A. Jacobi2D ${mesh}^2, $steps steps, 2 PEs in 2 clusters (1 + 1), block map: ms per step"

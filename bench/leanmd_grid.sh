@@ -27,22 +27,9 @@ ref="$work/checksum"  # a file: measure runs in a subshell
 
 # Runs leanmd REPS times with the given options; prints "median-ms-per-step wan-bytes-per-step
 # migrations".
+source bench/median_run.sh
 measure() {
-  local out ms=() wan=0 moved=0 sum
-  for ((r = 0; r < reps; r++)); do
-    out=$("$bin" "${problem[@]}" "$@")
-    sum=$(sed -n 's/^checksum: //p' <<<"$out")
-    [[ -s $ref ]] || echo "$sum" >"$ref"
-    if [[ -z $sum || $sum != "$(cat "$ref")" ]]; then
-      echo "leanmd_grid.sh: checksum '$sum' differs from $(cat "$ref") for: $*" >&2
-      exit 1
-    fi
-    ms+=("$(sed -n 's/^steady step: \([0-9.]*\).*/\1/p' <<<"$out")")
-    wan=$(sed -n 's/.*(\([0-9]*\) bytes\/step).*/\1/p' <<<"$out")
-    moved=$(sed -n 's/.*migrations: \([0-9]*\) .*/\1/p' <<<"$out")
-  done
-  printf '%s\n' "${ms[@]}" | sort -g | awk -v w="${wan:-0}" -v m="${moved:-0}" '{v[NR] = $1}
-    END {printf "%.2f %s %s\n", 1000 * v[int((NR + 1) / 2)], w, m}'
+  median_run leanmd_grid.sh "$ref" 's/^steady step: \([0-9.]*\).*/\1/p' "$bin" "${problem[@]}" "$@"
 }
 
 for layout in $layouts; do
