@@ -21,39 +21,29 @@ void destroy_as(void* args) noexcept {
   throw std::logic_error("a runtime message was delivered as an entry method");
 }
 
-std::size_t bytes_size(void* args) {
-  return static_cast<std::vector<std::byte>*>(args)->size();
+// The runtime's byte payloads: a packed vector, raw bytes, bytes inline in the message.
+std::span<const std::byte> bytes_of(const std::vector<std::byte>& bytes) {
+  return bytes;
 }
-void bytes_pack(void* args, std::vector<std::byte>& out) {
-  const auto& bytes = *static_cast<std::vector<std::byte>*>(args);
+std::span<const std::byte> bytes_of(const RawBytes& raw) {
+  return {raw.data.get(), raw.size};
+}
+std::span<const std::byte> bytes_of(const InlineBytes& bytes) {
+  return {bytes.data, bytes.size};
+}
+template <class T>
+std::size_t payload_size(void* args) {
+  return bytes_of(*static_cast<T*>(args)).size();
+}
+template <class T>
+void payload_pack(void* args, std::vector<std::byte>& out) {
+  const std::span<const std::byte> bytes = bytes_of(*static_cast<T*>(args));
   out.insert(out.end(), bytes.begin(), bytes.end());
 }
-void bytes_pack_to(void* args, std::span<std::byte> out) {
-  const auto& bytes = *static_cast<std::vector<std::byte>*>(args);
+template <class T>
+void payload_pack_to(void* args, std::span<std::byte> out) {
+  const std::span<const std::byte> bytes = bytes_of(*static_cast<T*>(args));
   if (!bytes.empty()) std::memcpy(out.data(), bytes.data(), bytes.size());
-}
-std::size_t raw_size(void* args) {
-  return static_cast<RawBytes*>(args)->size;
-}
-void raw_pack(void* args, std::vector<std::byte>& out) {
-  const auto& raw = *static_cast<RawBytes*>(args);
-  out.insert(out.end(), raw.data.get(), raw.data.get() + raw.size);
-}
-void raw_pack_to(void* args, std::span<std::byte> out) {
-  const auto& raw = *static_cast<RawBytes*>(args);
-  if (raw.size != 0) std::memcpy(out.data(), raw.data.get(), raw.size);
-}
-void no_destroy(void*) noexcept {}
-std::size_t inline_size(void* args) {
-  return static_cast<InlineBytes*>(args)->size;
-}
-void inline_pack(void* args, std::vector<std::byte>& out) {
-  const auto& bytes = *static_cast<InlineBytes*>(args);
-  out.insert(out.end(), bytes.data, bytes.data + bytes.size);
-}
-void inline_pack_to(void* args, std::span<std::byte> out) {
-  const auto& bytes = *static_cast<InlineBytes*>(args);
-  if (bytes.size != 0) std::memcpy(out.data(), bytes.data, bytes.size);
 }
 std::size_t call_size(void*) {
   return 0;
@@ -65,24 +55,21 @@ std::size_t call_size(void*) {
   throw std::logic_error("a function call cannot leave its process");
 }
 
+template <class T>
+constexpr ArgsOps payload_ops{&no_invoke, &destroy_as<T>, &payload_size<T>, &payload_pack<T>,
+                              &payload_pack_to<T>};
+
 }  // namespace
 
-const ArgsOps packed_args{&no_invoke, &destroy_as<std::vector<std::byte>>, &bytes_size, &bytes_pack,
-                          &bytes_pack_to};
-const ArgsOps raw_args{&no_invoke, &destroy_as<RawBytes>, &raw_size, &raw_pack, &raw_pack_to};
+const ArgsOps packed_args = payload_ops<std::vector<std::byte>>;
+const ArgsOps raw_args = payload_ops<RawBytes>;
+const ArgsOps inline_args = payload_ops<InlineBytes>;
 const ArgsOps call_args{&no_invoke, &destroy_as<CallArgs>, &call_size, &call_pack, &call_pack_to};
-const ArgsOps inline_args{&no_invoke, &no_destroy, &inline_size, &inline_pack, &inline_pack_to};
 
 std::span<const std::byte> Message::payload() {
-  if (ops == &packed_args) return *static_cast<std::vector<std::byte>*>(args());
-  if (ops == &raw_args) {
-    const auto& raw = *static_cast<RawBytes*>(args());
-    return {raw.data.get(), raw.size};
-  }
-  if (ops == &inline_args) {
-    const auto& bytes = *static_cast<InlineBytes*>(args());
-    return {bytes.data, bytes.size};
-  }
+  if (ops == &packed_args) return bytes_of(*static_cast<std::vector<std::byte>*>(args()));
+  if (ops == &raw_args) return bytes_of(*static_cast<RawBytes*>(args()));
+  if (ops == &inline_args) return bytes_of(*static_cast<InlineBytes*>(args()));
   return {};
 }
 

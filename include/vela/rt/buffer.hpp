@@ -11,12 +11,10 @@
 //   send<&Block::halo>(neighbour, std::move(out));
 #pragma once
 
-#include <algorithm>
 #include <cstddef>
 #include <cstring>
 #include <memory>
 #include <span>
-#include <type_traits>
 #include <utility>
 
 #include "vela/pup/pup.hpp"

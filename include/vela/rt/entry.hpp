@@ -203,25 +203,28 @@ struct EntryArgs {
   static void pack(void* args, std::vector<std::byte>& out) {
     pup::pack_values(out, *static_cast<Parameters*>(args));
   }
-  static void pack_to(void* args, std::span<std::byte> out) {
+  // Packs with `put(archive)` into `out`, which must be filled exactly.
+  template <class Put>
+  static void pack_exactly(std::span<std::byte> out, Put&& put) {
     pup::Packer packer(out);
-    packer | *static_cast<Parameters*>(args);
+    put(packer);
     if (packer.size() != out.size()) pup::detail::fail_size_mismatch(out.size(), packer.size());
   }
+  static void pack_to(void* args, std::span<std::byte> out) {
+    pack_exactly(out, [args](pup::Archive& ar) { ar | *static_cast<Parameters*>(args); });
+  }
   static std::size_t gather(void* args, std::span<std::byte> out, ByteBlocks& blocks) {
-    auto each = [&blocks](pup::Archive& ar, auto& values) {
-      std::apply([&](auto&... a) { (gather_one(ar, a, blocks), ...); }, values);
+    auto put = [args, &blocks](pup::Archive& ar) {
+      std::apply([&](auto&... a) { (gather_one(ar, a, blocks), ...); },
+                 *static_cast<Parameters*>(args));
     };
-    auto& values = *static_cast<Parameters*>(args);
     if (out.empty()) {
       pup::Sizer sizer;
-      each(sizer, values);
+      put(sizer);
       return sizer.size();
     }
-    pup::Packer packer(out);
-    each(packer, values);
-    if (packer.size() != out.size()) pup::detail::fail_size_mismatch(out.size(), packer.size());
-    return packer.size();
+    pack_exactly(out, put);
+    return out.size();
   }
   static void scatter(void* args, pup::Unpacker& in, ByteBlocks& blocks) {
     auto* values = ::new (args) Parameters();

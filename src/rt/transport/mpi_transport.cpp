@@ -644,11 +644,20 @@ struct Transport::Impl {
     }
   }
 
+  // A data message's header, at the end of its bytes; the bytes before it are the arguments.
+  // False (nothing read) when the bytes are too short to hold one.
+  static bool read_header(std::span<const std::byte> bytes, WireHeader& h, std::size_t& args) {
+    if (bytes.size() < sizeof h) return false;
+    args = bytes.size() - sizeof h;
+    std::memcpy(&h, bytes.data() + args, sizeof h);
+    return true;
+  }
+
   void deliver(std::vector<std::byte> bytes) {
-    if (bytes.size() < sizeof(WireHeader)) return;
     WireHeader h;
-    std::memcpy(&h, bytes.data() + bytes.size() - sizeof h, sizeof h);
-    bytes.resize(bytes.size() - sizeof h);
+    std::size_t args = 0;
+    if (!read_header(bytes, h, args)) return;
+    bytes.resize(args);
     Message* m = header_message(h);
     ::new (m->storage) std::vector<std::byte>(std::move(bytes));
     m->ops = &packed_args;
@@ -659,9 +668,10 @@ struct Transport::Impl {
   // vectors, which are sized and receive their bytes by MPI straight from the sender's.
   void receive_typed(ShmPeer& peer, std::span<const std::byte> payload) {
     WireHeader h;
-    if (payload.size() < sizeof h) throw std::logic_error("MPI transport: a short typed record");
-    const std::size_t args = payload.size() - sizeof h;
-    std::memcpy(&h, payload.data() + args, sizeof h);
+    std::size_t args = 0;
+    if (!read_header(payload, h, args)) {
+      throw std::logic_error("MPI transport: a short typed record");
+    }
     const ArgsOps* ops = handler_ops(h.handler);
     if (ops == nullptr || ops->scatter == nullptr) {
       throw std::logic_error("MPI transport: entry method " + std::to_string(h.handler) +
@@ -684,10 +694,9 @@ struct Transport::Impl {
 
   // A small data message, its arguments copied into the message itself (no allocation).
   void deliver_inline(std::span<const std::byte> bytes) {
-    if (bytes.size() < sizeof(WireHeader)) return;
     WireHeader h;
-    const std::size_t args = bytes.size() - sizeof h;
-    std::memcpy(&h, bytes.data() + args, sizeof h);
+    std::size_t args = 0;
+    if (!read_header(bytes, h, args)) return;
     Message* m = header_message(h);
     auto* inline_bytes = ::new (m->storage) InlineBytes;
     inline_bytes->size = static_cast<std::uint32_t>(args);
@@ -698,10 +707,8 @@ struct Transport::Impl {
 
   // A data message received into an unzeroed buffer (large ones: no pass to zero it first).
   void deliver(RawBytes raw) {
-    if (raw.size < sizeof(WireHeader)) return;
     WireHeader h;
-    std::memcpy(&h, raw.data.get() + raw.size - sizeof h, sizeof h);
-    raw.size -= sizeof h;
+    if (!read_header({raw.data.get(), raw.size}, h, raw.size)) return;
     Message* m = header_message(h);
     ::new (m->storage) RawBytes(std::move(raw));
     m->ops = &raw_args;
@@ -1175,12 +1182,13 @@ void Transport::send(PeId to, Message* message) {
   try {
     const std::size_t args =
         message->ops != nullptr ? message->ops->packed_size(message->args()) : 0;
-    if (args + sizeof h <= shm_inline_bytes && impl_->send_direct(process, message, h, args)) {
-      free_message(message);
-      return;
-    }
-    if (args + sizeof h > shm_inline_bytes && message->kind == Kind::entry &&
-        impl_->send_typed(process, message, h)) {
+    // Straight into the ring when it fits, else (an entry message) its large vectors in place.
+    if (args + sizeof h <= shm_inline_bytes) {
+      if (impl_->send_direct(process, message, h, args)) {
+        free_message(message);
+        return;
+      }
+    } else if (message->kind == Kind::entry && impl_->send_typed(process, message, h)) {
       return;  // freed when its send completes
     }
     bytes.reserve(args + sizeof h);
