@@ -1,12 +1,16 @@
-// Point-to-point messages between ranks: sends copy the data into a runtime message to the
-// destination rank's element (eager: a send completes at once); arrivals are put back in send
-// order per sender and channel, then matched against posted receives in MPI's order (the first
-// posted receive that matches; else kept, in arrival order, for a later receive or probe).
+// Point-to-point messages between ranks: a send puts the data into a runtime message to the
+// destination rank's element. A small one is copied (eager: the send completes at once); a large
+// one is read where it lies, and the send completes once the receiving side has its copy (the
+// matching receive's buffer, or a block of its own when no receive is posted yet: it never waits
+// for the receiving program). Arrivals are put back in send order per sender and channel, then
+// matched against posted receives in MPI's order (the first posted receive that matches; else
+// kept, in arrival order, for a later receive or probe).
 #include <cstring>
 #include <string>
 
 #include "heap_routing.hpp"
 #include "rank.hpp"
+#include "state.hpp"
 
 namespace vela::vp::detail {
 
@@ -47,7 +51,7 @@ void fill(RequestState& r, Incoming& in) {
         " bytes, the receive buffer holds " + std::to_string(r.capacity) + " (truncated)"));
     return;
   }
-  if (!in.data.empty()) std::memcpy(r.buffer, in.data.data(), in.data.size());
+  in.data.copy_to(r.buffer);
 }
 
 // An in-order arrival: the first matching posted receive takes it.
@@ -60,6 +64,7 @@ bool match_arrival(RankContext& rank, Incoming&& in) {
       return true;
     }
   }
+  in.data.settle();  // kept: its bytes must not stay in the sender's buffer or on their way
   rank.unexpected.push_back(std::move(in));
   return true;
 }
@@ -97,6 +102,7 @@ bool accept(RankContext& rank, Envelope envelope, Payload data) {
   std::uint32_t& expected = rank.next_receive.counter(key);
   if (envelope.seq != expected) {
     // A later message overtook an earlier one (a migration forwarded the earlier): hold it.
+    data.settle();
     rank.early.emplace(std::make_pair(key, envelope.seq), Incoming{envelope, std::move(data)});
     return false;
   }
@@ -127,9 +133,10 @@ void post_message(RankContext& rank, const void* buffer, std::size_t bytes, Type
   const auto to = static_cast<std::uint64_t>(dest);
   if (rt::ElementBase* here =
           rt::detail::local_send(world.ranks.id(), to, message_overhead + bytes)) {
-    // The destination lives on this PE: matched now, without a message. A rank this makes ready
-    // runs on this PE straight after the sender gives it back (run_on_pe).
-    Payload data(buffer, bytes);
+    // The destination lives on this PE: matched now, without a message (the bytes copied once,
+    // into the posted receive or else a payload of its own). A rank this makes ready runs on
+    // this PE straight after the sender gives it back (run_on_pe).
+    Payload data = Payload::borrowed(buffer, bytes, nullptr);
     RankContext& receiver = *static_cast<RankElement*>(here)->context();
     World::PeLocal& pe = world.here[static_cast<std::size_t>(here->pe())];
     ++pe.handoffs;
@@ -139,7 +146,44 @@ void post_message(RankContext& rank, const void* buffer, std::size_t bytes, Type
     }
     return;
   }
-  rt::detail::send_entry<&RankElement::deliver>(world.ranks.id(), to, 0, e, Payload(buffer, bytes));
+  if (bytes < rt::detail::external_bytes_from) {
+    rt::detail::send_entry<&RankElement::deliver>(world.ranks.id(), to, 0, e,
+                                                  Payload(buffer, bytes));
+    return;
+  }
+  // A large message is read where it lies: the receiver copies it once (received straight into
+  // its buffer from another process of this machine), and this rank waits until that is done.
+  auto* loan = new SendLoan;
+  loan->world = &world;
+  loan->rank = rank.rank;
+  struct Leave {  // the rank's hold, let go even when it is unwound while it waits
+    SendLoan* loan;
+    ~Leave() {
+      if (loan->holders.fetch_sub(1, std::memory_order_acq_rel) == 1) delete loan;
+    }
+  } leave{loan};
+  rt::detail::send_entry<&RankElement::deliver>(world.ranks.id(), to, 0, e,
+                                                Payload::borrowed(buffer, bytes, loan));
+  loan->waiting.store(true);
+  while (!loan->done.load()) {
+    rank.waiting_source = dest;
+    rank.waiting_tag = tag;
+    rank.waiting_collective = channel == collective_channel;
+    suspend(rank, RankState::blocked, "send");
+  }
+}
+
+void release(SendLoan* loan) noexcept {
+  loan->done.store(true);
+  if (loan->waiting.load() && rt::detail::this_pe() != nullptr) {
+    try {
+      rt::detail::send_entry<&RankElement::sent>(loan->world->ranks.id(),
+                                                 static_cast<std::uint64_t>(loan->rank), 0);
+    } catch (...) {
+      // The run is stopping: nothing resumes the rank any more.
+    }
+  }
+  if (loan->holders.fetch_sub(1, std::memory_order_acq_rel) == 1) delete loan;
 }
 
 namespace {

@@ -1,16 +1,40 @@
 // The bytes of one rank message: inline when small (no allocation for the latency-bound common
 // case), else one heap block. Moved, never copied, from the sender's message to the receiver.
+//
+// A large one may hold its bytes elsewhere until the receiver settles it: still in the sender's
+// buffer (borrowed, with a SendLoan the sending rank waits on), or still on its way from another
+// process (incoming). The receiver then copies them once, into the posted receive's buffer when
+// one matches, else into the payload's own block.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <memory>
 #include <span>
+#include <utility>
 
 #include "vela/pup/pup.hpp"
+#include "vela/rt/entry.hpp"
 
 namespace vela::vp::detail {
+
+struct World;
+
+// A send whose bytes the runtime reads in the sender's buffer: done once no message holds them
+// any more (copied, or received into their destination). The sending rank waits for it; the
+// last of the rank and the payload to let go frees it.
+struct SendLoan {
+  World* world = nullptr;
+  int rank = 0;                     // the sender, woken when it waits
+  std::atomic<int> holders{2};      // the sending rank and the payload
+  std::atomic<bool> done{false};    // the payload let go of the bytes
+  std::atomic<bool> waiting{false}; // the rank is suspended until done
+};
+
+// The payload lets go of the loan's bytes: done, and the waiting rank woken.
+void release(SendLoan* loan) noexcept;
 
 class Payload {
  public:
@@ -18,56 +42,163 @@ class Payload {
 
   Payload() = default;
   Payload(const void* data, std::size_t size) { assign(data, size); }
+  // `size` bytes read at `data` until settled or destroyed, which releases `loan` (null: the
+  // caller settles it before `data` changes).
+  static Payload borrowed(const void* data, std::size_t size, SendLoan* loan) noexcept {
+    Payload p;
+    p.size_ = size;
+    p.hold_ = Hold::borrowed;
+    p.u_.lent.data = static_cast<const std::byte*>(data);
+    p.u_.lent.loan = loan;
+    return p;
+  }
   Payload(Payload&& other) noexcept { take(other); }
   Payload& operator=(Payload&& other) noexcept {
     if (this != &other) {
-      heap_.reset();
+      clear();
       take(other);
     }
     return *this;
   }
   Payload(const Payload&) = delete;
   Payload& operator=(const Payload&) = delete;
+  ~Payload() { clear(); }
 
-  const std::byte* data() const { return heap_ ? heap_.get() : inline_; }
+  // The bytes (settled: not incoming).
+  const std::byte* data() const {
+    switch (hold_) {
+      case Hold::heap:
+        return u_.heap;
+      case Hold::borrowed:
+        return u_.lent.data;
+      default:
+        return u_.bytes;
+    }
+  }
   std::size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
 
-  // For the runtime (vela::rt::detail::ExternalBytes): a large message between processes of one
-  // machine is received straight into a payload made without initializing it.
-  std::span<std::byte> external_bytes() noexcept { return {const_cast<std::byte*>(data()), size_}; }
-  void external_resize(std::size_t size) { resize(size); }
+  // Makes the payload own its bytes: copied when borrowed, received when incoming.
+  void settle() {
+    if (hold_ == Hold::incoming) {
+      rt::detail::IncomingBytes bytes = std::move(u_.incoming);
+      clear();
+      make_room(bytes.size());
+      bytes.receive_into(room());
+    } else if (hold_ == Hold::borrowed) {
+      const Lent lent = u_.lent;
+      hold_ = Hold::none;
+      make_room(size_);
+      if (size_ != 0) std::memcpy(room(), lent.data, size_);
+      if (lent.loan != nullptr) release(lent.loan);
+    }
+  }
+
+  // Puts the bytes at `to` (size() bytes there), received there straight when incoming; the
+  // payload is empty after it.
+  void copy_to(void* to) {
+    if (hold_ == Hold::incoming) {
+      u_.incoming.receive_into(static_cast<std::byte*>(to));
+    } else if (size_ != 0) {
+      std::memcpy(to, data(), size_);
+    }
+    clear();
+  }
+
+  // For the runtime (vela::rt::detail::DeferrableBytes): a large message between processes of
+  // one machine is sent from where its bytes lie and received where the receiver settles it.
+  std::span<std::byte> external_bytes() {
+    if (hold_ == Hold::incoming) settle();  // forwarded on before it was received here
+    return {const_cast<std::byte*>(data()), size_};
+  }
+  void external_resize(std::size_t size) {
+    clear();
+    make_room(size);
+  }
+  void external_defer(rt::detail::IncomingBytes&& bytes) {
+    clear();
+    size_ = bytes.size();
+    ::new (&u_.incoming) rt::detail::IncomingBytes(std::move(bytes));
+    hold_ = Hold::incoming;
+  }
 
   void pup(pup::Archive& ar) {
     std::uint64_t n = size_;
     ar | n;
     if (ar.unpacking()) {
       if (n > ar.remaining()) ar.fail("rank message longer than its buffer", ar.offset());
-      resize(static_cast<std::size_t>(n));
+      external_resize(static_cast<std::size_t>(n));
+    } else if (!ar.sizing() && hold_ == Hold::incoming) {
+      settle();
     }
     ar.bytes(const_cast<std::byte*>(data()), size_);
   }
 
  private:
-  void resize(std::size_t size) {
+  // Where the bytes are: in the payload (none: inline, or nothing), in its heap block, in the
+  // sender's buffer, or on their way.
+  enum class Hold : std::uint8_t { none, heap, borrowed, incoming };
+  struct Lent {
+    const std::byte* data;
+    SendLoan* loan;
+  };
+
+  std::byte* room() { return hold_ == Hold::heap ? u_.heap : u_.bytes; }
+  // Room for `size` bytes of its own (the payload holds nothing else).
+  void make_room(std::size_t size) {
     size_ = size;
-    heap_.reset();
-    if (size > inline_bytes) heap_.reset(new std::byte[size]);
+    if (size > inline_bytes) {
+      u_.heap = new std::byte[size];
+      hold_ = Hold::heap;
+    }
   }
   void assign(const void* data, std::size_t size) {
-    resize(size);
-    if (size > 0) std::memcpy(const_cast<std::byte*>(this->data()), data, size);
+    make_room(size);
+    if (size > 0) std::memcpy(room(), data, size);
+  }
+  // Back to empty: a heap block freed, a loan released, incoming bytes dropped.
+  void clear() noexcept {
+    switch (hold_) {
+      case Hold::heap:
+        delete[] u_.heap;
+        break;
+      case Hold::borrowed:
+        if (u_.lent.loan != nullptr) release(u_.lent.loan);
+        break;
+      case Hold::incoming:
+        u_.incoming.~IncomingBytes();
+        break;
+      case Hold::none:
+        break;
+    }
+    hold_ = Hold::none;
+    size_ = 0;
   }
   void take(Payload& other) noexcept {
     size_ = other.size_;
-    heap_ = std::move(other.heap_);
-    if (!heap_) std::memcpy(inline_, other.inline_, inline_bytes);
+    hold_ = other.hold_;
+    if (hold_ == Hold::incoming) {
+      ::new (&u_.incoming) rt::detail::IncomingBytes(std::move(other.u_.incoming));
+      other.u_.incoming.~IncomingBytes();
+    } else {
+      std::memcpy(static_cast<void*>(&u_), &other.u_, sizeof u_);
+    }
+    other.hold_ = Hold::none;
     other.size_ = 0;
   }
 
   std::size_t size_ = 0;
-  std::unique_ptr<std::byte[]> heap_;
-  std::byte inline_[inline_bytes];
+  Hold hold_ = Hold::none;
+  union Storage {
+    Storage() {}
+    ~Storage() {}
+    std::byte bytes[inline_bytes];
+    std::byte* heap;
+    Lent lent;
+    rt::detail::IncomingBytes incoming;
+  } u_;
 };
+
+static_assert(sizeof(Payload) <= 48, "a rank message's arguments fit a runtime message");
 
 }  // namespace vela::vp::detail

@@ -343,6 +343,10 @@ void RankElement::wake() {
   if (rank.state == RankState::yielded || rank.state == RankState::ready) run_on_pe(rank);
 }
 
+void RankElement::sent() {
+  if (context_->state == RankState::blocked) run_on_pe(*context_);
+}
+
 void RankElement::resume_from_sync() {
   RankContext& rank = *context_;
   if (rank.state == RankState::at_sync) run_on_pe(rank);

@@ -197,6 +197,8 @@ class RankElement : public rt::ElementBase {
   void deliver(Envelope envelope, Payload data);
   // Resumes a yielded rank, or a ready one the PE handed over to the scheduler.
   void wake();
+  // The runtime is done with the bytes of a large send the rank waits on (SendLoan).
+  void sent();
   void resume_from_sync() override;
   void pup(pup::Archive& ar) override;
 

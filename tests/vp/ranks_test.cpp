@@ -607,6 +607,70 @@ TEST(Ranks, TruncationAndMismatchedTypesAreErrors) {
       << mismatched;
 }
 
+// Large messages are read in the sender's buffer and copied once by the receiving side: into the
+// posted receive, or into a block of their own when none is posted yet. Either way a send returns
+// only once the bytes are copied (its buffer may change at once), and never waits for the
+// receiving program. On one PE, over PEs, to itself, with isend, and with a truncation.
+TEST(Ranks, LargeSendsMayReuseTheirBufferAtOnce) {
+  constexpr std::size_t n = 100'000;  // 400 KB of int32: above the size read in place
+  for (const Layout& layout : {Layout{4, 1}, Layout{4, 2}, Layout{3, 3, "rotate"}}) {
+    std::atomic<int> ok{0};
+    std::string truncated;
+    run(layout, [&] {
+      const int me = vp::rank(), size = vp::size();
+      const int right = (me + 1) % size, left = (me + size - 1) % size;
+      std::vector<std::int32_t> out(n), in(n);
+      auto fill = [&](int round) {
+        for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<std::int32_t>(i) * 7 + me + round;
+      };
+      auto holds = [&](int from, int round) {
+        for (std::size_t i = 0; i < n; ++i) {
+          if (in[i] != static_cast<std::int32_t>(i) * 7 + from + round) return false;
+        }
+        return true;
+      };
+      bool good = true;
+      // Posted first: received in place.
+      vp::Request posted = vp::irecv(in.data(), n, vp::Type::i32, left, 1);
+      fill(1);
+      vp::send(out.data(), n, vp::Type::i32, right, 1);
+      vp::wait(posted);
+      good = good && holds(left, 1);
+      // Sent twice before either receive; each send's buffer overwritten right after it.
+      fill(2);
+      vp::send(out.data(), n, vp::Type::i32, right, 2);
+      fill(3);
+      vp::Request again = vp::isend(out.data(), n, vp::Type::i32, right, 3);
+      vp::wait(again);
+      fill(4);
+      vp::recv(in.data(), n, vp::Type::i32, left, 3);
+      good = good && holds(left, 3);
+      vp::recv(in.data(), n, vp::Type::i32, left, 2);
+      good = good && holds(left, 2);
+      // To itself, before its receive.
+      fill(5);
+      vp::send(out.data(), n, vp::Type::i32, me, 5);
+      fill(6);
+      vp::recv(in.data(), n, vp::Type::i32, me, 5);
+      good = good && holds(me, 5);
+      if (layout.lb == "rotate") vp::migrate();
+      // Truncated: the receiver gets the error, the sender goes on.
+      vp::send(out.data(), n, vp::Type::i32, right, 7);
+      try {
+        vp::recv(in.data(), n - 1, vp::Type::i32, left, 7);
+      } catch (const vp::Error& e) {
+        if (me == 0) truncated = e.what();
+      }
+      vp::barrier();
+      if (good) ok++;
+    });
+    EXPECT_EQ(ok.load(), layout.ranks) << layout.ranks << " ranks on " << layout.pes << " PEs";
+    EXPECT_NE(truncated.find("has 400000 bytes, the receive buffer holds 399996"),
+              std::string::npos)
+        << truncated;
+  }
+}
+
 TEST(Ranks, AnExceptionInARankEndsTheRun) {
   const std::string e = error_of({4, 2}, [] {
     if (vp::rank() == 3) throw std::runtime_error("rank three failed");

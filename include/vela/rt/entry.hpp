@@ -81,9 +81,16 @@ inline const HandlerId handler_id = register_handler(&invoke<Method>, method_nam
 // Bytes an argument holds outside its packed form: the elements of a large vector, which go
 // between processes of one machine where they lie (MPI copies them from the sender's vector
 // into the receiver's) instead of being packed and unpacked.
+class IncomingBytes;
 struct ByteBlock {
   std::byte* data;
   std::size_t size;
+  // Left null by scatter() for a DeferrableBytes argument (data null too): the transport hands
+  // it its bytes still on their way (defer) when it is the message's only block, else makes room
+  // for them (allocate returns where they go).
+  void* value = nullptr;
+  std::byte* (*allocate)(void* value, std::size_t size) = nullptr;
+  void (*defer)(void* value, IncomingBytes&& bytes) = nullptr;
 };
 using ByteBlocks = std::vector<ByteBlock>;
 // A std::vector of trivially copyable elements, a vela::rt::Buffer or another ExternalBytes
@@ -119,6 +126,50 @@ template <class T>
 concept ExternalBytes = requires(T& value, std::size_t n) {
   { value.external_bytes() } -> std::same_as<std::span<std::byte>>;
   value.external_resize(n);
+};
+
+// The bytes of a large argument still on their way from another process of this machine (by
+// MPI): the receiver picks where they go, so they are copied once, into their final place. Until
+// received, the sender's send is not complete; dropped ones are received into scratch.
+class IncomingBytes {
+ public:
+  IncomingBytes() = default;
+  // `pending`: the transport's record of the matched message (see mpi_transport.cpp).
+  IncomingBytes(void* pending, std::size_t size) noexcept : pending_(pending), size_(size) {}
+  IncomingBytes(IncomingBytes&& other) noexcept
+      : pending_(std::exchange(other.pending_, nullptr)), size_(std::exchange(other.size_, 0)) {}
+  IncomingBytes& operator=(IncomingBytes&& other) noexcept {
+    if (this != &other) {
+      drop();
+      pending_ = std::exchange(other.pending_, nullptr);
+      size_ = std::exchange(other.size_, 0);
+    }
+    return *this;
+  }
+  IncomingBytes(const IncomingBytes&) = delete;
+  IncomingBytes& operator=(const IncomingBytes&) = delete;
+  ~IncomingBytes() { drop(); }
+
+  explicit operator bool() const noexcept { return pending_ != nullptr; }
+  std::size_t size() const noexcept { return size_; }
+  // Receives the bytes into `where` (size() bytes there), blocking until they are in; after it,
+  // *this is empty.
+  void receive_into(std::byte* where);
+  // Receives them into scratch (the sender's send completes) and forgets them.
+  void drop() noexcept;
+
+ private:
+  void* pending_ = nullptr;
+  std::size_t size_ = 0;
+};
+
+// An ExternalBytes type that can also take its bytes later, from wherever they are
+// (external_defer): the runtime delivers the message before the bytes have arrived.
+template <class T>
+concept DeferrableBytes = requires(T& value, IncomingBytes&& bytes, std::size_t n) {
+  { value.external_bytes() } -> std::same_as<std::span<std::byte>>;
+  value.external_resize(n);
+  value.external_defer(std::move(bytes));
 };
 
 template <class T>
@@ -167,7 +218,18 @@ void scatter_one(pup::Unpacker& in, T& value, ByteBlocks& blocks) {
     if (external) {
       const std::size_t bytes = in.length(0);
       if (bytes > std::size_t{1} << 40) in.fail("a block of implausible size", in.offset());
-      if constexpr (is_bitwise_vector<T>) {
+      if constexpr (DeferrableBytes<T>) {
+        blocks.push_back({nullptr, bytes, &value,
+                          [](void* v, std::size_t n) {
+                            T& to = *static_cast<T*>(v);
+                            to.external_resize(n);
+                            return to.external_bytes().data();
+                          },
+                          [](void* v, IncomingBytes&& b) {
+                            static_cast<T*>(v)->external_defer(std::move(b));
+                          }});
+        return;
+      } else if constexpr (is_bitwise_vector<T>) {
         using E = typename T::value_type;
         if (bytes % sizeof(E) != 0) in.fail("a block of part of a value", in.offset());
         value.resize(bytes / sizeof(E));  // a std::vector's values are zeroed first

@@ -215,9 +215,57 @@ struct ShmPeer {
   RawBytes bulk_bytes;
   Message* bulk_message = nullptr;
   WireHeader bulk_header;
+  // A typed record whose one block is deferred (DeferrableBytes): bulk_message goes once its
+  // bytes' MPI message is matched (by a probe), without waiting for the bytes.
+  ByteBlock deferred{nullptr, 0};
   int process;  // its rank in the run's communicator
   ShmPeer(ShmRing o, ShmRing i, int p) : out(o), in(i), process(p) {}
 };
+
+// The bytes of a large argument, matched by MPI_Improbe but not yet received (IncomingBytes).
+// Every one is in `incoming` until received, so that closing can receive what the PEs left
+// (a sender waits for its send to complete before it closes).
+struct PendingBytes {
+  MPI_Message message = MPI_MESSAGE_NULL;
+  std::size_t size = 0;
+  bool received = false;
+};
+std::mutex incoming_mutex;
+std::vector<PendingBytes*> incoming;
+
+// Receives a matched message of `size` bytes into `where` (in pieces of 1 GiB when larger).
+void receive_matched(MPI_Message& message, std::byte* where, std::size_t size) {
+  if (size <= static_cast<std::size_t>(INT_MAX)) {
+    MPI_Mrecv(where, static_cast<int>(size), MPI_BYTE, &message, MPI_STATUS_IGNORE);
+    return;
+  }
+  MPI_Datatype type = blocks_type(ByteBlocks{{where, size}});
+  MPI_Mrecv(MPI_BOTTOM, 1, type, &message, MPI_STATUS_IGNORE);
+  MPI_Type_free(&type);
+}
+
+// Takes `p` out of `incoming`, or false when closing already received it.
+bool claim(PendingBytes* p) {
+  std::lock_guard lock(incoming_mutex);
+  if (p->received) return false;
+  p->received = true;
+  std::erase(incoming, p);
+  return true;
+}
+
+// Closing: what the PEs left matched but not received is received into scratch.
+void drain_incoming() {
+  std::vector<PendingBytes*> left;
+  {
+    std::lock_guard lock(incoming_mutex);
+    left.swap(incoming);
+    for (PendingBytes* p : left) p->received = true;
+  }
+  for (PendingBytes* p : left) {
+    RawBytes scratch = unzeroed(p->size);
+    receive_matched(p->message, scratch.data.get(), p->size);
+  }
+}
 
 struct PendingSend {
   MPI_Request request = MPI_REQUEST_NULL;
@@ -377,6 +425,7 @@ struct Transport::Impl {
       if (peer->bulk != MPI_REQUEST_NULL) MPI_Wait(&peer->bulk, MPI_STATUS_IGNORE);
       if (peer->bulk_message != nullptr) free_message(std::exchange(peer->bulk_message, nullptr));
     }
+    drain_incoming();
     peer_of.clear();
     on_node.clear();
     if (window != MPI_WIN_NULL) {
@@ -494,6 +543,10 @@ struct Transport::Impl {
       ShmPeer& peer = *p;
       const int from = peer.process;
       for (int i = 0; i < 64; ++i) {
+        if (peer.deferred.defer != nullptr) {
+          if (!match_deferred(peer)) break;
+          moved = true;
+        }
         if (peer.bulk != MPI_REQUEST_NULL) {
           int done = 0;
           MPI_Test(&peer.bulk, &done, MPI_STATUS_IGNORE);
@@ -687,9 +740,39 @@ struct Transport::Impl {
       throw;
     }
     set_header(out.message, h);
-    post_blocks(false, blocks, peer.process, tag_data, bulk_comm, &peer.bulk);
     peer.bulk_message = out.message;
     peer.bulk_header = h;
+    if (blocks.size() == 1 && blocks[0].defer != nullptr) {
+      peer.deferred = blocks[0];  // routed once matched (match_deferred)
+      return;
+    }
+    for (ByteBlock& b : blocks) {
+      if (b.data == nullptr) b.data = b.allocate(b.value, b.size);
+    }
+    post_blocks(false, blocks, peer.process, tag_data, bulk_comm, &peer.bulk);
+  }
+
+  // The deferred block of peer's typed record, once its MPI message is matched: handed to its
+  // argument, and the message routed. False while not matched yet.
+  bool match_deferred(ShmPeer& peer) {
+    int flag = 0;
+    MPI_Message matched = MPI_MESSAGE_NULL;
+    MPI_Improbe(peer.process, tag_data, bulk_comm, &flag, &matched, MPI_STATUS_IGNORE);
+    if (flag == 0) return false;
+    auto* pending = new PendingBytes{matched, peer.deferred.size};
+    {
+      std::lock_guard lock(incoming_mutex);
+      incoming.push_back(pending);
+    }
+    const ByteBlock b = std::exchange(peer.deferred, ByteBlock{nullptr, 0});
+    b.defer(b.value, IncomingBytes(pending, b.size));
+    Message* m = std::exchange(peer.bulk_message, nullptr);
+    if (closing.load(std::memory_order_relaxed)) {
+      free_message(m);  // its bytes are received into scratch
+    } else {
+      route(m, peer.bulk_header);
+    }
+    return true;
   }
 
   // A small data message, its arguments copied into the message itself (no allocation).
@@ -935,6 +1018,7 @@ struct Transport::Impl {
       complete_sends();
       while (receive_shm() || receive_one()) {
       }
+      drain_incoming();
       if (in_flight.empty() && outbox.empty() && !any_waiting) break;
       std::this_thread::yield();
     }
@@ -944,6 +1028,7 @@ struct Transport::Impl {
       drop_queued();
       while (receive_shm() || receive_one()) {
       }
+      drain_incoming();
       int done = 0;
       MPI_Test(&barrier, &done, MPI_STATUS_IGNORE);
       if (done != 0) break;
@@ -1201,6 +1286,25 @@ void Transport::send(PeId to, Message* message) {
   }
   free_message(message);
   impl_->queue(process, tag_data, std::move(bytes));
+}
+
+void IncomingBytes::receive_into(std::byte* where) {
+  auto* p = static_cast<PendingBytes*>(std::exchange(pending_, nullptr));
+  if (p == nullptr) throw std::logic_error("IncomingBytes::receive_into: nothing to receive");
+  if (claim(p)) receive_matched(p->message, where, p->size);
+  delete p;
+  size_ = 0;
+}
+
+void IncomingBytes::drop() noexcept {
+  auto* p = static_cast<PendingBytes*>(std::exchange(pending_, nullptr));
+  if (p == nullptr) return;
+  if (claim(p)) {
+    RawBytes scratch = unzeroed(p->size);
+    receive_matched(p->message, scratch.data.get(), p->size);
+  }
+  delete p;
+  size_ = 0;
 }
 
 void Transport::publish_collection(const CollectionInfo& info) {

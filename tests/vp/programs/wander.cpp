@@ -7,6 +7,7 @@
 #include <mpi.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <set>
@@ -62,6 +63,24 @@ int main(int argc, char** argv) {
     double big_sum = 0.0;
     for (const double v : big_in) big_sum += v;
     history.get().push_back(1e-6 * big_sum);
+    // A large message received after a later one (kept by the receiver until its receive is
+    // posted), from a buffer the sender overwrites as soon as its send returns.
+    MPI_Send(big_out.data(), static_cast<int>(big_out.size()), MPI_DOUBLE, right, 400 + step,
+             MPI_COMM_WORLD);
+    std::fill(big_out.begin(), big_out.end(), -1.0);
+    MPI_Send(&sum, 1, MPI_DOUBLE, right, 500 + step, MPI_COMM_WORLD);
+    double later = 0.0;
+    MPI_Recv(&later, 1, MPI_DOUBLE, left, 500 + step, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Recv(big_in.data(), static_cast<int>(big_in.size()), MPI_DOUBLE, left, 400 + step,
+             MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    double kept_sum = 0.0;
+    for (const double v : big_in) kept_sum += v;
+    if (kept_sum != big_sum) {
+      std::fprintf(stderr, "rank %d: the kept large message changed (%.17g, not %.17g)\n", rank,
+                   kept_sum, big_sum);
+      MPI_Abort(MPI_COMM_WORLD, 3);
+    }
+    history.get().push_back(later);
     for (std::size_t i = 0; i < field.size(); ++i) {
       field[i] = 0.5 * field[i] + 1e-4 * from_left + 1e-5 * early + on_stack[i % 64];
     }
