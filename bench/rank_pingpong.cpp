@@ -1,8 +1,9 @@
 // One-way latency and bandwidth between two MPI ranks in two processes, and the cost of moving
 // a rank between processes. One source, built twice: against Vela's MPI subset (the ranks are
 // Vela ranks, run by Vela's runtime over Open MPI) and against Open MPI itself (the floor).
-//   mpirun -np 2 rank_pingpong_vela --vp 2 [--lb rotate] [reps]
-//   mpirun -np 2 rank_pingpong_openmpi [reps]
+//   mpirun -np 2 rank_pingpong_vela --vp 2 [--lb rotate] [reps [sizes]]
+//   mpirun -np 2 rank_pingpong_openmpi [reps [sizes]]
+// `sizes`: message sizes in bytes, comma-separated (default 8,1024,8192,65536,1048576).
 // With --lb rotate (Vela only), it also times MPI_Migrate when every rank moves to the other
 // process carrying a heap of 0, 64 KiB and 1 MiB.
 #include <mpi.h>
@@ -48,9 +49,34 @@ int main(int argc, char** argv) {
     MPI_Finalize();
     return 1;
   }
-  std::vector<char> buffer(1 << 20, 1);
+  std::vector<int> sizes = {8, 1024, 8192, 65536, 1 << 20};
+  if (argc > 2) {
+    sizes.clear();
+    for (const char* at = argv[2]; *at != '\0';) {
+      char* end = nullptr;
+      const long bytes = std::strtol(at, &end, 10);
+      if (end == at || bytes < 0 || bytes > (1L << 30) || (*end != ',' && *end != '\0')) {
+        sizes.clear();
+        break;
+      }
+      sizes.push_back(static_cast<int>(bytes));
+      at = *end == ',' ? end + 1 : end;
+    }
+    if (sizes.empty()) {
+      if (me == 0) {
+        std::fprintf(stderr,
+                     "rank_pingpong: sizes: expected byte counts (0..2^30) separated by commas, "
+                     "got '%s'\n",
+                     argv[2]);
+      }
+      MPI_Finalize();
+      return 1;
+    }
+  }
+  const int largest = *std::max_element(sizes.begin(), sizes.end());
+  std::vector<char> buffer(static_cast<std::size_t>(std::max(largest, 1)), 1);
   if (me == 0) std::printf("| bytes | one-way µs | MB/s |\n|---:|---:|---:|\n");
-  for (const int bytes : {8, 1024, 8192, 65536, 1 << 20}) {
+  for (const int bytes : sizes) {
     const double s = one_way_seconds(me, buffer, bytes, reps);
     if (me == 0) std::printf("| %d | %.2f | %.0f |\n", bytes, s * 1e6, bytes / s / 1e6);
   }
