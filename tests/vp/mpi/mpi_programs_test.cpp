@@ -162,6 +162,20 @@ TEST(MpiProcess, AnErrorInACallIsPrintedAndExitsWithOne) {
   EXPECT_THAT(r.out, HasSubstr("status_program: error: MPI_Send: dest 7 is outside 0..3"));
 }
 
+// A large message is received where its receive says: one too small is an error, in one
+// process and between two (where its bytes are still on their way), and nothing hangs.
+TEST(MpiProcess, ALargeMessageTruncatedIsAnError) {
+  const std::string expected =
+      "MPI_Recv: the message from rank 0 (tag 0) has 400000 bytes, the receive buffer holds "
+      "399992 (truncated)";
+  const ProgramResult one = run_program(STATUS_PROGRAM, "--vp 2 --pes 2 truncate-large");
+  EXPECT_EQ(one.status, 1) << one.out;
+  EXPECT_THAT(one.out, HasSubstr(expected)) << one.out;
+  const ProgramResult two = run_program(mpirun(2, STATUS_PROGRAM, "--vp 2 truncate-large"), "");
+  EXPECT_NE(two.status, 0) << two.out;
+  EXPECT_THAT(two.out, HasSubstr(expected)) << two.out;
+}
+
 TEST(MpiProcess, ADeadlockIsReportedAndExitsWithOne) {
   const ProgramResult r = run_program(STATUS_PROGRAM, "--vp 3 --pes 2 deadlock");
   EXPECT_EQ(r.status, 1) << r.out;

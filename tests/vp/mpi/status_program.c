@@ -26,6 +26,13 @@ int main(int argc, char** argv) {
     MPI_Barrier(MPI_COMM_WORLD);
   } else if (strcmp(mode, "bad-dest") == 0) {
     MPI_Send(&value, 1, MPI_INT, value, 0, MPI_COMM_WORLD);
+  } else if (strcmp(mode, "truncate-large") == 0) {
+    /* A large message (sent from where it lies) into a receive buffer 8 bytes too small. */
+    const int n = 100000;
+    int* big = calloc((size_t)n, sizeof *big);
+    if (rank == 0) MPI_Send(big, n, MPI_INT, size - 1, 0, MPI_COMM_WORLD);
+    if (rank == size - 1) MPI_Recv(big, n - 2, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    free(big);
   } else if (strcmp(mode, "deadlock") == 0) {
     if (rank == 0) MPI_Recv(&code, 1, MPI_INT, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   } else {
