@@ -27,10 +27,10 @@ struct World;
 // last of the rank and the payload to let go frees it.
 struct SendLoan {
   World* world = nullptr;
-  int rank = 0;                     // the sender, woken when it waits
-  std::atomic<int> holders{2};      // the sending rank and the payload
-  std::atomic<bool> done{false};    // the payload let go of the bytes
-  std::atomic<bool> waiting{false}; // the rank is suspended until done
+  int rank = 0;                      // the sender, woken when it waits
+  std::atomic<int> holders{2};       // the sending rank and the payload
+  std::atomic<bool> done{false};     // the payload let go of the bytes
+  std::atomic<bool> waiting{false};  // the rank is suspended until done
 };
 
 // The payload lets go of the loan's bytes: done, and the waiting rank woken.

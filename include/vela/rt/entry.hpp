@@ -219,15 +219,14 @@ void scatter_one(pup::Unpacker& in, T& value, ByteBlocks& blocks) {
       const std::size_t bytes = in.length(0);
       if (bytes > std::size_t{1} << 40) in.fail("a block of implausible size", in.offset());
       if constexpr (DeferrableBytes<T>) {
-        blocks.push_back({nullptr, bytes, &value,
-                          [](void* v, std::size_t n) {
-                            T& to = *static_cast<T*>(v);
-                            to.external_resize(n);
-                            return to.external_bytes().data();
-                          },
-                          [](void* v, IncomingBytes&& b) {
-                            static_cast<T*>(v)->external_defer(std::move(b));
-                          }});
+        blocks.push_back(
+            {nullptr, bytes, &value,
+             [](void* v, std::size_t n) {
+               T& to = *static_cast<T*>(v);
+               to.external_resize(n);
+               return to.external_bytes().data();
+             },
+             [](void* v, IncomingBytes&& b) { static_cast<T*>(v)->external_defer(std::move(b)); }});
         return;
       } else if constexpr (is_bitwise_vector<T>) {
         using E = typename T::value_type;
