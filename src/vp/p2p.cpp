@@ -97,6 +97,13 @@ void bad_buffer(const char* call, const void* buffer, std::size_t count, Type ty
   throw Error(std::string(call) + ": null buffer for " + std::to_string(count) + " elements");
 }
 
+void block(RankContext& rank, int source, int tag, bool collective, const char* call) {
+  rank.waiting_source = source;
+  rank.waiting_tag = tag;
+  rank.waiting_collective = collective;
+  suspend(rank, RankState::blocked, call);
+}
+
 bool accept(RankContext& rank, Envelope envelope, Payload data) {
   const std::uint64_t key = order_key(envelope.source, envelope.channel);
   std::uint32_t& expected = rank.next_receive.counter(key);
@@ -166,10 +173,7 @@ void post_message(RankContext& rank, const void* buffer, std::size_t bytes, Type
                                                 Payload::borrowed(buffer, bytes, loan));
   loan->waiting.store(true);
   while (!loan->done.load()) {
-    rank.waiting_source = dest;
-    rank.waiting_tag = tag;
-    rank.waiting_collective = channel == collective_channel;
-    suspend(rank, RankState::blocked, "send");
+    block(rank, dest, tag, channel == collective_channel, "send");
   }
 }
 
@@ -231,10 +235,7 @@ Status receive_now(RankContext& rank, void* buffer, std::size_t count, Type type
     }
   } unpost{rank, r};
   while (!r.complete) {
-    rank.waiting_source = source;
-    rank.waiting_tag = tag;
-    rank.waiting_collective = channel == collective_channel;
-    suspend(rank, RankState::blocked, call);
+    block(rank, source, tag, channel == collective_channel, call);
   }
   if (r.error) std::rethrow_exception(r.error);
   return r.status;
@@ -242,10 +243,8 @@ Status receive_now(RankContext& rank, void* buffer, std::size_t count, Type type
 
 Status complete(RankContext& rank, RequestState* request) {
   while (!request->complete) {
-    rank.waiting_source = request->source;
-    rank.waiting_tag = request->tag;
-    rank.waiting_collective = request->channel == collective_channel;
-    suspend(rank, RankState::blocked, request->call);
+    block(rank, request->source, request->tag, request->channel == collective_channel,
+          request->call);
   }
   const Status status = request->status;
   std::exception_ptr error = request->error;
@@ -376,10 +375,7 @@ void waitall(std::span<Request> requests, std::span<Status> statuses) {
       if (q.state() != nullptr && !q.state()->complete) all = false;
     }
     if (all) break;
-    rank.waiting_source = any_source;
-    rank.waiting_tag = any_tag;
-    rank.waiting_collective = false;
-    suspend(rank, RankState::blocked, call);
+    block(rank, any_source, any_tag, false, call);
   }
   std::exception_ptr first;
   for (std::size_t i = 0; i < requests.size(); ++i) {
@@ -417,10 +413,7 @@ int waitany(std::span<Request> requests, Status* status) {
       if (status != nullptr) *status = Status{};
       return -1;
     }
-    rank.waiting_source = any_source;
-    rank.waiting_tag = any_tag;
-    rank.waiting_collective = false;
-    suspend(rank, RankState::blocked, call);
+    block(rank, any_source, any_tag, false, call);
   }
 }
 
@@ -460,10 +453,7 @@ Status probe(int source, int tag) {
   RankContext& rank = current(call);
   for (;;) {
     if (auto s = iprobe(source, tag)) return *s;
-    rank.waiting_source = source;
-    rank.waiting_tag = tag;
-    rank.waiting_collective = false;
-    suspend(rank, RankState::blocked, call);
+    block(rank, source, tag, false, call);
   }
 }
 

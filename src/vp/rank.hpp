@@ -231,6 +231,9 @@ void run_on_pe(RankContext& rank);
 // Inside the fiber: gives the PE back until something resumes it in state `state`.
 void suspend(RankContext& rank, RankState state, const char* call);
 
+// Inside the fiber: suspends the rank, blocked until an arrival (or a send's completion) resumes
+// it; `source`, `tag` and `collective` name what it waits for in a deadlock report.
+void block(RankContext& rank, int source, int tag, bool collective, const char* call);
 // An arrival for `rank` (on its PE, outside its fiber): put in order, matched against posted
 // receives, and whether the rank should be resumed.
 bool accept(RankContext& rank, Envelope envelope, Payload data);

@@ -128,6 +128,13 @@ concept ExternalBytes = requires(T& value, std::size_t n) {
   value.external_resize(n);
 };
 
+// An ExternalBytes type that can also take its bytes later, from wherever they are
+// (external_defer): the runtime delivers the message before the bytes have arrived.
+template <class T>
+concept DeferrableBytes = ExternalBytes<T> && requires(T& value, IncomingBytes&& bytes) {
+  value.external_defer(std::move(bytes));
+};
+
 // The bytes of a large argument still on their way from another process of this machine (by
 // MPI): the receiver picks where they go, so they are copied once, into their final place. Until
 // received, the sender's send is not complete; dropped ones are received into scratch.
@@ -161,15 +168,6 @@ class IncomingBytes {
  private:
   void* pending_ = nullptr;
   std::size_t size_ = 0;
-};
-
-// An ExternalBytes type that can also take its bytes later, from wherever they are
-// (external_defer): the runtime delivers the message before the bytes have arrived.
-template <class T>
-concept DeferrableBytes = requires(T& value, IncomingBytes&& bytes, std::size_t n) {
-  { value.external_bytes() } -> std::same_as<std::span<std::byte>>;
-  value.external_resize(n);
-  value.external_defer(std::move(bytes));
 };
 
 template <class T>

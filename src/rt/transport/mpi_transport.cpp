@@ -718,7 +718,8 @@ struct Transport::Impl {
   }
 
   // A typed record: the entry message is built here, its arguments unpacked but for their large
-  // vectors, which are sized and receive their bytes by MPI straight from the sender's.
+  // vectors, which are sized and receive their bytes by MPI straight from the sender's (or, one
+  // deferrable block, receive them later where the receiving element says: match_deferred).
   void receive_typed(ShmPeer& peer, std::span<const std::byte> payload) {
     WireHeader h;
     std::size_t args = 0;
@@ -1297,14 +1298,9 @@ void IncomingBytes::receive_into(std::byte* where) {
 }
 
 void IncomingBytes::drop() noexcept {
-  auto* p = static_cast<PendingBytes*>(std::exchange(pending_, nullptr));
-  if (p == nullptr) return;
-  if (claim(p)) {
-    RawBytes scratch = unzeroed(p->size);
-    receive_matched(p->message, scratch.data.get(), p->size);
-  }
-  delete p;
-  size_ = 0;
+  if (pending_ == nullptr) return;
+  const RawBytes scratch = unzeroed(size_);
+  receive_into(scratch.data.get());
 }
 
 void Transport::publish_collection(const CollectionInfo& info) {
