@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "support/patches.hpp"
@@ -109,11 +110,12 @@ TEST(Distributed, ARingCrossesEveryProcessAndLosesNothing) {
 // receiver's), and every fifth message an entry with two large vectors among other arguments
 // (a std::vector and a vela::rt::Buffer, both sent where they lie, the rest through the ring); the
 // burst overfills the ring, so messages also wait for room. Element 1 checks each one's number and
-// bytes.
+// bytes. All go at one priority: 0, or one beyond the headers' short form (their long form).
 struct Burst : vela::rt::ElementBase {
   Burst() = default;
-  Burst(std::int32_t count, Callback done) : count_(count), done_(done) {}
-  void pup(vela::pup::Archive& ar) override { ar | count_ | done_ | next_ | bad_; }
+  Burst(std::int32_t count, std::int32_t priority, Callback done)
+      : count_(count), priority_(priority), done_(done) {}
+  void pup(vela::pup::Archive& ar) override { ar | count_ | priority_ | done_ | next_ | bad_; }
 
   static std::vector<std::byte> payload(std::int32_t k) {
     static constexpr std::array<std::size_t, 4> sizes{8, 3000, 200 << 10, 600 << 10};
@@ -138,11 +140,12 @@ struct Burst : vela::rt::ElementBase {
   void start() {
     for (std::int32_t k = 0; k < count_; ++k) {
       if (k % 5 == 4) {
-        send<&Burst::mixed>(vela::rt::Index{1, 0, 0}, k, doubles(k), "message " + std::to_string(k),
-                            std::vector<std::int32_t>{k, -k, 7}, shorts(k));
+        send_with_priority<&Burst::mixed>(vela::rt::Index{1, 0, 0}, priority_, k, doubles(k),
+                                          "message " + std::to_string(k),
+                                          std::vector<std::int32_t>{k, -k, 7}, shorts(k));
         continue;
       }
-      send<&Burst::take>(vela::rt::Index{1, 0, 0}, k, payload(k));
+      send_with_priority<&Burst::take>(vela::rt::Index{1, 0, 0}, priority_, k, payload(k));
     }
     contribute({0.0, 0.0}, ReduceOp::sum, done_);
   }
@@ -164,13 +167,14 @@ struct Burst : vela::rt::ElementBase {
     }
   }
 
-  std::int32_t count_ = 0;
+  std::int32_t count_ = 0, priority_ = 0;
   Callback done_;
   std::int32_t next_ = 0, bad_ = 0;
 };
 
 TEST(Distributed, MessagesOfEverySizeArriveOnceAndInOrderWithAndWithoutSharedMemory) {
-  for (const bool shm : {true, false}) {
+  for (const auto& [shm, priority] : {std::pair{true, 0}, std::pair{false, 0},
+                                      std::pair{true, 1 << 20}, std::pair{false, -(1 << 20)}}) {
     vela::rt::Options o = options_with();
     o.mpi_shm = shm;
     vela::rt::Runtime runtime(o);
@@ -184,13 +188,13 @@ TEST(Distributed, MessagesOfEverySizeArriveOnceAndInOrderWithAndWithoutSharedMem
           [last](const vela::rt::Index& i, const Shape&, vela::rt::PeId) {
             return i.x == 0 ? 0 : last;
           },
-          count, done);
+          count, priority, done);
       pair[0].send<&Burst::start>();
     });
     if (runtime.process() != 0) continue;
-    ASSERT_EQ(result.size(), 2u) << "shm " << shm;
-    EXPECT_EQ(result[0], count) << "shm " << shm;  // every message, once
-    EXPECT_EQ(result[1], 0.0) << "shm " << shm;    // in order, whole
+    ASSERT_EQ(result.size(), 2u) << "shm " << shm << ", priority " << priority;
+    EXPECT_EQ(result[0], count) << "shm " << shm << ", priority " << priority;  // all, once
+    EXPECT_EQ(result[1], 0.0) << "shm " << shm << ", priority " << priority;    // in order, whole
   }
 }
 

@@ -43,7 +43,7 @@ TEST(ShmRing, AFullRingRefusesARecordAndTakesItOnceThereIsRoom) {
   const std::vector<std::byte> big(1000, std::byte{7});
   int written = 0;
   while (ring.try_write(ShmRing::data, big, {})) ++written;
-  // 4 records of 1008 bytes and the zero word after the last fill 4040 of 4096 bytes.
+  // Records start on cache lines: 4 of 1008 bytes take 1024 each, the whole ring.
   EXPECT_EQ(written, 4);
   ShmRing::Type type{};
   std::span<const std::byte> payload;
@@ -51,19 +51,35 @@ TEST(ShmRing, AFullRingRefusesARecordAndTakesItOnceThereIsRoom) {
   EXPECT_EQ(type, ShmRing::data);
   EXPECT_EQ(payload.size(), 1000u);
   ring.pop();
-  // The fifth goes to the beginning behind a pad of the last 64 bytes: 1080 bytes with its
-  // zero word, where 1072 are free.
-  EXPECT_FALSE(ring.try_write(ShmRing::bulk, big, {}));
+  // One of 1100 bytes (1152 with its header and line) does not fit the 1024 freed ...
+  const std::vector<std::byte> bigger(1100, std::byte{8});
+  EXPECT_FALSE(ring.try_write(ShmRing::bulk, bigger, {}));
   ASSERT_TRUE(ring.peek(type, payload));
   ring.pop();
-  EXPECT_TRUE(ring.try_write(ShmRing::bulk, big, {}));  // the freed room takes it
+  EXPECT_TRUE(ring.try_write(ShmRing::bulk, bigger, {}));  // ... and fits the 2048 freed
   for (int i = 0; i < 2; ++i) {
     ASSERT_TRUE(ring.peek(type, payload));
     EXPECT_EQ(type, ShmRing::data);
     ring.pop();
   }
+  // The ring now holds the 1152 bytes at its beginning: two more of 1000 fill it up to 896
+  // bytes before the end, so the next goes to the beginning behind a pad of those 896, once
+  // the record there is read.
+  EXPECT_TRUE(ring.try_write(ShmRing::data, big, {}));
+  EXPECT_TRUE(ring.try_write(ShmRing::data, big, {}));
+  EXPECT_FALSE(ring.try_write(ShmRing::typed, big, {}));
   ASSERT_TRUE(ring.peek(type, payload));
   EXPECT_EQ(type, ShmRing::bulk);
+  EXPECT_EQ(std::vector<std::byte>(payload.begin(), payload.end()), bigger);
+  ring.pop();
+  EXPECT_TRUE(ring.try_write(ShmRing::typed, big, {}));
+  for (int i = 0; i < 2; ++i) {
+    ASSERT_TRUE(ring.peek(type, payload));
+    EXPECT_EQ(type, ShmRing::data);
+    ring.pop();
+  }
+  ASSERT_TRUE(ring.peek(type, payload));  // past the pad
+  EXPECT_EQ(type, ShmRing::typed);
   EXPECT_EQ(std::vector<std::byte>(payload.begin(), payload.end()), big);
   ring.pop();
   EXPECT_TRUE(ring.empty());

@@ -36,6 +36,7 @@
 
 #include "../state.hpp"
 #include "shm_ring.hpp"
+#include "wire_header.hpp"
 
 namespace vela::rt::detail {
 
@@ -51,23 +52,6 @@ enum Tag : int {
   tag_stop = 5,
   tag_fail = 6,
 };
-
-// A runtime message on the wire: its packed arguments, then this header (at the end, so that
-// the receiver drops it by shrinking the buffer, without moving the arguments).
-struct WireHeader {
-  std::int32_t to = 0;
-  std::int32_t origin = -1;
-  std::uint64_t element = 0;
-  std::int64_t sender = -1;
-  std::uint32_t collection = 0;
-  std::uint32_t handler = 0;
-  std::int32_t priority = 0;
-  std::uint32_t hops = 0;
-  std::uint8_t kind = 0;
-  std::uint8_t wan = 0;  // crossed clusters: the receiver's delay device holds it
-  std::uint8_t padding[6] = {};
-};
-static_assert(sizeof(WireHeader) == 48);
 
 // An MPI datatype of the blocks' bytes at their addresses (for MPI_BOTTOM), committed; blocks
 // over 1 GiB in pieces (counts are ints). Sender and receiver build it from blocks of the same
@@ -569,8 +553,8 @@ struct Transport::Impl {
         if (!peer.in.peek(type, payload)) break;
         moved = true;
         if (type == ShmRing::data) {
-          if (payload.size() <= sizeof(WireHeader) + InlineBytes::capacity) {
-            if (!closing.load(std::memory_order_relaxed)) deliver_inline(payload);
+          if (payload.size() <= sizeof(ShortHeader) + InlineBytes::capacity) {
+            if (!closing.load(std::memory_order_relaxed)) deliver_small(payload);
             peer.in.pop();
             continue;
           }
@@ -697,15 +681,6 @@ struct Transport::Impl {
     }
   }
 
-  // A data message's header, at the end of its bytes; the bytes before it are the arguments.
-  // False (nothing read) when the bytes are too short to hold one.
-  static bool read_header(std::span<const std::byte> bytes, WireHeader& h, std::size_t& args) {
-    if (bytes.size() < sizeof h) return false;
-    args = bytes.size() - sizeof h;
-    std::memcpy(&h, bytes.data() + args, sizeof h);
-    return true;
-  }
-
   void deliver(std::vector<std::byte> bytes) {
     WireHeader h;
     std::size_t args = 0;
@@ -776,11 +751,16 @@ struct Transport::Impl {
     return true;
   }
 
-  // A small data message, its arguments copied into the message itself (no allocation).
-  void deliver_inline(std::span<const std::byte> bytes) {
+  // A small data message, its arguments copied into the message itself (no allocation) when
+  // they fit there.
+  void deliver_small(std::span<const std::byte> bytes) {
     WireHeader h;
     std::size_t args = 0;
     if (!read_header(bytes, h, args)) return;
+    if (args > InlineBytes::capacity) {
+      deliver(std::vector<std::byte>(bytes.begin(), bytes.end()));
+      return;
+    }
     Message* m = header_message(h);
     auto* inline_bytes = ::new (m->storage) InlineBytes;
     inline_bytes->size = static_cast<std::uint32_t>(args);
@@ -956,9 +936,9 @@ struct Transport::Impl {
   // Data message `m` with header `h` and `args` bytes of packed arguments, packed into the ring
   // (write_direct's conditions).
   bool send_direct(int to, Message* m, const WireHeader& h, std::size_t args) {
-    return write_direct(to, args + sizeof h, ShmRing::data, [&](std::byte* at) {
+    return write_direct(to, args + header_bytes(h), ShmRing::data, [&](std::byte* at) {
       if (args != 0) m->ops->pack_to(m->args(), {at, args});
-      std::memcpy(at + args, &h, sizeof h);
+      write_header(h, at + args);
     });
   }
 
@@ -972,10 +952,10 @@ struct Transport::Impl {
     ByteBlocks blocks;
     const std::size_t args = ops->gather(m->args(), {}, blocks);
     if (blocks.empty()) return false;
-    return write_direct(to, args + sizeof h, ShmRing::typed, [&](std::byte* at) {
+    return write_direct(to, args + header_bytes(h), ShmRing::typed, [&](std::byte* at) {
       ByteBlocks again;
       ops->gather(m->args(), {at, args}, again);
-      std::memcpy(at + args, &h, sizeof h);
+      write_header(h, at + args);
       in_flight.push_back({MPI_REQUEST_NULL, m});
       post_blocks(true, blocks, to, tag_data, bulk_comm, &in_flight.back().request);
     });
@@ -1277,10 +1257,11 @@ void Transport::send(PeId to, Message* message) {
     } else if (message->kind == Kind::entry && impl_->send_typed(process, message, h)) {
       return;  // freed when its send completes
     }
-    bytes.reserve(args + sizeof h);
+    const std::size_t header = header_bytes(h);
+    bytes.reserve(args + header);
     if (message->ops != nullptr) message->ops->pack(message->args(), bytes);
-    const auto* header = reinterpret_cast<const std::byte*>(&h);
-    bytes.insert(bytes.end(), header, header + sizeof h);
+    bytes.resize(bytes.size() + header);
+    write_header(h, bytes.data() + bytes.size() - header);
   } catch (...) {
     free_message(message);
     throw;
