@@ -553,7 +553,7 @@ struct Transport::Impl {
         if (!peer.in.peek(type, payload)) break;
         moved = true;
         if (type == ShmRing::data) {
-          if (payload.size() <= sizeof(ShortHeader) + InlineBytes::capacity) {
+          if (payload.size() <= short_header_bytes + InlineBytes::capacity) {
             if (!closing.load(std::memory_order_relaxed)) deliver_small(payload);
             peer.in.pop();
             continue;

@@ -5,6 +5,7 @@
 // which it is.
 #pragma once
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -25,26 +26,20 @@ struct WireHeader {
   std::uint8_t kind = 0;
   std::uint8_t wan = 0;  // crossed clusters: the receiver's delay device holds it
   std::uint8_t padding[5] = {};
-  std::uint8_t form = 0;  // 0: this long form; 1: ShortHeader
+  std::uint8_t form = 0;  // 0: this long form; 1: the short form
 };
 static_assert(sizeof(WireHeader) == 48);
 
-// The short form: `sender` and `origin` are stored plus one (-1 is 0).
-struct ShortHeader {
-  std::uint32_t element = 0;
-  std::uint32_t sender = 0;
-  std::uint16_t to = 0;
-  std::uint16_t origin = 0;
-  std::uint16_t collection = 0;
-  std::uint16_t handler = 0;
-  std::int16_t priority = 0;
-  std::uint8_t hops = 0;
-  std::uint8_t kind = 0;
-  std::uint8_t wan = 0;
-  std::uint8_t padding[2] = {};
-  std::uint8_t form = 1;
-};
-static_assert(sizeof(ShortHeader) == 24);
+// The short form: three little-endian words, built in registers and stored whole (a header
+// assembled in memory field by field and copied would stall the copy's load until the stores
+// before it, the message's arguments in a ring line another core holds, have left the store
+// buffer). `sender` and `origin` are stored plus one (-1 is 0).
+//   word 0: element (32 bits) | sender + 1 (32)
+//   word 1: to (16) | origin + 1 (16) | collection (16) | handler (16)
+//   word 2: priority (16) | hops (8) | kind (8) | wan (8) | 0 (16) | form = 1 (8)
+inline constexpr std::size_t short_header_bytes = 24;
+static_assert(std::endian::native == std::endian::little,
+              "the short form's last byte is word 2's high byte on a little-endian machine");
 
 inline bool fits_short(const WireHeader& h) {
   constexpr auto u16 = std::numeric_limits<std::uint16_t>::max();
@@ -57,7 +52,7 @@ inline bool fits_short(const WireHeader& h) {
 
 // The bytes `h` takes at the end of a message.
 inline std::size_t header_bytes(const WireHeader& h) {
-  return fits_short(h) ? sizeof(ShortHeader) : sizeof(WireHeader);
+  return fits_short(h) ? short_header_bytes : sizeof(WireHeader);
 }
 
 // Writes `h` (header_bytes(h) bytes) at `at`.
@@ -68,18 +63,15 @@ inline void write_header(const WireHeader& h, std::byte* at) {
     std::memcpy(at, &long_form, sizeof long_form);
     return;
   }
-  ShortHeader s;
-  s.element = static_cast<std::uint32_t>(h.element);
-  s.sender = static_cast<std::uint32_t>(h.sender + 1);
-  s.to = static_cast<std::uint16_t>(h.to);
-  s.origin = static_cast<std::uint16_t>(h.origin + 1);
-  s.collection = static_cast<std::uint16_t>(h.collection);
-  s.handler = static_cast<std::uint16_t>(h.handler);
-  s.priority = static_cast<std::int16_t>(h.priority);
-  s.hops = static_cast<std::uint8_t>(h.hops);
-  s.kind = h.kind;
-  s.wan = h.wan;
-  std::memcpy(at, &s, sizeof s);
+  const std::uint64_t words[3] = {
+      h.element | static_cast<std::uint64_t>(h.sender + 1) << 32,
+      static_cast<std::uint64_t>(h.to) | static_cast<std::uint64_t>(h.origin + 1) << 16 |
+          static_cast<std::uint64_t>(h.collection) << 32 |
+          static_cast<std::uint64_t>(h.handler) << 48,
+      static_cast<std::uint64_t>(static_cast<std::uint16_t>(h.priority)) |
+          static_cast<std::uint64_t>(h.hops) << 16 | static_cast<std::uint64_t>(h.kind) << 24 |
+          static_cast<std::uint64_t>(h.wan) << 32 | std::uint64_t{1} << 56};
+  for (int i = 0; i < 3; ++i) std::memcpy(at + 8 * i, &words[i], 8);
 }
 
 // The header at the end of `bytes` into `h`, and the bytes before it (the arguments) into
@@ -88,21 +80,21 @@ inline bool read_header(std::span<const std::byte> bytes, WireHeader& h, std::si
   if (bytes.empty()) return false;
   const auto form = static_cast<std::uint8_t>(bytes.back());
   if (form == 1) {
-    ShortHeader s;
-    if (bytes.size() < sizeof s) return false;
-    args = bytes.size() - sizeof s;
-    std::memcpy(&s, bytes.data() + args, sizeof s);
+    if (bytes.size() < short_header_bytes) return false;
+    args = bytes.size() - short_header_bytes;
+    std::uint64_t w[3];
+    for (int i = 0; i < 3; ++i) std::memcpy(&w[i], bytes.data() + args + 8 * i, 8);
     h = WireHeader{};
-    h.to = s.to;
-    h.origin = static_cast<std::int32_t>(s.origin) - 1;
-    h.element = s.element;
-    h.sender = static_cast<std::int64_t>(s.sender) - 1;
-    h.collection = s.collection;
-    h.handler = s.handler;
-    h.priority = s.priority;
-    h.hops = s.hops;
-    h.kind = s.kind;
-    h.wan = s.wan;
+    h.element = w[0] & 0xffffffff;
+    h.sender = static_cast<std::int64_t>(w[0] >> 32) - 1;
+    h.to = static_cast<std::int32_t>(w[1] & 0xffff);
+    h.origin = static_cast<std::int32_t>(w[1] >> 16 & 0xffff) - 1;
+    h.collection = static_cast<std::uint32_t>(w[1] >> 32 & 0xffff);
+    h.handler = static_cast<std::uint32_t>(w[1] >> 48);
+    h.priority = static_cast<std::int16_t>(w[2] & 0xffff);
+    h.hops = static_cast<std::uint32_t>(w[2] >> 16 & 0xff);
+    h.kind = static_cast<std::uint8_t>(w[2] >> 24);
+    h.wan = static_cast<std::uint8_t>(w[2] >> 32);
     return true;
   }
   if (form != 0 || bytes.size() < sizeof h) return false;
