@@ -22,8 +22,12 @@ void make_heap_routing_available() noexcept;
 // (message payloads, queue entries of other ranks) outlives the rank's stay in this process.
 class HeapPause {
  public:
-  HeapPause() noexcept : saved_(active_heap()) { set_active_heap(nullptr); }
-  ~HeapPause() { set_active_heap(saved_); }
+  HeapPause() noexcept : saved_(active_heap()) {
+    if (saved_ != nullptr) set_active_heap(nullptr);
+  }
+  ~HeapPause() {
+    if (saved_ != nullptr) set_active_heap(saved_);
+  }
   HeapPause(const HeapPause&) = delete;
   HeapPause& operator=(const HeapPause&) = delete;
 

@@ -268,16 +268,18 @@ void run_on_pe(RankContext& rank) {
 
 CallLabel::CallLabel(const char* call) : rank_(current()) {
   if (rank_ == nullptr) return;
+  rank_index_ = rank_->rank;
+  size_ = rank_->world->size;
   outer_ = rank_->label;
   if (outer_ == nullptr) rank_->label = call;
   heap_ = active_heap();
-  set_active_heap(nullptr);
+  if (heap_ != nullptr) set_active_heap(nullptr);
 }
 
 CallLabel::~CallLabel() {
   if (rank_ == nullptr) return;
   if (outer_ == nullptr) rank_->label = nullptr;
-  set_active_heap(static_cast<SlotHeap*>(heap_));
+  if (heap_ != nullptr) set_active_heap(static_cast<SlotHeap*>(heap_));
 }
 
 void suspend(RankContext& rank, RankState state, const char* call) {

@@ -133,10 +133,17 @@ class CallLabel {
   CallLabel(const CallLabel&) = delete;
   CallLabel& operator=(const CallLabel&) = delete;
 
+  // The calling rank (-1 outside a rank) and the run's number of ranks (0 outside), read when
+  // the label was made: the outer call's checks need no further lookups.
+  int rank() const { return rank_index_; }
+  int size() const { return size_; }
+
  private:
   RankContext* rank_;
   const char* outer_ = nullptr;
   void* heap_ = nullptr;  // the heap allocations came from before the call
+  int rank_index_ = -1;
+  int size_ = 0;
 };
 }  // namespace detail
 

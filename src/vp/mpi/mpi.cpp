@@ -18,6 +18,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "vela/mpi/run.hpp"
@@ -136,19 +137,25 @@ std::string handle_text(const void* handle) {
 
 // Runs a call's body; only std::exceptions are translated, so that the unwinding of a
 // cancelled rank (not a std::exception) passes through.
+using Label = vp::detail::CallLabel;
+
 template <class Body>
 int guarded(const char* call, Body&& body) {
-  const vp::detail::CallLabel label(call);  // a deadlock report names the MPI call
+  const Label label(call);  // a deadlock report names the MPI call
   try {
-    body();
+    if constexpr (std::is_invocable_v<Body&, const Label&>) {
+      body(label);
+    } else {
+      body();
+    }
   } catch (const std::exception&) {
     rethrow_named(call);
   }
   return MPI_SUCCESS;
 }
 
-RunState& run_state(const char* call) {
-  if (!vp::in_rank()) {
+RunState& run_state(const char* call, bool in_rank) {
+  if (!in_rank) {
     fail(call,
          "called outside a rank (the file that defines main must include vela/mpi.h, and the "
          "program link vela::mpi_main)");
@@ -159,8 +166,7 @@ RunState& run_state(const char* call) {
 }
 
 // The calling rank's index into the run's per-rank state.
-std::size_t my_rank(const char* call, const RunState& state) {
-  const int rank = vp::rank();
+std::size_t my_rank(const char* call, const RunState& state, int rank) {
   if (rank < 0 || static_cast<std::size_t>(rank) >= state.returned.size()) {
     fail(call, "rank " + std::to_string(rank) + " is unknown to vela::mpi::run");
   }
@@ -168,11 +174,13 @@ std::size_t my_rank(const char* call, const RunState& state) {
 }
 
 // Checks that the calling rank may make MPI calls now.
-void active(const char* call) {
-  RunState& state = run_state(call);
-  my_rank(call, state);
-  if (rank_mpi.get().initialized == 0) fail(call, "called before MPI_Init");
-  if (rank_mpi.get().finalized != 0) fail(call, "called after MPI_Finalize");
+// (The label read the rank once, for all of the call's checks.)
+void active(const char* call, const Label& label) {
+  RunState& state = run_state(call, label.rank() >= 0);
+  my_rank(call, state, label.rank());
+  const RankMpi& mine = rank_mpi.get();
+  if (mine.initialized == 0) fail(call, "called before MPI_Init");
+  if (mine.finalized != 0) fail(call, "called after MPI_Finalize");
 }
 
 void check_comm(const char* call, MPI_Comm comm) {
@@ -221,8 +229,9 @@ void check_out(const char* call, const void* pointer, const char* what) {
 }
 
 // `dest`/`source`/`root` within 0..size-1, or one of the special values the call allows.
-void check_peer(const char* call, const char* what, int peer, bool proc_null, bool any) {
-  const int size = vp::size();
+void check_peer(const Label& label, const char* call, const char* what, int peer, bool proc_null,
+                bool any) {
+  const int size = label.size();
   if (peer >= 0 && peer < size) return;
   if (proc_null && peer == MPI_PROC_NULL) return;
   if (any && peer == MPI_ANY_SOURCE) return;
@@ -359,8 +368,8 @@ int VMPI_Init(int* argc, char*** argv) {
   constexpr const char* call = "MPI_Init";
   static_cast<void>(argc);  // the runtime's options were taken out before main
   static_cast<void>(argv);
-  return guarded(call, [&] {
-    my_rank(call, run_state(call));
+  return guarded(call, [&](const Label& label) {
+    my_rank(call, run_state(call, label.rank() >= 0), label.rank());
     if (rank_mpi.get().initialized != 0) fail(call, "called twice");
     rank_mpi.get().initialized = 1;
   });
@@ -370,13 +379,13 @@ int VMPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
   constexpr const char* call = "MPI_Init_thread";
   static_cast<void>(argc);
   static_cast<void>(argv);
-  return guarded(call, [&] {
+  return guarded(call, [&](const Label& label) {
     check_out(call, provided, "provided");
     if (required < MPI_THREAD_SINGLE || required > MPI_THREAD_MULTIPLE) {
       fail(call, "required " + std::to_string(required) +
                      " is not one of MPI_THREAD_SINGLE..MPI_THREAD_MULTIPLE");
     }
-    my_rank(call, run_state(call));
+    my_rank(call, run_state(call, label.rank() >= 0), label.rank());
     if (rank_mpi.get().initialized != 0) fail(call, "called twice");
     rank_mpi.get().initialized = 1;
     // Only the thread that runs the rank may call MPI: at most funneled.
@@ -387,9 +396,9 @@ int VMPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
 
 int VMPI_Query_thread(int* provided) {
   constexpr const char* call = "MPI_Query_thread";
-  return guarded(call, [&] {
+  return guarded(call, [&](const Label& label) {
     check_out(call, provided, "provided");
-    active(call);
+    active(call, label);
     *provided = rank_mpi.get().thread_level;
   });
 }
@@ -407,8 +416,8 @@ int VMPI_Initialized(int* flag) {
 
 int VMPI_Finalize(void) {
   constexpr const char* call = "MPI_Finalize";
-  return guarded(call, [&] {
-    active(call);
+  return guarded(call, [&](const Label& label) {
+    active(call, label);
     vp::barrier();
     rank_mpi.get().finalized = 1;
   });
@@ -427,33 +436,33 @@ int VMPI_Finalized(int* flag) {
 
 int VMPI_Comm_rank(MPI_Comm comm, int* rank) {
   constexpr const char* call = "MPI_Comm_rank";
-  return guarded(call, [&] {
-    active(call);
+  return guarded(call, [&](const Label& label) {
+    active(call, label);
     check_comm(call, comm);
     check_out(call, rank, "rank");
-    *rank = vp::rank();
+    *rank = label.rank();
   });
 }
 
 int VMPI_Comm_size(MPI_Comm comm, int* size) {
   constexpr const char* call = "MPI_Comm_size";
-  return guarded(call, [&] {
-    active(call);
+  return guarded(call, [&](const Label& label) {
+    active(call, label);
     check_comm(call, comm);
     check_out(call, size, "size");
-    *size = vp::size();
+    *size = label.size();
   });
 }
 
 int VMPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
   constexpr const char* call = "MPI_Send";
-  return guarded(call, [&] {
-    active(call);
+  return guarded(call, [&](const Label& label) {
+    active(call, label);
     check_comm(call, comm);
     const Datatype& type = datatype_of(call, datatype);
     const std::size_t n = count_of(call, count);
     check_buffer(call, buf, n, type);
-    check_peer(call, "dest", dest, true, false);
+    check_peer(label, call, "dest", dest, true, false);
     check_tag(call, "tag", tag, false);
     if (dest != MPI_PROC_NULL) vp::send(buf, n, type.type, dest, tag);
   });
@@ -462,13 +471,13 @@ int VMPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int t
 int VMPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
               MPI_Status* status) {
   constexpr const char* call = "MPI_Recv";
-  return guarded(call, [&] {
-    active(call);
+  return guarded(call, [&](const Label& label) {
+    active(call, label);
     check_comm(call, comm);
     const Datatype& type = datatype_of(call, datatype);
     const std::size_t n = count_of(call, count);
     check_buffer(call, buf, n, type);
-    check_peer(call, "source", source, true, true);
+    check_peer(label, call, "source", source, true, true);
     check_tag(call, "tag", tag, true);
     fill(status,
          source == MPI_PROC_NULL ? proc_null_status() : vp::recv(buf, n, type.type, source, tag));
@@ -478,13 +487,13 @@ int VMPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, 
 int VMPI_Isend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                MPI_Request* request) {
   constexpr const char* call = "MPI_Isend";
-  return guarded(call, [&] {
-    active(call);
+  return guarded(call, [&](const Label& label) {
+    active(call, label);
     check_comm(call, comm);
     const Datatype& type = datatype_of(call, datatype);
     const std::size_t n = count_of(call, count);
     check_buffer(call, buf, n, type);
-    check_peer(call, "dest", dest, true, false);
+    check_peer(label, call, "dest", dest, true, false);
     check_tag(call, "tag", tag, false);
     check_out(call, request, "request");
     *request = dest == MPI_PROC_NULL ? proc_null_request()
@@ -495,13 +504,13 @@ int VMPI_Isend(const void* buf, int count, MPI_Datatype datatype, int dest, int 
 int VMPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
                MPI_Request* request) {
   constexpr const char* call = "MPI_Irecv";
-  return guarded(call, [&] {
-    active(call);
+  return guarded(call, [&](const Label& label) {
+    active(call, label);
     check_comm(call, comm);
     const Datatype& type = datatype_of(call, datatype);
     const std::size_t n = count_of(call, count);
     check_buffer(call, buf, n, type);
-    check_peer(call, "source", source, true, true);
+    check_peer(label, call, "source", source, true, true);
     check_tag(call, "tag", tag, true);
     check_out(call, request, "request");
     *request = source == MPI_PROC_NULL ? proc_null_request()
@@ -511,8 +520,8 @@ int VMPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag,
 
 int VMPI_Wait(MPI_Request* request, MPI_Status* status) {
   constexpr const char* call = "MPI_Wait";
-  return guarded(call, [&] {
-    active(call);
+  return guarded(call, [&](const Label& label) {
+    active(call, label);
     check_out(call, request, "request");
     if (*request == proc_null_request()) {
       *request = MPI_REQUEST_NULL;
@@ -527,8 +536,8 @@ int VMPI_Wait(MPI_Request* request, MPI_Status* status) {
 
 int VMPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
   constexpr const char* call = "MPI_Waitall";
-  return guarded(call, [&] {
-    active(call);
+  return guarded(call, [&](const Label& label) {
+    active(call, label);
     const std::size_t n = count_of(call, count);
     if (n > 0) check_out(call, requests, "requests");
     std::vector<vp::Request> pending(n);
@@ -552,8 +561,8 @@ int VMPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
 
 int VMPI_Waitany(int count, MPI_Request requests[], int* index, MPI_Status* status) {
   constexpr const char* call = "MPI_Waitany";
-  return guarded(call, [&] {
-    active(call);
+  return guarded(call, [&](const Label& label) {
+    active(call, label);
     const std::size_t n = count_of(call, count);
     if (n > 0) check_out(call, requests, "requests");
     check_out(call, index, "index");
@@ -581,8 +590,8 @@ int VMPI_Waitany(int count, MPI_Request requests[], int* index, MPI_Status* stat
 
 int VMPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
   constexpr const char* call = "MPI_Test";
-  return guarded(call, [&] {
-    active(call);
+  return guarded(call, [&](const Label& label) {
+    active(call, label);
     check_out(call, request, "request");
     check_out(call, flag, "flag");
     if (*request == proc_null_request()) {
@@ -606,18 +615,18 @@ int VMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int
                   void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
                   MPI_Comm comm, MPI_Status* status) {
   constexpr const char* call = "MPI_Sendrecv";
-  return guarded(call, [&] {
-    active(call);
+  return guarded(call, [&](const Label& label) {
+    active(call, label);
     check_comm(call, comm);
     const Datatype& stype = datatype_of(call, sendtype, "sendtype");
     const std::size_t sn = count_of(call, sendcount, "sendcount");
     check_buffer(call, sendbuf, sn, stype, "sendbuf");
-    check_peer(call, "dest", dest, true, false);
+    check_peer(label, call, "dest", dest, true, false);
     check_tag(call, "sendtag", sendtag, false);
     const Datatype& rtype = datatype_of(call, recvtype, "recvtype");
     const std::size_t rn = count_of(call, recvcount, "recvcount");
     check_buffer(call, recvbuf, rn, rtype, "recvbuf");
-    check_peer(call, "source", source, true, true);
+    check_peer(label, call, "source", source, true, true);
     check_tag(call, "recvtag", recvtag, true);
     if (dest != MPI_PROC_NULL && source != MPI_PROC_NULL) {
       fill(status, vp::sendrecv(sendbuf, sn, stype.type, dest, sendtag, recvbuf, rn, rtype.type,
@@ -633,15 +642,15 @@ int VMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int
 int VMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag,
                           int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
   constexpr const char* call = "MPI_Sendrecv_replace";
-  return guarded(call, [&] {
-    active(call);
+  return guarded(call, [&](const Label& label) {
+    active(call, label);
     check_comm(call, comm);
     const Datatype& type = datatype_of(call, datatype);
     const std::size_t n = count_of(call, count);
     check_buffer(call, buf, n, type);
-    check_peer(call, "dest", dest, true, false);
+    check_peer(label, call, "dest", dest, true, false);
     check_tag(call, "sendtag", sendtag, false);
-    check_peer(call, "source", source, true, true);
+    check_peer(label, call, "source", source, true, true);
     check_tag(call, "recvtag", recvtag, true);
     // Sends are copied when made, so sending first and receiving into buf needs no copy.
     if (dest != MPI_PROC_NULL) vp::send(buf, n, type.type, dest, sendtag);
@@ -652,10 +661,10 @@ int VMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest,
 
 int VMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
   constexpr const char* call = "MPI_Probe";
-  return guarded(call, [&] {
-    active(call);
+  return guarded(call, [&](const Label& label) {
+    active(call, label);
     check_comm(call, comm);
-    check_peer(call, "source", source, true, true);
+    check_peer(label, call, "source", source, true, true);
     check_tag(call, "tag", tag, true);
     fill(status, source == MPI_PROC_NULL ? proc_null_status() : vp::probe(source, tag));
   });
@@ -663,10 +672,10 @@ int VMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
 
 int VMPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status) {
   constexpr const char* call = "MPI_Iprobe";
-  return guarded(call, [&] {
-    active(call);
+  return guarded(call, [&](const Label& label) {
+    active(call, label);
     check_comm(call, comm);
-    check_peer(call, "source", source, true, true);
+    check_peer(label, call, "source", source, true, true);
     check_tag(call, "tag", tag, true);
     check_out(call, flag, "flag");
     if (source == MPI_PROC_NULL) {
@@ -695,8 +704,8 @@ int VMPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count) 
 
 int VMPI_Barrier(MPI_Comm comm) {
   constexpr const char* call = "MPI_Barrier";
-  return guarded(call, [&] {
-    active(call);
+  return guarded(call, [&](const Label& label) {
+    active(call, label);
     check_comm(call, comm);
     vp::barrier();
   });
@@ -704,13 +713,13 @@ int VMPI_Barrier(MPI_Comm comm) {
 
 int VMPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
   constexpr const char* call = "MPI_Bcast";
-  return guarded(call, [&] {
-    active(call);
+  return guarded(call, [&](const Label& label) {
+    active(call, label);
     check_comm(call, comm);
     const Datatype& type = datatype_of(call, datatype);
     const std::size_t n = count_of(call, count);
     check_buffer(call, buffer, n, type, "buffer");
-    check_peer(call, "root", root, false, false);
+    check_peer(label, call, "root", root, false, false);
     vp::bcast(buffer, n, type.type, root);
   });
 }
@@ -718,14 +727,14 @@ int VMPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Com
 int VMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                 int root, MPI_Comm comm) {
   constexpr const char* call = "MPI_Reduce";
-  return guarded(call, [&] {
-    active(call);
+  return guarded(call, [&](const Label& label) {
+    active(call, label);
     check_comm(call, comm);
     const Datatype& type = datatype_of(call, datatype);
     const Operator& o = operator_of(call, op);
     const vp::Type element = reduction_type(call, type, o);
     const std::size_t n = count_of(call, count);
-    check_peer(call, "root", root, false, false);
+    check_peer(label, call, "root", root, false, false);
     const bool at_root = me() == root;
     std::vector<std::byte> copy;
     if (sendbuf == MPI_IN_PLACE) {
@@ -744,8 +753,8 @@ int VMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype data
 int VMPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                    MPI_Comm comm) {
   constexpr const char* call = "MPI_Allreduce";
-  return guarded(call, [&] {
-    active(call);
+  return guarded(call, [&](const Label& label) {
+    active(call, label);
     check_comm(call, comm);
     const Datatype& type = datatype_of(call, datatype);
     const Operator& o = operator_of(call, op);
@@ -814,10 +823,10 @@ std::vector<std::byte> block_of(const void* buffer, int index, std::size_t bytes
 int VMPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
   constexpr const char* call = "MPI_Gather";
-  return guarded(call, [&] {
-    active(call);
+  return guarded(call, [&](const Label& label) {
+    active(call, label);
     check_comm(call, comm);
-    check_peer(call, "root", root, false, false);
+    check_peer(label, call, "root", root, false, false);
     const bool at_root = me() == root;
     const bool in_place = sendbuf == MPI_IN_PLACE;
     if (in_place && !at_root) fail(call, "MPI_IN_PLACE is the send buffer of the root only");
@@ -826,7 +835,7 @@ int VMPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
         block_bytes(call, sendcount, sendtype, recvcount, recvtype, !in_place, at_root);
     std::vector<std::byte> own;
     if (at_root)
-      check_bytes(call, recvbuf, bytes * static_cast<std::size_t>(vp::size()), "recvbuf");
+      check_bytes(call, recvbuf, bytes * static_cast<std::size_t>(label.size()), "recvbuf");
     if (in_place) {
       own = block_of(recvbuf, root, bytes);
       sendbuf = own.data();
@@ -839,13 +848,13 @@ int VMPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
 int VMPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   constexpr const char* call = "MPI_Allgather";
-  return guarded(call, [&] {
-    active(call);
+  return guarded(call, [&](const Label& label) {
+    active(call, label);
     check_comm(call, comm);
     const bool in_place = sendbuf == MPI_IN_PLACE;
     const std::size_t bytes =
         block_bytes(call, sendcount, sendtype, recvcount, recvtype, !in_place, true);
-    check_bytes(call, recvbuf, bytes * static_cast<std::size_t>(vp::size()), "recvbuf");
+    check_bytes(call, recvbuf, bytes * static_cast<std::size_t>(label.size()), "recvbuf");
     std::vector<std::byte> own;
     if (in_place) {
       own = block_of(recvbuf, me(), bytes);
@@ -859,10 +868,10 @@ int VMPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
 int VMPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
   constexpr const char* call = "MPI_Scatter";
-  return guarded(call, [&] {
-    active(call);
+  return guarded(call, [&](const Label& label) {
+    active(call, label);
     check_comm(call, comm);
-    check_peer(call, "root", root, false, false);
+    check_peer(label, call, "root", root, false, false);
     const bool at_root = me() == root;
     const bool in_place = recvbuf == MPI_IN_PLACE;
     if (in_place && !at_root) fail(call, "MPI_IN_PLACE is the receive buffer of the root only");
@@ -870,7 +879,7 @@ int VMPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
     const std::size_t bytes =
         block_bytes(call, sendcount, sendtype, recvcount, recvtype, at_root, !in_place);
     if (at_root)
-      check_bytes(call, sendbuf, bytes * static_cast<std::size_t>(vp::size()), "sendbuf");
+      check_bytes(call, sendbuf, bytes * static_cast<std::size_t>(label.size()), "sendbuf");
     std::vector<std::byte> discarded;
     if (in_place) {
       discarded.resize(bytes);  // the root's block stays where it is in sendbuf
@@ -884,13 +893,13 @@ int VMPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
 int VMPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   constexpr const char* call = "MPI_Alltoall";
-  return guarded(call, [&] {
-    active(call);
+  return guarded(call, [&](const Label& label) {
+    active(call, label);
     check_comm(call, comm);
     const bool in_place = sendbuf == MPI_IN_PLACE;
     const std::size_t bytes =
         block_bytes(call, sendcount, sendtype, recvcount, recvtype, !in_place, true);
-    const std::size_t all = bytes * static_cast<std::size_t>(vp::size());
+    const std::size_t all = bytes * static_cast<std::size_t>(label.size());
     check_bytes(call, recvbuf, all, "recvbuf");
     std::vector<std::byte> copy;
     if (in_place) {
@@ -905,8 +914,8 @@ int VMPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
 double VMPI_Wtime(void) {
   constexpr const char* call = "MPI_Wtime";
   double t = 0.0;
-  guarded(call, [&] {
-    run_state(call);
+  guarded(call, [&](const Label& label) {
+    run_state(call, label.rank() >= 0);
     t = vp::wtime();
   });
   return t;
@@ -918,8 +927,8 @@ double VMPI_Wtick(void) {
 
 int VMPI_Abort(MPI_Comm comm, int errorcode) {
   constexpr const char* call = "MPI_Abort";
-  return guarded(call, [&] {
-    run_state(call);
+  return guarded(call, [&](const Label& label) {
+    run_state(call, label.rank() >= 0);
     check_comm(call, comm);
     std::fflush(stdout);
     vp::abort(errorcode);
@@ -928,8 +937,8 @@ int VMPI_Abort(MPI_Comm comm, int errorcode) {
 
 int VMPI_Get_processor_name(char* name, int* resultlen) {
   constexpr const char* call = "MPI_Get_processor_name";
-  return guarded(call, [&] {
-    active(call);
+  return guarded(call, [&](const Label& label) {
+    active(call, label);
     check_out(call, name, "name");
     check_out(call, resultlen, "resultlen");
     char host[MPI_MAX_PROCESSOR_NAME] = {};
@@ -996,16 +1005,16 @@ int VMPI_Pcontrol(const int level, ...) {
 
 int VMPI_Migrate(void) {
   constexpr const char* call = "MPI_Migrate";
-  return guarded(call, [&] {
-    active(call);
+  return guarded(call, [&](const Label& label) {
+    active(call, label);
     vp::migrate();
   });
 }
 
 int VMPI_Yield(void) {
   constexpr const char* call = "MPI_Yield";
-  return guarded(call, [&] {
-    active(call);
+  return guarded(call, [&](const Label& label) {
+    active(call, label);
     vp::yield();
   });
 }
