@@ -154,23 +154,41 @@ int guarded(const char* call, Body&& body) {
   return MPI_SUCCESS;
 }
 
+// The checks below run on every call: each is a test, inlined, and a cold function that words
+// the error.
+
+[[gnu::cold, gnu::noinline, noreturn]] void fail_outside(const char* call) {
+  fail(call,
+       "called outside a rank (the file that defines main must include vela/mpi.h, and the "
+       "program link vela::mpi_main)");
+}
+
+[[gnu::cold, gnu::noinline, noreturn]] void fail_not_started(const char* call) {
+  fail(call, "called in a rank that vela::mpi::run did not start");
+}
+
 RunState& run_state(const char* call, bool in_rank) {
-  if (!in_rank) {
-    fail(call,
-         "called outside a rank (the file that defines main must include vela/mpi.h, and the "
-         "program link vela::mpi_main)");
-  }
+  if (!in_rank) [[unlikely]]
+    fail_outside(call);
   RunState* state = current_run.load(std::memory_order_acquire);
-  if (state == nullptr) fail(call, "called in a rank that vela::mpi::run did not start");
+  if (state == nullptr) [[unlikely]]
+    fail_not_started(call);
   return *state;
+}
+
+[[gnu::cold, gnu::noinline, noreturn]] void fail_rank(const char* call, int rank) {
+  fail(call, "rank " + std::to_string(rank) + " is unknown to vela::mpi::run");
 }
 
 // The calling rank's index into the run's per-rank state.
 std::size_t my_rank(const char* call, const RunState& state, int rank) {
-  if (rank < 0 || static_cast<std::size_t>(rank) >= state.returned.size()) {
-    fail(call, "rank " + std::to_string(rank) + " is unknown to vela::mpi::run");
-  }
+  if (rank < 0 || static_cast<std::size_t>(rank) >= state.returned.size()) [[unlikely]]
+    fail_rank(call, rank);
   return static_cast<std::size_t>(rank);
+}
+
+[[gnu::cold, gnu::noinline, noreturn]] void fail_inactive(const char* call, bool initialized) {
+  fail(call, initialized ? "called after MPI_Finalize" : "called before MPI_Init");
 }
 
 // Checks that the calling rank may make MPI calls now.
@@ -179,25 +197,33 @@ void active(const char* call, const Label& label) {
   RunState& state = run_state(call, label.rank() >= 0);
   my_rank(call, state, label.rank());
   const RankMpi& mine = rank_mpi.get();
-  if (mine.initialized == 0) fail(call, "called before MPI_Init");
-  if (mine.finalized != 0) fail(call, "called after MPI_Finalize");
+  if (mine.initialized == 0 || mine.finalized != 0) [[unlikely]]
+    fail_inactive(call, mine.initialized != 0);
 }
 
-void check_comm(const char* call, MPI_Comm comm) {
-  if (comm == MPI_COMM_WORLD) return;
+[[gnu::cold, gnu::noinline, noreturn]] void fail_comm(const char* call, MPI_Comm comm) {
   fail(call, "communicator " +
                  std::string(comm == MPI_COMM_NULL ? "MPI_COMM_NULL" : handle_text(comm)) +
                  " is not MPI_COMM_WORLD (the only communicator)");
 }
 
+void check_comm(const char* call, MPI_Comm comm) {
+  if (comm != MPI_COMM_WORLD) [[unlikely]]
+    fail_comm(call, comm);
+}
+
+[[gnu::cold, gnu::noinline, noreturn]] void fail_datatype(const char* call, MPI_Datatype datatype,
+                                                          const char* what) {
+  fail(call, std::string(what) + " " +
+                 (datatype == MPI_DATATYPE_NULL ? "MPI_DATATYPE_NULL" : handle_text(datatype)) +
+                 " is not one of vela/mpi.h's datatypes");
+}
+
 const Datatype& datatype_of(const char* call, MPI_Datatype datatype,
                             const char* what = "datatype") {
   const auto value = reinterpret_cast<std::uintptr_t>(datatype);
-  if (value < VMPI_DATATYPE_BASE || value >= VMPI_DATATYPE_BASE + VMPI_DATATYPE_COUNT) {
-    fail(call, std::string(what) + " " +
-                   (datatype == MPI_DATATYPE_NULL ? "MPI_DATATYPE_NULL" : handle_text(datatype)) +
-                   " is not one of vela/mpi.h's datatypes");
-  }
+  if (value < VMPI_DATATYPE_BASE || value >= VMPI_DATATYPE_BASE + VMPI_DATATYPE_COUNT) [[unlikely]]
+    fail_datatype(call, datatype, what);
   return datatypes[value - VMPI_DATATYPE_BASE];
 }
 
@@ -210,31 +236,37 @@ const Operator& operator_of(const char* call, MPI_Op op) {
   return operators[value - VMPI_OP_BASE];
 }
 
+[[gnu::cold, gnu::noinline, noreturn]] void fail_count(const char* call, int count,
+                                                       const char* what) {
+  fail(call, std::string(what) + " " + std::to_string(count) + " is negative");
+}
+
 std::size_t count_of(const char* call, int count, const char* what = "count") {
-  if (count < 0) fail(call, std::string(what) + " " + std::to_string(count) + " is negative");
+  if (count < 0) [[unlikely]]
+    fail_count(call, count, what);
   return static_cast<std::size_t>(count);
+}
+
+[[gnu::cold, gnu::noinline, noreturn]] void fail_buffer(const char* call, const void* buffer,
+                                                        std::size_t count, const Datatype& type,
+                                                        const char* what) {
+  if (buffer == MPI_IN_PLACE) fail(call, std::string(what) + " cannot be MPI_IN_PLACE here");
+  fail(call,
+       std::string(what) + " is NULL for " + std::to_string(count) + " elements of " + type.name);
 }
 
 void check_buffer(const char* call, const void* buffer, std::size_t count, const Datatype& type,
                   const char* what = "buf") {
-  if (buffer == MPI_IN_PLACE) fail(call, std::string(what) + " cannot be MPI_IN_PLACE here");
-  if (count > 0 && buffer == nullptr) {
-    fail(call,
-         std::string(what) + " is NULL for " + std::to_string(count) + " elements of " + type.name);
-  }
+  if (buffer == MPI_IN_PLACE || (count > 0 && buffer == nullptr)) [[unlikely]]
+    fail_buffer(call, buffer, count, type, what);
 }
 
 void check_out(const char* call, const void* pointer, const char* what) {
   if (pointer == nullptr) fail(call, std::string(what) + " is NULL");
 }
 
-// `dest`/`source`/`root` within 0..size-1, or one of the special values the call allows.
-void check_peer(const Label& label, const char* call, const char* what, int peer, bool proc_null,
-                bool any) {
-  const int size = label.size();
-  if (peer >= 0 && peer < size) return;
-  if (proc_null && peer == MPI_PROC_NULL) return;
-  if (any && peer == MPI_ANY_SOURCE) return;
+[[gnu::cold, gnu::noinline, noreturn]] void fail_peer(const char* call, const char* what, int peer,
+                                                      int size, bool proc_null, bool any) {
   std::string also;
   if (any) also = "MPI_ANY_SOURCE";
   if (proc_null) also += also.empty() ? "MPI_PROC_NULL" : ", MPI_PROC_NULL";
@@ -242,11 +274,27 @@ void check_peer(const Label& label, const char* call, const char* what, int peer
                  std::to_string(size - 1) + (also.empty() ? "" : " (or " + also + ")"));
 }
 
-void check_tag(const char* call, const char* what, int tag, bool any) {
-  if (tag >= 0 && tag <= vp::max_tag) return;
-  if (any && tag == MPI_ANY_TAG) return;
+// `dest`/`source`/`root` within 0..size-1, or one of the special values the call allows.
+void check_peer(const Label& label, const char* call, const char* what, int peer, bool proc_null,
+                bool any) {
+  if (peer >= 0 && peer < label.size()) [[likely]]
+    return;
+  if (proc_null && peer == MPI_PROC_NULL) return;
+  if (any && peer == MPI_ANY_SOURCE) return;
+  fail_peer(call, what, peer, label.size(), proc_null, any);
+}
+
+[[gnu::cold, gnu::noinline, noreturn]] void fail_tag(const char* call, const char* what, int tag,
+                                                     bool any) {
   fail(call, std::string(what) + " " + std::to_string(tag) + " is outside 0.." +
                  std::to_string(vp::max_tag) + (any ? " (or MPI_ANY_TAG)" : ""));
+}
+
+void check_tag(const char* call, const char* what, int tag, bool any) {
+  if (tag >= 0 && tag <= vp::max_tag) [[likely]]
+    return;
+  if (any && tag == MPI_ANY_TAG) return;
+  fail_tag(call, what, tag, any);
 }
 
 bool is_pair(vp::Type type) {
