@@ -868,7 +868,10 @@ struct Transport::Impl {
 
   void maybe_start_wave() {
     if (process != 0 || wave_open || state.stopping.load(std::memory_order_relaxed)) return;
-    if (next_wave != 0 && tick_clock::now() < next_wave) return;
+    // A round waits 200 µs after an unbalanced one: the clock is read once every few passes
+    // (a pass of an idle PE takes well under a microsecond; reading the clock, a good part of
+    // it).
+    if (next_wave != 0 && (passes % mpi_probe_every != 0 || tick_clock::now() < next_wave)) return;
     const Wave mine = read_wave(state);
     if (!mine.all_passive) {
       have_previous = false;
@@ -889,7 +892,8 @@ struct Transport::Impl {
     // With every other process on this machine, MPI carries only control messages and the
     // bytes of large messages: it is looked at once every few passes (each look runs MPI's
     // whole progress engine).
-    if (!all_on_node || (++passes % mpi_probe_every == 0 && mpi_look_due())) {
+    ++passes;
+    if (!all_on_node || (passes % mpi_probe_every == 0 && mpi_look_due())) {
       moved = complete_sends() || moved;
       for (int i = 0; i < 64 && receive_one(); ++i) moved = true;
     }
