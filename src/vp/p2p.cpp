@@ -30,43 +30,44 @@ bool compatible(Type sent, Type received) {
          size_of(sent) == size_of(received);
 }
 
-// Completes receive `r` with `in`; an error (truncation, type) is raised by the wait.
-void fill(RequestState& r, Incoming& in) {
+// Completes receive `r` with the message `e`, `data`; an error (truncation, type) is raised by
+// the wait.
+void fill(RequestState& r, const Envelope& e, Payload& data) {
   r.complete = true;
-  r.status.source = in.envelope.source;
-  r.status.tag = in.envelope.tag;
-  r.status.bytes = in.data.size();
-  r.status.type = in.envelope.type;
-  if (!compatible(in.envelope.type, r.type)) {
+  r.status.source = e.source;
+  r.status.tag = e.tag;
+  r.status.bytes = data.size();
+  r.status.type = e.type;
+  if (!compatible(e.type, r.type)) {
     r.error = std::make_exception_ptr(
-        Error(std::string(r.call) + ": a message of " + name_of(in.envelope.type) + " from rank " +
-              std::to_string(in.envelope.source) + " (tag " + std::to_string(in.envelope.tag) +
-              ") received as " + name_of(r.type) + ": the datatypes' sizes differ"));
+        Error(std::string(r.call) + ": a message of " + name_of(e.type) + " from rank " +
+              std::to_string(e.source) + " (tag " + std::to_string(e.tag) + ") received as " +
+              name_of(r.type) + ": the datatypes' sizes differ"));
     return;
   }
-  if (in.data.size() > r.capacity) {
-    r.error = std::make_exception_ptr(Error(
-        std::string(r.call) + ": the message from rank " + std::to_string(in.envelope.source) +
-        " (tag " + std::to_string(in.envelope.tag) + ") has " + std::to_string(in.data.size()) +
-        " bytes, the receive buffer holds " + std::to_string(r.capacity) + " (truncated)"));
+  if (data.size() > r.capacity) {
+    r.error = std::make_exception_ptr(
+        Error(std::string(r.call) + ": the message from rank " + std::to_string(e.source) +
+              " (tag " + std::to_string(e.tag) + ") has " + std::to_string(data.size()) +
+              " bytes, the receive buffer holds " + std::to_string(r.capacity) + " (truncated)"));
     return;
   }
-  in.data.copy_to(r.buffer);
+  data.copy_to(r.buffer);
 }
 
-// An in-order arrival: the first matching posted receive takes it.
-bool match_arrival(RankContext& rank, Incoming&& in) {
+// An in-order arrival: the first matching posted receive takes it, else it is kept.
+void match_arrival(RankContext& rank, const Envelope& e, Payload&& data) {
   for (auto it = rank.posted.begin(); it != rank.posted.end(); ++it) {
-    if (matches(**it, in.envelope)) {
+    if (matches(**it, e)) {
       RequestState* r = *it;
       rank.posted.erase(it);
-      fill(*r, in);
-      return true;
+      Payload taken = std::move(data);  // let go of here (a lent buffer released) once copied
+      fill(*r, e, taken);
+      return;
     }
   }
-  in.data.settle();  // kept: its bytes must not stay in the sender's buffer or on their way
-  rank.unexpected.push_back(std::move(in));
-  return true;
+  data.settle();  // kept: its bytes must not stay in the sender's buffer or on their way
+  rank.unexpected.push_back(Incoming{e, std::move(data)});
 }
 
 // What a deliver message of `bytes` bytes counts in the communication graph: its envelope and
@@ -104,7 +105,7 @@ void block(RankContext& rank, int source, int tag, bool collective, const char* 
   suspend(rank, RankState::blocked, call);
 }
 
-bool accept(RankContext& rank, Envelope envelope, Payload data) {
+bool accept(RankContext& rank, const Envelope& envelope, Payload&& data) {
   const std::uint64_t key = order_key(envelope.source, envelope.channel);
   std::uint32_t& expected = rank.next_receive.counter(key);
   if (envelope.seq != expected) {
@@ -114,7 +115,7 @@ bool accept(RankContext& rank, Envelope envelope, Payload data) {
     return false;
   }
   ++expected;
-  match_arrival(rank, Incoming{envelope, std::move(data)});
+  match_arrival(rank, envelope, std::move(data));
   if (rank.early.empty()) return true;
   // Arrivals held for this one follow it.
   for (auto it = rank.early.find({key, expected}); it != rank.early.end();
@@ -122,7 +123,7 @@ bool accept(RankContext& rank, Envelope envelope, Payload data) {
     Incoming in = std::move(it->second);
     rank.early.erase(it);
     ++expected;
-    match_arrival(rank, std::move(in));
+    match_arrival(rank, in.envelope, std::move(in.data));
   }
   return true;
 }
@@ -207,7 +208,7 @@ void start_receive(RankContext& rank, RequestState* r, void* buffer, std::size_t
     if (matches(*r, it->envelope)) {
       Incoming in = std::move(*it);
       rank.unexpected.erase(it);
-      fill(*r, in);
+      fill(*r, in.envelope, in.data);
       return;
     }
   }

@@ -236,7 +236,7 @@ void suspend(RankContext& rank, RankState state, const char* call);
 void block(RankContext& rank, int source, int tag, bool collective, const char* call);
 // An arrival for `rank` (on its PE, outside its fiber): put in order, matched against posted
 // receives, and whether the rank should be resumed.
-bool accept(RankContext& rank, Envelope envelope, Payload data);
+bool accept(RankContext& rank, const Envelope& envelope, Payload&& data);
 // Inside the fiber: sends `bytes` bytes to rank `dest`.
 void post_message(RankContext& rank, const void* buffer, std::size_t bytes, Type type, int dest,
                   int tag, std::uint8_t channel);
