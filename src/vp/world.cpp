@@ -257,12 +257,14 @@ int run(rt::Runtime& runtime, const Options& options, const std::function<void()
   int code = 0;
   try {
     code = runtime.run([&](rt::Context& context) {
-      // With checkpoints the ranks find their world through local_world(): a creation argument
-      // holding its address would differ between the run that writes a checkpoint and the
-      // one that restarts from it.
+      // Across processes and with checkpoints the ranks find their world through
+      // local_world(): a creation argument holding its address is process 0's, and another
+      // process's world lies elsewhere (its stack begins below its environment, whose size
+      // differs from process 10 on: OMPI_COMM_WORLD_RANK=10), as does the world of the run
+      // that restarts from a checkpoint.
+      const bool local = world.across_processes || checkpoints;
       world.ranks = context.create<RankElement>(
-          "ranks", shape, map,
-          checkpoints ? std::uintptr_t{0} : reinterpret_cast<std::uintptr_t>(&world),
+          "ranks", shape, map, local ? std::uintptr_t{0} : reinterpret_cast<std::uintptr_t>(&world),
           options.identity);
       // On --restart the ranks come back from the checkpoint, waiting in migrate().
       if (!context.restarted()) world.ranks.broadcast<&RankElement::start>();

@@ -246,6 +246,16 @@ TEST(MpiAcrossProcesses, RanksMoveBetweenProcessesWithTheirState) {
       run_program(mpirun(2, WANDER_VELA, "--vp 7 --lb greedy --pes-per-process 2 10"), "");
   ASSERT_EQ(greedy.status, 0) << greedy.out;
   EXPECT_EQ(lines_starting(greedy.out, "checksum: "), checksum) << greedy.out;
+  // Eleven processes, a rank starting in each: from process 10 on, a process's environment is
+  // longer (two-digit ranks in Open MPI's variables), so its stack, and what lies on it, sits
+  // elsewhere than process 0's; every rank must find its own process's world.
+  const ProgramResult twelve = run_program(WANDER_VELA, "--vp 12 --pes 4 --lb rotate 4");
+  ASSERT_EQ(twelve.status, 0) << twelve.out;
+  const ProgramResult eleven = run_program(mpirun(11, WANDER_VELA, "--vp 12 --lb rotate 4"), "");
+  ASSERT_EQ(eleven.status, 0) << eleven.out;
+  EXPECT_EQ(lines_starting(eleven.out, "checksum: "), lines_starting(twelve.out, "checksum: "))
+      << eleven.out;
+  EXPECT_THAT(eleven.out, HasSubstr("most processes visited by a rank: 5")) << eleven.out;
 }
 
 TEST(MpiAcrossProcesses, WhatCannotMoveIsAClearErrorInEveryProcess) {
