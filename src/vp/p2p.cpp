@@ -30,8 +30,8 @@ bool compatible(Type sent, Type received) {
          size_of(sent) == size_of(received);
 }
 
-// Completes receive `r` with the message `e`, `data`; an error (truncation, type) is raised by
-// the wait.
+// Completes receive `r` with the message `e`, `data`, and lets go of the data (a lent buffer
+// released); an error (truncation, type) is raised by the wait.
 void fill(RequestState& r, const Envelope& e, Payload& data) {
   r.complete = true;
   r.status.source = e.source;
@@ -43,6 +43,7 @@ void fill(RequestState& r, const Envelope& e, Payload& data) {
         Error(std::string(r.call) + ": a message of " + name_of(e.type) + " from rank " +
               std::to_string(e.source) + " (tag " + std::to_string(e.tag) + ") received as " +
               name_of(r.type) + ": the datatypes' sizes differ"));
+    data = Payload{};
     return;
   }
   if (data.size() > r.capacity) {
@@ -50,9 +51,10 @@ void fill(RequestState& r, const Envelope& e, Payload& data) {
         Error(std::string(r.call) + ": the message from rank " + std::to_string(e.source) +
               " (tag " + std::to_string(e.tag) + ") has " + std::to_string(data.size()) +
               " bytes, the receive buffer holds " + std::to_string(r.capacity) + " (truncated)"));
+    data = Payload{};
     return;
   }
-  data.copy_to(r.buffer);
+  data.copy_to(r.buffer);  // empties it
 }
 
 // An in-order arrival: the first matching posted receive takes it, else it is kept.
@@ -61,8 +63,7 @@ void match_arrival(RankContext& rank, const Envelope& e, Payload&& data) {
     if (matches(**it, e)) {
       RequestState* r = *it;
       rank.posted.erase(it);
-      Payload taken = std::move(data);  // let go of here (a lent buffer released) once copied
-      fill(*r, e, taken);
+      fill(*r, e, data);
       return;
     }
   }

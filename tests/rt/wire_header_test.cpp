@@ -45,7 +45,7 @@ void round_trip(const WireHeader& h, std::size_t expected_bytes) {
   const std::size_t args = 13;
   std::vector<std::byte> bytes(args + header_bytes(h), std::byte{0x5a});
   EXPECT_EQ(header_bytes(h), expected_bytes) << fields(h);
-  write_header(h, bytes.data() + args);
+  write_header(h, header_bytes(h), bytes.data() + args);
   WireHeader back;
   back.to = -99;
   std::size_t args_back = 0;

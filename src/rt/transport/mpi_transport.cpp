@@ -553,14 +553,8 @@ struct Transport::Impl {
         if (!peer.in.peek(type, payload)) break;
         moved = true;
         if (type == ShmRing::data) {
-          if (payload.size() <= short_header_bytes + InlineBytes::capacity) {
-            if (!closing.load(std::memory_order_relaxed)) deliver_small(payload);
-            peer.in.pop();
-            continue;
-          }
-          std::vector<std::byte> bytes(payload.begin(), payload.end());
+          if (!closing.load(std::memory_order_relaxed)) deliver_record(payload);
           peer.in.pop();
-          arrived(from, tag_data, std::move(bytes));
           continue;
         }
         if (type == ShmRing::typed) {
@@ -751,9 +745,9 @@ struct Transport::Impl {
     return true;
   }
 
-  // A small data message, its arguments copied into the message itself (no allocation) when
-  // they fit there.
-  void deliver_small(std::span<const std::byte> bytes) {
+  // A data message in a ring record: its arguments copied into the message itself when they fit
+  // there (no allocation), else into a buffer of their own.
+  void deliver_record(std::span<const std::byte> bytes) {
     WireHeader h;
     std::size_t args = 0;
     if (!read_header(bytes, h, args)) return;
@@ -937,12 +931,12 @@ struct Transport::Impl {
     return true;
   }
 
-  // Data message `m` with header `h` and `args` bytes of packed arguments, packed into the ring
-  // (write_direct's conditions).
-  bool send_direct(int to, Message* m, const WireHeader& h, std::size_t args) {
-    return write_direct(to, args + header_bytes(h), ShmRing::data, [&](std::byte* at) {
+  // Data message `m` with header `h` (`header` bytes on the wire) and `args` bytes of packed
+  // arguments, packed into the ring (write_direct's conditions).
+  bool send_direct(int to, Message* m, const WireHeader& h, std::size_t header, std::size_t args) {
+    return write_direct(to, args + header, ShmRing::data, [&](std::byte* at) {
       if (args != 0) m->ops->pack_to(m->args(), {at, args});
-      write_header(h, at + args);
+      write_header(h, header, at + args);
     });
   }
 
@@ -950,16 +944,16 @@ struct Transport::Impl {
   // bytes: the rest of its arguments go into the ring (a typed record), the blocks' bytes by MPI
   // from where they lie, and the message is freed once the send completes (write_direct's
   // conditions).
-  bool send_typed(int to, Message* m, const WireHeader& h) {
+  bool send_typed(int to, Message* m, const WireHeader& h, std::size_t header) {
     const ArgsOps* ops = m->ops;
     if (ops == nullptr || ops->gather == nullptr) return false;
     ByteBlocks blocks;
     const std::size_t args = ops->gather(m->args(), {}, blocks);
     if (blocks.empty()) return false;
-    return write_direct(to, args + header_bytes(h), ShmRing::typed, [&](std::byte* at) {
+    return write_direct(to, args + header, ShmRing::typed, [&](std::byte* at) {
       ByteBlocks again;
       ops->gather(m->args(), {at, args}, again);
-      write_header(h, at + args);
+      write_header(h, header, at + args);
       in_flight.push_back({MPI_REQUEST_NULL, m});
       post_blocks(true, blocks, to, tag_data, bulk_comm, &in_flight.back().request);
     });
@@ -1252,20 +1246,20 @@ void Transport::send(PeId to, Message* message) {
   try {
     const std::size_t args =
         message->ops != nullptr ? message->ops->packed_size(message->args()) : 0;
+    const std::size_t header = header_bytes(h);
     // Straight into the ring when it fits, else (an entry message) its large vectors in place.
-    if (args + sizeof h <= shm_inline_bytes) {
-      if (impl_->send_direct(process, message, h, args)) {
+    if (args + header <= shm_inline_bytes) {
+      if (impl_->send_direct(process, message, h, header, args)) {
         free_message(message);
         return;
       }
-    } else if (message->kind == Kind::entry && impl_->send_typed(process, message, h)) {
+    } else if (message->kind == Kind::entry && impl_->send_typed(process, message, h, header)) {
       return;  // freed when its send completes
     }
-    const std::size_t header = header_bytes(h);
     bytes.reserve(args + header);
     if (message->ops != nullptr) message->ops->pack(message->args(), bytes);
     bytes.resize(bytes.size() + header);
-    write_header(h, bytes.data() + bytes.size() - header);
+    write_header(h, header, bytes.data() + bytes.size() - header);
   } catch (...) {
     free_message(message);
     throw;

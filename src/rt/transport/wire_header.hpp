@@ -55,9 +55,10 @@ inline std::size_t header_bytes(const WireHeader& h) {
   return fits_short(h) ? short_header_bytes : sizeof(WireHeader);
 }
 
-// Writes `h` (header_bytes(h) bytes) at `at`.
-inline void write_header(const WireHeader& h, std::byte* at) {
-  if (!fits_short(h)) {
+// Writes `h` at `at`, in `bytes` = header_bytes(h) bytes (worked out once by the caller, who
+// needed it to make room).
+inline void write_header(const WireHeader& h, std::size_t bytes, std::byte* at) {
+  if (bytes != short_header_bytes) {
     WireHeader long_form = h;
     long_form.form = 0;
     std::memcpy(at, &long_form, sizeof long_form);

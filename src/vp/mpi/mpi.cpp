@@ -167,8 +167,8 @@ int guarded(const char* call, Body&& body) {
   fail(call, "called in a rank that vela::mpi::run did not start");
 }
 
-RunState& run_state(const char* call, bool in_rank) {
-  if (!in_rank) [[unlikely]]
+RunState& run_state(const char* call, const Label& label) {
+  if (label.rank() < 0) [[unlikely]]
     fail_outside(call);
   RunState* state = current_run.load(std::memory_order_acquire);
   if (state == nullptr) [[unlikely]]
@@ -181,7 +181,8 @@ RunState& run_state(const char* call, bool in_rank) {
 }
 
 // The calling rank's index into the run's per-rank state.
-std::size_t my_rank(const char* call, const RunState& state, int rank) {
+std::size_t my_rank(const char* call, const RunState& state, const Label& label) {
+  const int rank = label.rank();
   if (rank < 0 || static_cast<std::size_t>(rank) >= state.returned.size()) [[unlikely]]
     fail_rank(call, rank);
   return static_cast<std::size_t>(rank);
@@ -194,8 +195,7 @@ std::size_t my_rank(const char* call, const RunState& state, int rank) {
 // Checks that the calling rank may make MPI calls now.
 // (The label read the rank once, for all of the call's checks.)
 void active(const char* call, const Label& label) {
-  RunState& state = run_state(call, label.rank() >= 0);
-  my_rank(call, state, label.rank());
+  my_rank(call, run_state(call, label), label);
   const RankMpi& mine = rank_mpi.get();
   if (mine.initialized == 0 || mine.finalized != 0) [[unlikely]]
     fail_inactive(call, mine.initialized != 0);
@@ -417,7 +417,7 @@ int VMPI_Init(int* argc, char*** argv) {
   static_cast<void>(argc);  // the runtime's options were taken out before main
   static_cast<void>(argv);
   return guarded(call, [&](const Label& label) {
-    my_rank(call, run_state(call, label.rank() >= 0), label.rank());
+    my_rank(call, run_state(call, label), label);
     if (rank_mpi.get().initialized != 0) fail(call, "called twice");
     rank_mpi.get().initialized = 1;
   });
@@ -433,7 +433,7 @@ int VMPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
       fail(call, "required " + std::to_string(required) +
                      " is not one of MPI_THREAD_SINGLE..MPI_THREAD_MULTIPLE");
     }
-    my_rank(call, run_state(call, label.rank() >= 0), label.rank());
+    my_rank(call, run_state(call, label), label);
     if (rank_mpi.get().initialized != 0) fail(call, "called twice");
     rank_mpi.get().initialized = 1;
     // Only the thread that runs the rank may call MPI: at most funneled.
@@ -963,7 +963,7 @@ double VMPI_Wtime(void) {
   constexpr const char* call = "MPI_Wtime";
   double t = 0.0;
   guarded(call, [&](const Label& label) {
-    run_state(call, label.rank() >= 0);
+    run_state(call, label);
     t = vp::wtime();
   });
   return t;
@@ -976,7 +976,7 @@ double VMPI_Wtick(void) {
 int VMPI_Abort(MPI_Comm comm, int errorcode) {
   constexpr const char* call = "MPI_Abort";
   return guarded(call, [&](const Label& label) {
-    run_state(call, label.rank() >= 0);
+    run_state(call, label);
     check_comm(call, comm);
     std::fflush(stdout);
     vp::abort(errorcode);
