@@ -1,5 +1,6 @@
 // The archive's cold paths: growing a packer's vector and the error messages. Kept out of the
 // header so the inlined hot path stays small.
+#include <cstring>
 #include <string>
 
 #include "vela/pup/pup.hpp"
@@ -20,6 +21,21 @@ const char* verb(Mode mode) {
 }
 
 }  // namespace
+
+void Archive::bytes_slow(void* data, std::size_t n) {
+  if (n == 0) return;
+  if (mode_ == Mode::packing && sink_ != nullptr) {
+    append(data, n);  // copied once, not zero-filled first
+    return;
+  }
+  make_room(n);
+  if (mode_ == Mode::packing) {
+    std::memcpy(out_ + offset_, data, n);
+  } else {
+    std::memcpy(data, in_ + offset_, n);
+  }
+  offset_ += n;
+}
 
 void Archive::make_room(std::size_t n) {
   if (sink_ == nullptr) fail("needs " + std::to_string(n) + " more bytes", offset_);

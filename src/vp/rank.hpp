@@ -10,6 +10,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
@@ -24,14 +25,23 @@ namespace vela::vp::detail {
 // Who sent a message and how to match it. `seq` numbers the messages from one rank to another
 // in one channel, so that they are matched in send order even when a migration let a later one
 // overtake an earlier one in the runtime.
+// Packed as its 16 raw bytes (pup::bitwise below): one copy, not one per field.
 struct Envelope {
   std::int32_t source = 0;
   std::int32_t tag = 0;
   std::uint32_t seq = 0;
   std::uint8_t channel = 0;  // 0: point-to-point, 1: collectives (they never match each other)
   Type type = Type::bytes;
-  void pup(pup::Archive& ar) { ar | source | tag | seq | channel | type; }
+  std::uint16_t unused = 0;  // the padding, named so that every byte packed is set
 };
+static_assert(sizeof(Envelope) == 16 && std::has_unique_object_representations_v<Envelope>);
+
+}  // namespace vela::vp::detail
+
+template <>
+struct vela::pup::bitwise<vela::vp::detail::Envelope> : std::true_type {};
+
+namespace vela::vp::detail {
 
 inline constexpr std::uint8_t p2p_channel = 0;
 inline constexpr std::uint8_t collective_channel = 1;
