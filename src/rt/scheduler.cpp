@@ -236,6 +236,28 @@ bool quiescent(const RuntimeState& state) {
 // How long an adaptive idle PE only pauses between looks at its inbox before it also yields.
 constexpr double pause_seconds = 2e-6;
 
+// In one process, an idle PE (passive already set) looks for quiescence; found, it stops the
+// run (true). Across processes the transport's rounds find it.
+//
+// The look reads every PE's counters, so an adaptive PE makes it only once it has been idle
+// for the pause window and again before it parks, not as soon as it is idle: a PE that has
+// just sent a message and waits for the answer would otherwise take the busy PE's counter line
+// away from it on every message, and the busy PE's next atomic operation would wait for that
+// line to come back.
+bool stop_if_quiescent(PeState& pe) {
+  RuntimeState& state = *pe.runtime;
+  if (state.transport != nullptr || !quiescent(state)) return false;
+  const Wave w = read_wave(state);
+  if (w.all_passive && w.parked > 0) {
+    state.fail(std::make_exception_ptr(std::logic_error(
+        "quiescence with " + std::to_string(w.parked) +
+        " message(s) held for elements that never arrived (a message was sent to an "
+        "element that is neither here nor on its way)")));
+  }
+  stop_all(state);
+  return true;
+}
+
 timespec relative(Ticks ticks) {
   const double s = std::max(0.0, tick_clock::seconds(ticks));
   timespec t{};
@@ -245,16 +267,16 @@ timespec relative(Ticks ticks) {
 }
 
 // Returns when the inbox has something, the run stops, or (PE 0 with periodic balancing) the
-// next balancing step is due.
-void wait_for_work(PeState& pe, bool periodic, Ticks from) {
+// next balancing step is due; true when it found the run quiescent (and stopped it).
+bool wait_for_work(PeState& pe, bool periodic, Ticks from) {
   RuntimeState& state = *pe.runtime;
   const IdleMode mode = state.options.idle;
   if (mode != IdleMode::park) {
-    const Ticks spin = tick_clock::from_seconds(state.options.spin_us * 1e-6);
+    const Ticks spin = state.spin_ticks;
     // Adaptive: a few microseconds of pausing catch a reply from a PE running on another core;
     // after that the PE yields between looks, so that a PE sharing this core (more PEs than
     // free cores: another program took one) gets to run and send what this one waits for.
-    const Ticks pause = tick_clock::from_seconds(pause_seconds);
+    const Ticks pause = state.pause_ticks;
     bool yielding = state.oversubscribed;
     Transport* mpi =
         state.transport && state.transport->polled_by_pes() ? state.transport.get() : nullptr;
@@ -263,8 +285,9 @@ void wait_for_work(PeState& pe, bool periodic, Ticks from) {
     // all along) is about to get the answer, and parking then would miss it by up to 100 µs.
     Ticks since = from;
     bool moved = false;
+    bool looked = false;  // for quiescence
     for (std::uint32_t polls = 1;; ++polls) {
-      if (!pe.inbox.empty() || state.stopping.load(std::memory_order_relaxed)) return;
+      if (!pe.inbox.empty() || state.stopping.load(std::memory_order_relaxed)) return false;
       if (mpi != nullptr && mpi->poll()) {
         moved = true;
         continue;
@@ -275,7 +298,11 @@ void wait_for_work(PeState& pe, bool periodic, Ticks from) {
           since = now;
           moved = false;
         }
-        if (periodic && now >= state.next_periodic_lb) return;
+        if (periodic && now >= state.next_periodic_lb) return false;
+        if (!looked && now - from >= pause) {
+          looked = true;
+          if (stop_if_quiescent(pe)) return true;
+        }
         if (mode == IdleMode::adaptive) {
           if (now - since >= spin) break;
           yielding = state.oversubscribed || now - since >= pause;
@@ -294,14 +321,16 @@ void wait_for_work(PeState& pe, bool periodic, Ticks from) {
     // Arrivals from other processes come only when a PE polls: sleep briefly.
     const timespec t{0, 100'000};
     pe.inbox.park(state.stopping, &t);
-    return;
+    return false;
   }
+  if (stop_if_quiescent(pe)) return true;  // the last look before it sleeps
   if (!periodic) {
     pe.inbox.park(state.stopping, nullptr);
-    return;
+    return false;
   }
   const timespec timeout = relative(state.next_periodic_lb - tick_clock::now());
   pe.inbox.park(state.stopping, &timeout);
+  return false;
 }
 
 // Waits, without saying the PE is idle (it holds messages), until the first held message is
@@ -341,7 +370,6 @@ void end_idle(PeState& pe, Ticks from) {
 }
 
 void idle(PeState& pe, bool periodic) {
-  RuntimeState& state = *pe.runtime;
   const Ticks from = tick_clock::now();
   if (!pe.delayed.empty()) {
     wait_for_delayed(pe, periodic);
@@ -350,19 +378,7 @@ void idle(PeState& pe, bool periodic) {
   }
   pe.parked_count.store(pe.parked.size(), std::memory_order_relaxed);
   pe.passive.store(true, std::memory_order_seq_cst);
-  // Across processes quiescence is the transport's round over every process.
-  if (state.transport == nullptr && quiescent(state)) {
-    const Wave w = read_wave(state);
-    if (w.all_passive && w.parked > 0) {
-      state.fail(std::make_exception_ptr(std::logic_error(
-          "quiescence with " + std::to_string(w.parked) +
-          " message(s) held for elements that never arrived (a message was sent to an "
-          "element that is neither here nor on its way)")));
-    }
-    stop_all(state);
-    return;
-  }
-  wait_for_work(pe, periodic, from);
+  if (wait_for_work(pe, periodic, from)) return;  // quiescent: the run stops
   pe.passive.store(false, std::memory_order_seq_cst);
   end_idle(pe, from);
 }
@@ -536,6 +552,8 @@ void trace_entry(PeState& pe, ElementBase& element, const char* name, Ticks from
 }
 
 void start_pes(RuntimeState& state) {
+  state.spin_ticks = tick_clock::from_seconds(state.options.spin_us * 1e-6);
+  state.pause_ticks = tick_clock::from_seconds(pause_seconds);
   for (auto& pe : state.pe) pe->thread = std::thread([p = pe.get()] { pe_loop(*p); });
 }
 

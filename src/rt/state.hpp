@@ -286,6 +286,10 @@ struct RuntimeState {
   std::unique_ptr<Transport> transport;      // several processes; null: one
   Clock::time_point start;
   bool oversubscribed = false;  // more PEs than cores: idle PEs yield instead of pausing
+  // An idle PE's windows (options.spin_us; scheduler.cpp's pause_seconds), in ticks, worked
+  // out once rather than at every wait.
+  Ticks spin_ticks = 0;
+  Ticks pause_ticks = 0;
 
   // Appended by main (on PE 0) and read by every PE without a lock: a slot is written before
   // the count that publishes it.
