@@ -1,6 +1,5 @@
 // The archive's cold paths: growing a packer's vector and the error messages. Kept out of the
 // header so the inlined hot path stays small.
-#include <cstring>
 #include <string>
 
 #include "vela/pup/pup.hpp"
@@ -28,20 +27,11 @@ void Archive::bytes_slow(void* data, std::size_t n) {
     append(data, n);  // copied once, not zero-filled first
     return;
   }
-  make_room(n);
-  if (mode_ == Mode::packing) {
-    std::memcpy(out_ + offset_, data, n);
-  } else {
-    std::memcpy(data, in_ + offset_, n);
-  }
-  offset_ += n;
+  fail_room(n);
 }
 
-void Archive::make_room(std::size_t n) {
-  if (sink_ == nullptr) fail("needs " + std::to_string(n) + " more bytes", offset_);
-  sink_->resize(sink_start_ + offset_ + n);
-  out_ = sink_->data() + sink_start_;
-  capacity_ = offset_ + n;
+void Archive::fail_room(std::size_t n) const {
+  fail("needs " + std::to_string(n) + " more bytes", offset_);
 }
 
 void Archive::append(const void* data, std::size_t n) {

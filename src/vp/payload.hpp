@@ -187,7 +187,6 @@ class Payload {
         break;
     }
     hold_ = Hold::none;
-    size_ = 0;
   }
   void take(Payload& other) noexcept {
     size_ = other.size_;

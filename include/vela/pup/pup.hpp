@@ -116,7 +116,7 @@ class Archive {
   // Unpacking: the next `n` bytes where they lie in the buffer (read past them).
   const std::byte* take(std::size_t n) {
     if (n > capacity_ - offset_) [[unlikely]]
-      make_room(n);
+      fail_room(n);
     const std::byte* at = in_ + offset_;
     offset_ += n;
     return at;
@@ -152,10 +152,11 @@ class Archive {
   ~Archive() = default;
 
  private:
-  // bytes() for nothing, or for more than the buffer has left (a packer's vector grows).
+  // bytes() for nothing, or for more than the buffer has left (a packer's vector grows, a
+  // fixed buffer or an unpacker's throws).
   void bytes_slow(void* data, std::size_t n);
-  // Grows the sink vector by `n`, or throws when a fixed buffer has too few bytes left.
-  void make_room(std::size_t n);
+  // Throws: a fixed buffer or the bytes being unpacked have fewer than `n` bytes left.
+  [[noreturn]] void fail_room(std::size_t n) const;
   // Packing into a sink vector: appends `n` bytes of `data`.
   void append(const void* data, std::size_t n);
   [[noreturn]] void fail_length(std::uint64_t count, std::size_t bytes_each) const;
