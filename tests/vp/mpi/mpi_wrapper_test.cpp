@@ -11,6 +11,7 @@
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 using vela::testing::ProgramResult;
 using vela::testing::run_program;
 
@@ -154,6 +155,21 @@ TEST_F(MpiWrapper, ShowmePrintsTheCommands) {
   EXPECT_EQ(r.status, 0) << r.out;
   EXPECT_THAT(r.out, HasSubstr("libvela_mpi_main.a"));
   EXPECT_THAT(r.out, HasSubstr("-Werror=implicit-function-declaration"));
+}
+
+// The libraries' machine code unless the program asks for link-time optimization.
+TEST_F(MpiWrapper, LinksWithoutLinkTimeOptimizationUnlessAsked) {
+  for (const char* compiler : {VELA_MPICC, VELA_MPICXX}) {
+    const ProgramResult plain = run_program(compiler, "--showme x.c -o x");
+    EXPECT_EQ(plain.status, 0) << plain.out;
+    EXPECT_THAT(plain.out, HasSubstr("-fno-lto")) << compiler;
+    const ProgramResult asked = run_program(compiler, "--showme -flto=auto x.c -o x");
+    EXPECT_EQ(asked.status, 0) << asked.out;
+    EXPECT_THAT(asked.out, Not(HasSubstr("-fno-lto"))) << compiler;
+    EXPECT_THAT(asked.out, HasSubstr("-flto=auto")) << compiler;
+    const ProgramResult compile_only = run_program(compiler, "--showme -c x.c -o x.o");
+    EXPECT_THAT(compile_only.out, Not(HasSubstr("-fno-lto"))) << compiler;
+  }
 }
 
 }  // namespace
