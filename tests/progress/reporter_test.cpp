@@ -55,6 +55,21 @@ TEST(ProgressLine, ReachesOneHundredPercentOnlyWhenDone) {
   EXPECT_EQ(text(work, 1000, 3.0).find("left"), std::string::npos);  // nothing is left
 }
 
+// The percentage is done * 100 / total rounded down, exactly: in floating point 171 of 300 came
+// out 56%.
+TEST(ProgressLine, PercentIsExactWholeNumbers) {
+  for (const std::uint64_t total : {3u, 7u, 300u, 1000u, 2400u}) {
+    const Work work{"brams", "steps", total};
+    for (std::uint64_t done = 0; done < total; ++done) {
+      const std::string expected = "(" + std::to_string(done * 100 / total) + "%)";
+      EXPECT_NE(text(work, done, 1.0).find(expected), std::string::npos)
+          << done << "/" << total << ": " << text(work, done, 1.0);
+    }
+  }
+  const std::uint64_t huge = std::uint64_t{1} << 62;  // past where done * 100 fits
+  EXPECT_NE(text(Work{"x", "steps", huge}, huge / 2, 1.0).find("(50%)"), std::string::npos);
+}
+
 TEST(ProgressLine, WithoutATotalShowsDoneAndRateOnly) {
   const Work work{"compare", "objects", 0};
   EXPECT_EQ(text(work, 5000, 2.0), "compare: 5000 objects  2500 objects/s");

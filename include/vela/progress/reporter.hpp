@@ -22,6 +22,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <limits>
 #include <mutex>
 #include <string_view>
 #include <utility>
@@ -101,8 +102,14 @@ inline Line describe(const Work& work, std::uint64_t done, double elapsed_second
   if (work.total > 0) {
     unsigned percent = 100;
     if (done < work.total) {
-      const double share = static_cast<double>(done) / static_cast<double>(work.total);
-      percent = std::min(99u, static_cast<unsigned>(100.0 * share));
+      // Whole numbers, rounded down: 171 of 300 is 57% (the same in floating point, 100 * 0.57,
+      // gives 56.99...).
+      constexpr std::uint64_t exact_up_to = std::numeric_limits<std::uint64_t>::max() / 100;
+      const std::uint64_t share =
+          done <= exact_up_to
+              ? done * 100 / work.total
+              : static_cast<std::uint64_t>(static_cast<long double>(done) * 100 / work.total);
+      percent = static_cast<unsigned>(std::min<std::uint64_t>(99, share));
     }
     line.append("%" PRIu64 "/%" PRIu64 " ", done, work.total);
     line.append_view(work.unit);
