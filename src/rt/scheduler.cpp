@@ -453,14 +453,6 @@ void cross_clusters(RuntimeState& state, PeState& from, PeId to, Message* messag
 
 }  // namespace
 
-namespace {
-
-bool idle_now(const PeState& pe) {
-  return pe.passive.load(std::memory_order_relaxed);
-}
-
-}  // namespace
-
 void post(RuntimeState& state, PeId to, Message* message) {
   PeState* self = current_pe;
   const auto local = static_cast<std::size_t>(to - state.layout.first_pe);
@@ -487,7 +479,7 @@ void post(RuntimeState& state, PeId to, Message* message) {
   // through its inbox, which ends the wait and which quiescence counts.
   // (Null tested first: GCC 12, seeing the two pointers equal, would otherwise warn, wrongly,
   // of a load from a null PE.)
-  if (self != nullptr && self == &target && !idle_now(*self)) {
+  if (self != nullptr && self == &target && !self->passive.load(std::memory_order_relaxed)) {
     enqueue_local(target, message);
     return;
   }
