@@ -191,7 +191,9 @@ void run_message(PeState& pe, Message* message) {
   RuntimeState& state = *pe.runtime;
   try {
     if (message->kind == Kind::entry) [[likely]] {
+      pe.delivering = true;
       deliver_entry(pe, message);
+      pe.delivering = false;
       return;
     }
     const MessageRelease release{message};
@@ -199,6 +201,7 @@ void run_message(PeState& pe, Message* message) {
     // What the runtime did is nobody's entry method: the next entry starts after it.
     if (state.options.instrument || state.timeline) pe.mark = tick_clock::now();
   } catch (...) {
+    pe.delivering = false;
     state.fail(std::current_exception());
   }
 }
@@ -425,6 +428,54 @@ void pe_loop(PeState& pe) {
 }
 
 }  // namespace
+
+bool wait_in_place(ElementBase& self, HandlerId handler) {
+  PeState* here = current_pe;
+  if (here == nullptr || here->current != &self || !here->delivering) return false;
+  PeState& pe = *here;
+  RuntimeState& state = *pe.runtime;
+  const bool periodic = pe.id == 0 && state.options.lb_interval > 0.0 && !state.options.lb.empty();
+  if (!pe.system.empty() || !pe.grid.empty() || !pe.fifo.empty() || !pe.prioritized.empty() ||
+      !pe.delayed.empty() || state.stopping.load(std::memory_order_relaxed) ||
+      (periodic && tick_clock::now() >= state.next_periodic_lb)) {
+    return false;
+  }
+  const bool measured = state.options.instrument || state.timeline != nullptr || pe.stretch > 0.0;
+  const bool cpu = state.options.measure_cpu && state.options.instrument;
+  if (measured) {
+    // The entry so far is `self`'s, as if it had ended here.
+    const Ticks now = stretch(pe, pe.mark, tick_clock::now());
+    ElementAccess::wall_ticks(self) += now - pe.mark;
+    if (cpu) ElementAccess::cpu_seconds(self) += thread_cpu_seconds() - pe.cpu_mark;
+    if (state.timeline != nullptr) [[unlikely]]
+      trace_entry(pe, self, pe.entry_name, pe.mark, now);
+    pe.mark = now;
+  }
+  if (pe.inbox.empty()) idle(pe, periodic);
+  if (state.stopping.load(std::memory_order_relaxed)) return false;
+  take_inbox(pe);
+  // Only the first message to run, and only when it is the one asked for: the PE's order holds.
+  // (A message held by the delay device, or anything in another queue, ends the wait here.)
+  const Message* first = pe.fifo.first;
+  if (first == nullptr || !pe.system.empty() || !pe.grid.empty() || !pe.prioritized.empty() ||
+      !pe.delayed.empty() || first->kind != Kind::entry || first->handler != handler ||
+      first->collection != ElementAccess::collection(self) ||
+      first->element != ElementAccess::linear(self)) {
+    if (cpu) pe.cpu_mark = thread_cpu_seconds();
+    return false;
+  }
+  const char* name = pe.entry_name;
+  try {
+    deliver_entry(pe, next_local(pe));
+  } catch (...) {
+    state.fail(std::current_exception());
+  }
+  // Back in the calling entry, which goes on from the nested one's end.
+  pe.current = &self;
+  pe.entry_name = name;
+  if (cpu) pe.cpu_mark = thread_cpu_seconds();
+  return true;
+}
 
 void PeState::make_table(CollectionId collection) {
   tables[collection].slots.resize(runtime->collection(collection).shape.size());

@@ -162,6 +162,10 @@ struct PeState {
   std::map<CollectionId, ReportGather> gathers;  // balancing steps under way, by collection
   std::map<CollectionId, AgentStep> agents;      // distributed ones, by collection
   ElementBase* current = nullptr;                // element whose entry method is running
+  // While the scheduler's loop runs one queued entry message (and nothing else of the loop's
+  // waits on it): an entry may then wait in place (wait_in_place). Not while the runtime runs
+  // several elements' entries in one pass (resuming them after a sync point).
+  bool delivering = false;
   // While an element migrating to a PE of another process is sized and packed (an element
   // whose state is only valid in its own process packs it whole then).
   bool migrating_out_of_process = false;
@@ -342,6 +346,15 @@ void send_packed_entry(CollectionId collection, std::uint64_t linear, HandlerId 
 void stop_all(RuntimeState& state);
 // Ends the run on this process's PEs.
 void stop_locally(RuntimeState& state);
+
+// Called from inside an entry method of `self` (a rank's fiber blocked in a receive) on this
+// PE's thread: when the PE has nothing else to run, waits as the idle PE would (counted as idle
+// time, quiescence and the transport served alike), and if the first message to run then is
+// an entry of `self` with `handler`, runs it here, nested (measured as its own entry), and
+// returns true. Returns false, having run nothing, when the PE has other work, the first
+// message is another's, or the run stops: the caller then gives the PE back to its scheduler.
+// The time of the calling entry so far is charged to `self` before the wait.
+bool wait_in_place(ElementBase& self, HandlerId handler);
 
 // Sums of this process's PE counts, and whether every one was idle when read (quiescence).
 struct Wave {

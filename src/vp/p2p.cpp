@@ -99,10 +99,30 @@ void bad_buffer(const char* call, const void* buffer, std::size_t count, Type ty
   throw Error(std::string(call) + ": null buffer for " + std::to_string(count) + " elements");
 }
 
+namespace {
+
+// A blocked rank whose PE has nothing else to do waits on its own stack, and takes the message
+// that arrives for it there, without two switches and the scheduler's pass between them
+// (rt::detail::wait_in_place). Not under the TLS method: the runtime's code would run with the
+// rank's thread-locals.
+bool wait_here(RankContext& rank) {
+  World& world = *rank.world;
+  if (world.options->tls_globals || rank.cancelled) return false;
+  if (!world.here.empty() &&
+      !world.here[static_cast<std::size_t>(rank.element->pe())].ready.empty()) {
+    return false;  // a rank a same-PE send made ready runs first
+  }
+  const HeapPause pause;  // what the runtime allocates meanwhile is not the rank's
+  return rt::detail::wait_in_place(*rank.element, rt::detail::handler_id<&RankElement::deliver>);
+}
+
+}  // namespace
+
 void block(RankContext& rank, int source, int tag, bool collective, const char* call) {
   rank.waiting_source = source;
   rank.waiting_tag = tag;
   rank.waiting_collective = collective;
+  if (wait_here(rank)) return;  // something came for it: the caller looks again
   suspend(rank, RankState::blocked, call);
 }
 
