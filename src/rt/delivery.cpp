@@ -113,7 +113,7 @@ void restore_elements(PeState& pe, Message& message) {
   }
 }
 
-void deliver_entry(PeState& pe, Message* message) {
+void deliver_entry(PeState& pe, Message* message, bool separate) {
   RuntimeState& state = *pe.runtime;
   CollectionTable& table = pe.table(message->collection);
   Slot& slot = table.slots[message->element];
@@ -145,7 +145,7 @@ void deliver_entry(PeState& pe, Message* message) {
     const HandlerId handler = message->handler;
     run_entry(
         pe, element, [handler] { return handler_name(handler).c_str(); },
-        [&] { ops.invoke(element, args); });
+        [&] { ops.invoke(element, args); }, separate);
     return;
   }
   const Handler handler = detail::handler(message->handler);
@@ -155,7 +155,8 @@ void deliver_entry(PeState& pe, Message* message) {
       [&] {
         pup::Unpacker in(message->payload());
         handler(element, in);
-      });
+      },
+      separate);
 }
 
 void update_location(PeState& pe, Message& message) {

@@ -366,7 +366,9 @@ struct Wave {
 Wave read_wave(const RuntimeState& state);
 
 // Handlers by message kind (delivery.cpp, lb_manager.cpp, reduction.cpp).
-void deliver_entry(PeState& pe, Message* message);  // takes the message
+// Takes the message. `separate`: measured as an entry of its own; else (an entry run in place
+// of the element's own entry, wait_in_place) its time falls in the running entry's segment.
+void deliver_entry(PeState& pe, Message* message, bool separate = true);
 void create_elements(PeState& pe, Message& message);
 void migrate_out(PeState& pe, Message& message);
 void migrate_in(PeState& pe, Message& message);
@@ -411,8 +413,9 @@ void trace_entry(PeState& pe, ElementBase& element, const char* name, Ticks from
 // Runs `work` as element `element`'s entry method: measured and traced. A template, so the
 // call costs no std::function (and no allocation). `name()` gives the entry's name for the trace
 // (only called when tracing).
+// `separate` false: `work` continues the entry under way (it measures nothing of its own).
 template <class Name, class Work>
-void run_entry(PeState& pe, ElementBase& element, Name&& name, Work&& work);
+void run_entry(PeState& pe, ElementBase& element, Name&& name, Work&& work, bool separate = true);
 
 struct ElementAccess {
   static CollectionId& collection(ElementBase& e) { return e.collection_; }
@@ -443,13 +446,14 @@ inline Ticks stretch(const PeState& pe, Ticks from, Ticks now) {
 }
 
 template <class Name, class Work>
-void run_entry(PeState& pe, ElementBase& element, Name&& name, Work&& work) {
+void run_entry(PeState& pe, ElementBase& element, Name&& name, Work&& work, bool separate) {
   const RuntimeState& state = *pe.runtime;
-  const bool measured = state.options.instrument || state.timeline != nullptr || pe.stretch > 0.0;
-  const bool cpu = state.options.measure_cpu && state.options.instrument;
+  const bool measured =
+      separate && (state.options.instrument || state.timeline != nullptr || pe.stretch > 0.0);
+  const bool cpu = measured && state.options.measure_cpu && state.options.instrument;
   pe.current = &element;
   if (cpu) pe.cpu_mark = thread_cpu_seconds();
-  if (state.timeline != nullptr) [[unlikely]]
+  if (measured && state.timeline != nullptr) [[unlikely]]
     pe.entry_name = name();
   work();
   // continue_as() may have handed the rest of the entry to another element: the last segment

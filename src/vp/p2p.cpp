@@ -5,6 +5,7 @@
 // for the receiving program). Arrivals are put back in send order per sender and channel, then
 // matched against posted receives in MPI's order (the first posted receive that matches; else
 // kept, in arrival order, for a later receive or probe).
+#include <cstdint>
 #include <cstring>
 #include <string>
 
@@ -101,19 +102,28 @@ void bad_buffer(const char* call, const void* buffer, std::size_t count, Type ty
 
 namespace {
 
+// Stack a rank must have left to wait in place: the runtime's wait (the transport's progress,
+// MPI's included) and a delivery then run on it.
+constexpr std::size_t in_place_stack_bytes = 64 * 1024;
+
 // A blocked rank whose PE has nothing else to do waits on its own stack, and takes the message
 // that arrives for it there, without two switches and the scheduler's pass between them
-// (rt::detail::wait_in_place). Not under the TLS method: the runtime's code would run with the
-// rank's thread-locals.
+// (rt::detail::wait_in_place). Not under the TLS method (the runtime's code would run with the
+// rank's thread-locals), nor on a rank whose stack is nearly used up (a small --vp-stack).
 bool wait_here(RankContext& rank) {
   World& world = *rank.world;
   if (world.options->tls_globals || rank.cancelled) return false;
-  if (!world.here.empty() &&
-      !world.here[static_cast<std::size_t>(rank.element->pe())].ready.empty()) {
-    return false;  // a rank a same-PE send made ready runs first
-  }
+  const auto depth = reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0));
+  if (depth - reinterpret_cast<std::uintptr_t>(rank.stack) < in_place_stack_bytes) return false;
+  if (world.here.empty()) return false;
+  World::PeLocal& pe = world.here[static_cast<std::size_t>(rank.element->pe())];
+  if (!pe.ready.empty()) return false;  // a rank a same-PE send made ready runs first
   const HeapPause pause;  // what the runtime allocates meanwhile is not the rank's
-  return rt::detail::wait_in_place(*rank.element, rt::detail::handler_id<&RankElement::deliver>);
+  if (!rt::detail::wait_in_place(*rank.element, rt::detail::handler_id<&RankElement::deliver>)) {
+    return false;
+  }
+  ++pe.in_place;
+  return true;
 }
 
 }  // namespace

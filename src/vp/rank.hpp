@@ -186,6 +186,7 @@ struct World {
   struct alignas(64) PeLocal {
     std::deque<RankContext*> ready;
     std::uint64_t handoffs = 0;
+    std::uint64_t in_place = 0;  // messages blocked ranks took in place (wait_here)
   };
   std::vector<PeLocal> here;
 };

@@ -63,7 +63,10 @@ void record(const World& world) {
   last = RunInfo{};
   last.ranks = world.size;
   last.migrations = world.migrations.load();
-  for (const World::PeLocal& pe : world.here) last.handoffs += pe.handoffs;
+  for (const World::PeLocal& pe : world.here) {
+    last.handoffs += pe.handoffs;
+    last.in_place += pe.in_place;
+  }
   for (const RankContext* rank : world.contexts) {
     if (rank == nullptr) continue;
     last.context_switches += rank->switches;

@@ -343,6 +343,114 @@ TEST(Ranks, HandOffsCountTheSameCommunicationAsMessages) {
   EXPECT_GT(e1.at({0, 1}).second, 3u * 16u * 4u);  // the payload and its envelope
 }
 
+// Ranks 0 and 1, one per PE of two, exchange `rounds` messages each way, checking each.
+vp::RunInfo ping_pong_on_two_pes(int rounds, vp::Options v) {
+  vela::rt::Options options;
+  options.pes = 2;
+  options.pin = false;
+  vela::rt::Runtime runtime(options);
+  v.ranks = 2;
+  vp::run(runtime, v, [rounds] {
+    const int me = vp::rank();
+    for (int i = 0; i < rounds; ++i) {
+      int value = me == 0 ? i : -1;
+      if (me == 0) {
+        vp::send(&value, 1, vp::Type::i32, 1, 0);
+        vp::recv(&value, 1, vp::Type::i32, 1, 0);
+        EXPECT_EQ(value, -i);
+      } else {
+        vp::recv(&value, 1, vp::Type::i32, 0, 0);
+        EXPECT_EQ(value, i);
+        value = -value;
+        vp::send(&value, 1, vp::Type::i32, 0, 0);
+      }
+    }
+  });
+  return vp::last_run();
+}
+
+TEST(Ranks, ABlockedRankOnAnIdlePeTakesItsMessagesInPlace) {
+  const vp::RunInfo info = ping_pong_on_two_pes(500, {});
+  // Each PE has nothing but its rank: its receives wait on the rank's stack, without switching
+  // to the scheduler and back (a switch is counted per resume).
+  EXPECT_GE(info.in_place, 900u);
+  EXPECT_LT(info.context_switches, 100u);
+}
+
+TEST(Ranks, RanksWithLittleStackOrTheirOwnThreadLocalsWaitInTheScheduler) {
+  vp::Options small;
+  small.stack_bytes = 16 * 1024;  // too little left for the runtime's wait on it
+  const vp::RunInfo a = ping_pong_on_two_pes(200, small);
+  EXPECT_EQ(a.in_place, 0u);
+  EXPECT_GE(a.context_switches, 400u);
+  vp::Options tls;
+  tls.tls_globals = true;  // the runtime's code would run with the rank's thread-locals
+  const vp::RunInfo b = ping_pong_on_two_pes(200, tls);
+  EXPECT_EQ(b.in_place, 0u);
+  EXPECT_GE(b.context_switches, 400u);
+}
+
+TEST(Ranks, AWaitInPlaceIsIdleTimeNotTheRanksLoad) {
+  // Rank 0 waits in recv while rank 1, on the other PE, computes 40 ms and then sends: the wait
+  // is PE 0's idle time, not rank 0's load. (Rank 1 waits for the answer before it migrates:
+  // its sync message would otherwise reach PE 0 with the data, and run first, in the
+  // scheduler.)
+  vela::rt::Options options;
+  options.pes = 2;
+  options.pin = false;
+  options.lb = "dummy";
+  options.lb_dump = ::testing::TempDir() + "vela_in_place_" + std::to_string(::getpid());
+  vp::RunInfo info;
+  {
+    vela::rt::Runtime runtime(options);
+    vp::Options v;
+    v.ranks = 2;
+    vp::run(runtime, v, [] {
+      int value = 7;
+      if (vp::rank() == 0) {
+        vp::recv(&value, 1, vp::Type::i32, 1, 0);
+        EXPECT_EQ(value, 7);
+        vp::send(&value, 1, vp::Type::i32, 1, 0);
+      } else {
+        spin(0.040);
+        vp::send(&value, 1, vp::Type::i32, 0, 0);
+        vp::recv(&value, 1, vp::Type::i32, 0, 0);
+      }
+      vp::migrate();
+    });
+    info = vp::last_run();
+  }
+  const auto instance = vela::lb::read_instance(options.lb_dump + "/ranks-step1.json");
+  std::filesystem::remove_all(options.lb_dump);
+  EXPECT_GE(info.in_place, 1u);
+  ASSERT_EQ(instance.objects.size(), 2u);
+  const double l0 = instance.objects[0].load, l1 = instance.objects[1].load;
+  EXPECT_GT(l1, 0.030) << l0 << " " << l1;
+  EXPECT_LT(l0, 0.25 * l1) << l0 << " " << l1;
+}
+
+TEST(Ranks, MessagesForOtherRanksOfAPeWaitingInPlaceRunInOrder) {
+  // Ranks 0 and 2 share PE 0, rank 1 has PE 1 and sends to both, alternately: whichever of the
+  // two waits in place on PE 0 must let the other's messages through, in order.
+  std::atomic<int> received{0};
+  run({3, 2, "", "round-robin"}, [&] {
+    const int me = vp::rank();
+    if (me == 1) {
+      for (int i = 0; i < 300; ++i) {
+        vp::send(&i, 1, vp::Type::i32, 2 * (i % 2), 0);
+      }
+      return;
+    }
+    for (int i = me / 2; i < 300; i += 2) {
+      int value = -1;
+      vp::recv(&value, 1, vp::Type::i32, 1, 0);
+      EXPECT_EQ(value, i);
+      ++received;
+    }
+  });
+  EXPECT_EQ(received.load(), 300);
+}
+
 TEST(Ranks, ManyHandOffsInARowLeaveTheSchedulerItsTurn) {
   // Two ranks on one PE exchange 10^4 messages back and forth while a third yields: the third
   // must make progress between the pair's hand-offs (it is starved otherwise), and every

@@ -214,6 +214,8 @@ struct RunInfo {
   std::uint64_t context_switches = 0;
   std::uint64_t migrations = 0;  // rank moves
   std::uint64_t handoffs = 0;    // messages to a rank on the sender's PE, matched without a message
+  // Messages a blocked rank took on its own stack, its PE having nothing else to run (no switch)
+  std::uint64_t in_place = 0;
   std::size_t stack_bytes_touched = 0;  // summed over ranks, pages written at least once
 };
 RunInfo last_run();
