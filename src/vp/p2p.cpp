@@ -117,8 +117,9 @@ bool wait_here(RankContext& rank) {
   if (depth - reinterpret_cast<std::uintptr_t>(rank.stack) < in_place_stack_bytes) return false;
   if (world.here.empty()) return false;
   World::PeLocal& pe = world.here[static_cast<std::size_t>(rank.element->pe())];
-  if (!pe.ready.empty()) return false;  // a rank a same-PE send made ready runs first
-  const HeapPause pause;                // what the runtime allocates meanwhile is not the rank's
+  // A rank that a same-PE send made ready runs first.
+  if (!pe.ready.empty()) return false;
+  const HeapPause pause;  // what the runtime allocates meanwhile is not the rank's
   if (!rt::detail::wait_in_place(*rank.element, rt::detail::handler_id<&RankElement::deliver>)) {
     return false;
   }
