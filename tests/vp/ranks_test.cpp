@@ -377,17 +377,25 @@ TEST(Ranks, ABlockedRankOnAnIdlePeTakesItsMessagesInPlace) {
   EXPECT_LT(info.context_switches, 100u);
 }
 
-TEST(Ranks, RanksWithLittleStackOrTheirOwnThreadLocalsWaitInTheScheduler) {
+TEST(Ranks, RanksWithLittleStackWaitInTheScheduler) {
   vp::Options small;
   small.stack_bytes = 16 * 1024;  // too little left for the runtime's wait on it
-  const vp::RunInfo a = ping_pong_on_two_pes(200, small);
-  EXPECT_EQ(a.in_place, 0u);
-  EXPECT_GE(a.context_switches, 400u);
+  const vp::RunInfo info = ping_pong_on_two_pes(200, small);
+  EXPECT_EQ(info.in_place, 0u);
+  EXPECT_GE(info.context_switches, 400u);
+}
+
+TEST(Ranks, RanksWithTheirOwnThreadLocalsWaitInTheScheduler) {
   vp::Options tls;
   tls.tls_globals = true;  // the runtime's code would run with the rank's thread-locals
-  const vp::RunInfo b = ping_pong_on_two_pes(200, tls);
-  EXPECT_EQ(b.in_place, 0u);
-  EXPECT_GE(b.context_switches, 400u);
+  vp::RunInfo info;
+  try {
+    info = ping_pong_on_two_pes(200, tls);
+  } catch (const vp::Error& e) {
+    GTEST_SKIP() << "TLS method: " << e.what();  // not in this build (sanitizers, platform)
+  }
+  EXPECT_EQ(info.in_place, 0u);
+  EXPECT_GE(info.context_switches, 400u);
 }
 
 TEST(Ranks, AWaitInPlaceIsIdleTimeNotTheRanksLoad) {
