@@ -386,13 +386,24 @@ void idle(PeState& pe, bool periodic) {
   end_idle(pe, from);
 }
 
+// PE 0 keeps the clock of periodic balancing, when there is one.
+bool balances_periodically(const PeState& pe) {
+  const Options& options = pe.runtime->options;
+  return pe.id == 0 && options.lb_interval > 0.0 && !options.lb.empty();
+}
+
+// Whether a message waits anywhere but the FIFO of ordinary messages (the delay device included).
+bool queued_elsewhere(const PeState& pe) {
+  return !pe.system.empty() || !pe.grid.empty() || !pe.prioritized.empty() || !pe.delayed.empty();
+}
+
 void pe_loop(PeState& pe) {
   RuntimeState& state = *pe.runtime;
   current_pe = &pe;
   if (state.pinning) state.pinning->pin(pe.id, nullptr);  // best effort: unpinned still runs
   pe.mark = pe.period_start = tick_clock::now();
   // PE 0 also keeps the clock of periodic balancing.
-  const bool periodic = pe.id == 0 && state.options.lb_interval > 0.0 && !state.options.lb.empty();
+  const bool periodic = balances_periodically(pe);
   const Ticks interval = tick_clock::from_seconds(state.options.lb_interval);
   if (periodic) state.next_periodic_lb = pe.period_start + interval;
   bool polled = false;  // idle() ended by an arrival, having just made MPI progress
@@ -434,23 +445,14 @@ bool wait_in_place(ElementBase& self, HandlerId handler) {
   if (here == nullptr || here->current != &self || !here->delivering) return false;
   PeState& pe = *here;
   RuntimeState& state = *pe.runtime;
-  const bool periodic = pe.id == 0 && state.options.lb_interval > 0.0 && !state.options.lb.empty();
-  if (!pe.system.empty() || !pe.grid.empty() || !pe.fifo.empty() || !pe.prioritized.empty() ||
-      !pe.delayed.empty() || state.stopping.load(std::memory_order_relaxed) ||
+  const bool periodic = balances_periodically(pe);
+  if (!pe.fifo.empty() || queued_elsewhere(pe) || state.stopping.load(std::memory_order_relaxed) ||
       (periodic && tick_clock::now() >= state.next_periodic_lb)) {
     return false;
   }
-  const bool measured = state.options.instrument || state.timeline != nullptr || pe.stretch > 0.0;
+  // The entry so far is `self`'s, as if it had ended here (its segment measured and traced).
+  continue_as(self, pe.entry_name);
   const bool cpu = state.options.measure_cpu && state.options.instrument;
-  if (measured) {
-    // The entry so far is `self`'s, as if it had ended here.
-    const Ticks now = stretch(pe, pe.mark, tick_clock::now());
-    ElementAccess::wall_ticks(self) += now - pe.mark;
-    if (cpu) ElementAccess::cpu_seconds(self) += thread_cpu_seconds() - pe.cpu_mark;
-    if (state.timeline != nullptr) [[unlikely]]
-      trace_entry(pe, self, pe.entry_name, pe.mark, now);
-    pe.mark = now;
-  }
   if (pe.inbox.empty()) idle(pe, periodic);
   // What the caller runs from here on is charged to it from the wait's end (pe.mark).
   if (cpu) pe.cpu_mark = thread_cpu_seconds();
@@ -459,9 +461,8 @@ bool wait_in_place(ElementBase& self, HandlerId handler) {
   // Only the first message to run, and only when it is the one asked for: the PE's order holds.
   // (A message held by the delay device, or anything in another queue, ends the wait here.)
   const Message* first = pe.fifo.first;
-  if (first == nullptr || !pe.system.empty() || !pe.grid.empty() || !pe.prioritized.empty() ||
-      !pe.delayed.empty() || first->kind != Kind::entry || first->handler != handler ||
-      first->collection != ElementAccess::collection(self) ||
+  if (first == nullptr || queued_elsewhere(pe) || first->kind != Kind::entry ||
+      first->handler != handler || first->collection != ElementAccess::collection(self) ||
       first->element != ElementAccess::linear(self)) {
     return false;
   }

@@ -269,15 +269,21 @@ void spin(double seconds) {
   }
 }
 
-// Rank 0 sends to ranks 1 and 2 while they wait in recv; rank 1 then computes 40 ms, rank 2
-// 4 ms, rank 0 nothing, and all migrate once. Returns the balancer's instance of that step.
-vela::lb::Instance handed_over_loads(int pes, vp::RunInfo& info) {
+// Runtime options for `pes` unpinned PEs whose balancing steps are dumped (the `dummy` strategy)
+// into a fresh directory of the test's temporary one, named after `name` and this process.
+vela::rt::Options dumping_options(int pes, const std::string& name) {
   vela::rt::Options options;
   options.pes = pes;
   options.pin = false;
   options.lb = "dummy";
-  options.lb_dump = ::testing::TempDir() + "vela_handoff_" + std::to_string(::getpid()) + "_" +
-                    std::to_string(pes);
+  options.lb_dump = ::testing::TempDir() + "vela_" + name + "_" + std::to_string(::getpid());
+  return options;
+}
+
+// Rank 0 sends to ranks 1 and 2 while they wait in recv; rank 1 then computes 40 ms, rank 2
+// 4 ms, rank 0 nothing, and all migrate once. Returns the balancer's instance of that step.
+vela::lb::Instance handed_over_loads(int pes, vp::RunInfo& info) {
+  const vela::rt::Options options = dumping_options(pes, "handoff_" + std::to_string(pes));
   {
     vela::rt::Runtime runtime(options);
     vp::Options v;
@@ -403,11 +409,7 @@ TEST(Ranks, AWaitInPlaceIsIdleTimeNotTheRanksLoad) {
   // is PE 0's idle time, not rank 0's load. (Rank 1 waits for the answer before it migrates:
   // its sync message would otherwise reach PE 0 with the data, and run first, in the
   // scheduler.)
-  vela::rt::Options options;
-  options.pes = 2;
-  options.pin = false;
-  options.lb = "dummy";
-  options.lb_dump = ::testing::TempDir() + "vela_in_place_" + std::to_string(::getpid());
+  const vela::rt::Options options = dumping_options(2, "in_place");
   vp::RunInfo info;
   {
     vela::rt::Runtime runtime(options);
@@ -851,11 +853,7 @@ TEST(Ranks, CommandLineOptions) {
 // --vp-grid: the ranks' collection is the program's grid, so strategies see each rank at its
 // block's place (rank r at r % X, r / X); a grid that does not number the ranks is refused.
 TEST(Ranks, AGridGivesRanksTheirPlaceInIt) {
-  vela::rt::Options options;
-  options.pes = 2;
-  options.pin = false;
-  options.lb = "dummy";
-  options.lb_dump = ::testing::TempDir() + "vela_grid_" + std::to_string(::getpid());
+  const vela::rt::Options options = dumping_options(2, "grid");
   {
     vela::rt::Runtime runtime(options);
     vp::Options v;
