@@ -26,6 +26,7 @@
 #include "vela/lb/model/strategy.hpp"
 #include "vela/lb/policy/policy.hpp"
 #include "vela/lb/strategies/distributed.hpp"
+#include "vela/rt/rank_seam.hpp"
 #include "vela/rt/runtime.hpp"
 
 namespace vela::rt::trace {
@@ -329,12 +330,6 @@ struct RuntimeState {
   void fail(std::exception_ptr e);
 };
 
-// The PE whose thread is running, or nullptr outside the PEs.
-constinit inline thread_local PeState* current_pe = nullptr;
-inline PeState* this_pe() {
-  return current_pe;
-}
-
 // Queues `message` for `to` (locally, without an atomic, when `to` is the calling PE).
 void post(RuntimeState& state, PeId to, Message* message);
 void post_system(RuntimeState& state, PeId to, Kind kind, CollectionId collection,
@@ -347,15 +342,7 @@ void stop_all(RuntimeState& state);
 // Ends the run on this process's PEs.
 void stop_locally(RuntimeState& state);
 
-// Called from inside an entry method of `self` (a rank's fiber blocked in a receive) on this
-// PE's thread: when the PE has nothing else to run, waits as the idle PE would (counted as idle
-// time, quiescence and the transport served alike), and if the first message to run then is
-// an entry of `self` with `handler`, runs it here, nested, and returns true. Returns false,
-// having run nothing, when the PE has other work, the first message is another's, or the run
-// stops: the caller then gives the PE back to its scheduler. The time of the calling entry so
-// far is charged to `self` before the wait; the nested entry's time is charged with what the
-// caller runs after it (traced, it is an entry of its own).
-bool wait_in_place(ElementBase& self, HandlerId handler);
+// wait_in_place: declared in the rank seam (vela/rt/rank_seam.hpp), defined in scheduler.cpp.
 
 // Sums of this process's PE counts, and whether every one was idle when read (quiescence).
 struct Wave {

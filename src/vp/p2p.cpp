@@ -11,7 +11,7 @@
 
 #include "heap_routing.hpp"
 #include "rank.hpp"
-#include "state.hpp"
+#include "vela/rt/rank_seam.hpp"
 
 namespace vela::vp::detail {
 

@@ -17,8 +17,8 @@
 #include <vector>
 
 #include "privatization_detail.hpp"
-#include "state.hpp"
 #include "thread_locals.hpp"
+#include "vela/rt/rank_seam.hpp"
 #include "vela/vp/vp.hpp"
 
 #if defined(VELA_SANITIZE_FIBERS) || defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)

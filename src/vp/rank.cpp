@@ -10,8 +10,8 @@
 #include <new>
 
 #include "heap_routing.hpp"
-#include "state.hpp"
 #include "thread_locals.hpp"
+#include "vela/rt/rank_seam.hpp"
 
 #if defined(VELA_SANITIZE_FIBERS)
 #if defined(__SANITIZE_ADDRESS__)
@@ -384,19 +384,26 @@ void RankElement::pup(pup::Archive& ar) {
   enum : std::uint8_t { same_process, other_process, checkpoint };
   std::uint8_t mode = same_process;
   if (!ar.unpacking()) {
-    const rt::detail::PeState& pe = *rt::detail::this_pe();
-    mode = pe.checkpointing              ? checkpoint
-           : pe.migrating_out_of_process ? other_process
-                                         : same_process;
+    switch (rt::detail::packing_for()) {
+      case rt::detail::PackingFor::checkpoint:
+        mode = checkpoint;
+        break;
+      case rt::detail::PackingFor::other_process:
+        mode = other_process;
+        break;
+      case rt::detail::PackingFor::same_process:
+        mode = same_process;
+        break;
+    }
   }
   ar | mode;
   if (mode > checkpoint) ar.fail("unknown rank packing mode", ar.offset() - 1);
   if (mode == checkpoint) {
     // The stack holds return addresses into the program: it resumes only where the code sits
     // where it sat when the checkpoint was written.
-    std::uint64_t code = ar.unpacking() ? 0 : rt::detail::this_pe()->runtime->code_layout;
+    std::uint64_t code = ar.unpacking() ? 0 : rt::detail::code_layout();
     ar | code;
-    if (ar.unpacking() && code != rt::detail::this_pe()->runtime->code_layout) {
+    if (ar.unpacking() && code != rt::detail::code_layout()) {
       ar.fail(
           "the ranks were checkpointed by a program whose code sat at other addresses (another "
           "build, other libraries, or address-space randomization on: programs that call "

@@ -10,7 +10,7 @@
 
 #include "heap_routing.hpp"
 #include "rank.hpp"
-#include "state.hpp"
+#include "vela/rt/rank_seam.hpp"
 
 namespace vela::vp {
 
@@ -336,13 +336,7 @@ void abort(int code) {
   RankContext& rank = current("abort");
   const HeapPause pause;
   rank.world->aborted.store(true);
-  rt::detail::PeState* pe = rt::detail::this_pe();
-  {
-    std::lock_guard lock(pe->runtime->error_mutex);  // the first abort's code wins
-    if (!rank.world->abort_code_set) pe->runtime->exit_code = code;
-    rank.world->abort_code_set = true;
-  }
-  rt::detail::stop_all(*pe->runtime);
+  rt::detail::abort_run(code, rank.world->abort_code_set);  // the first abort's code wins
   for (;;) suspend(rank, RankState::aborted, "abort");
 }
 

@@ -1,0 +1,54 @@
+// What the rank layer (src/vp) may ask of the runtime beyond the public headers: the one seam
+// between a rank and the PE that runs it. Everything else of a PE (its queues, its services'
+// state) stays private to src/rt; src/vp links this header through the CMake target
+// vela::rt_rank_seam and sees no other file of src/rt.
+//
+// Invariants: every function here runs on a PE's thread (on_pe() is true) unless it says
+// otherwise; none allocates; on_pe() and the thread-local below cost one TLS read.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "vela/rt/element.hpp"
+#include "vela/rt/entry.hpp"
+
+namespace vela::rt::detail {
+
+struct PeState;  // opaque here: src/rt/core/pe.hpp
+
+// The PE whose thread is running, or nullptr outside the PEs. Defined here (rather than with
+// PeState) so that the privatization of thread-locals can carry it to a rank's own copy.
+constinit inline thread_local PeState* current_pe = nullptr;
+inline PeState* this_pe() {
+  return current_pe;
+}
+inline bool on_pe() {
+  return current_pe != nullptr;
+}
+
+// Why an element is being packed, as the PE running it knows: a move within the process, a
+// move to another process (state valid only here must travel whole), or a checkpoint.
+enum class PackingFor : std::uint8_t { same_process, other_process, checkpoint };
+PackingFor packing_for();
+
+// Where the code sat when the runtime was made (a hash of the program's mappings): a rank's
+// stack, full of return addresses, resumes elsewhere only where this matches.
+std::uint64_t code_layout();
+
+// Ends the whole run (every PE of every process) with exit status `code`, unless `code_taken`
+// (the caller's flag, read and set under the runtime's error lock) says an earlier call of the
+// caller's set the status already: the first abort's code wins.
+void abort_run(int code, bool& code_taken);
+
+// Called from inside an entry method of `self` (a rank's fiber blocked in a receive) on this
+// PE's thread: when the PE has nothing else to run, waits as the idle PE would (counted as idle
+// time, quiescence and the transport served alike), and if the first message to run then is
+// an entry of `self` with `handler`, runs it here, nested, and returns true. Returns false,
+// having run nothing, when the PE has other work, the first message is another's, or the run
+// stops: the caller then gives the PE back to its scheduler. The time of the calling entry so
+// far is charged to `self` before the wait; the nested entry's time is charged with what the
+// caller runs after it (traced, it is an entry of its own).
+bool wait_in_place(ElementBase& self, HandlerId handler);
+
+}  // namespace vela::rt::detail
