@@ -34,7 +34,7 @@
 #include <utility>
 #include <vector>
 
-#include "../state.hpp"
+#include "core/runtime_state.hpp"
 #include "shm_ring.hpp"
 #include "wire_header.hpp"
 

@@ -1,4 +1,4 @@
-#include "topology.hpp"
+#include "core/topology.hpp"
 
 #include <algorithm>
 #include <charconv>

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "state.hpp"
+#include "core/runtime_state.hpp"
 
 namespace vela::rt::detail {
 
@@ -12,7 +12,7 @@ namespace {
 void combine(RuntimeState& state, const ReductionRound& round, std::vector<double>& into,
              const std::vector<double>& values, std::uint64_t element) {
   if (round.op == ReduceOp::custom) {
-    state.reducers.at(round.reducer)(into, values);
+    state.reduction.reducers.at(round.reducer)(into, values);
     return;
   }
   if (into.size() != values.size()) {
@@ -42,7 +42,7 @@ void deliver_result(RuntimeState& state, const Callback& callback, std::vector<d
     case Callback::Kind::none:
       return;
     case Callback::Kind::function:
-      state.callbacks.at(callback.function)(result);
+      state.reduction.callbacks.at(callback.function)(result);
       return;
     case Callback::Kind::broadcast: {
       const std::vector<double> copy = std::move(result);

@@ -6,9 +6,20 @@
 #include <string>
 #include <vector>
 
+#include "core/clock.hpp"
 #include "vela/rt/index.hpp"
 
 namespace vela::rt::detail {
+
+// Every PE of the run: its cluster and speed (core/placement.cpp finds them at start-up), and
+// what crossing clusters costs.
+struct Topology {
+  std::vector<std::int32_t> cluster;  // by PE id
+  std::int32_t clusters = 1;
+  std::vector<double> speed;  // by PE id, the fastest 1
+  Ticks wan_ticks = 0;        // the delay device's latency; 0: none
+  bool grid_queue = false;    // several clusters and --grid-queue-period > 0
+};
 
 // The cluster of each of `pes` PEs from --clusters counts ("K1,K2,...", in PE order) or a map
 // file (one "PE CLUSTER" line per PE; '#' starts a comment). Cluster ids are renumbered

@@ -4,14 +4,14 @@
 
 #include <mutex>
 
-#include "state.hpp"
+#include "core/runtime_state.hpp"
 
 namespace vela::rt::detail {
 
 PackingFor packing_for() {
   const PeState& pe = *this_pe();
-  if (pe.checkpointing) return PackingFor::checkpoint;
-  if (pe.migrating_out_of_process) return PackingFor::other_process;
+  if (pe.checkpoint.packing) return PackingFor::checkpoint;
+  if (pe.locations.migrating_out_of_process) return PackingFor::other_process;
   return PackingFor::same_process;
 }
 

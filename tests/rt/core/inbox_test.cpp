@@ -10,8 +10,8 @@
 #include <thread>
 #include <vector>
 
-#include "inbox.hpp"
-#include "message.hpp"
+#include "core/inbox.hpp"
+#include "core/message.hpp"
 
 namespace {
 

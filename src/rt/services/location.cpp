@@ -1,4 +1,5 @@
-// Finding elements: delivery, forwarding, creation and migration (the location manager).
+// The location manager: creating elements, moving them between PEs, and keeping their
+// locations (delivery, which reads them, is core/delivery.cpp).
 //
 // Every element has a home PE (its initial PE), which always knows where it is. A PE that
 // sends uses what it last learned of an element's location, else the home. A PE that the
@@ -6,8 +7,10 @@
 // origin PE where the element is now, so later messages go straight there. Each PE keeps a
 // dense table per collection (element here, or its last known PE), so a message finds its
 // element with one array access.
-#include "state.hpp"
-#include "trace/timeline.hpp"
+#include "services/location.hpp"
+
+#include "core/runtime_state.hpp"
+#include "services/timeline.hpp"
 
 namespace vela::rt::detail {
 
@@ -45,10 +48,10 @@ void install(PeState& pe, const ElementKey& key, std::unique_ptr<ElementBase> el
   delete slot.element;  // none: an element is installed where it is not
   slot.element = element.release();
   ++table.local;
-  auto parked = pe.parked.find(key);
-  if (parked == pe.parked.end()) return;
+  auto parked = pe.locations.parked.find(key);
+  if (parked == pe.locations.parked.end()) return;
   std::vector<Message*> waiting = std::move(parked->second);
-  pe.parked.erase(parked);
+  pe.locations.parked.erase(parked);
   // Re-queued in their order.
   for (Message* m : waiting) post(*pe.runtime, pe.id, m);
 }
@@ -113,52 +116,6 @@ void restore_elements(PeState& pe, Message& message) {
   }
 }
 
-void deliver_entry(PeState& pe, Message* message, bool separate) {
-  RuntimeState& state = *pe.runtime;
-  CollectionTable& table = pe.table(message->collection);
-  Slot& slot = table.slots[message->element];
-  if (slot.element == nullptr) [[unlikely]] {
-    const PeId home = state.collection(message->collection).home[message->element];
-    const PeId to = slot.location.pe >= 0 ? slot.location.pe : home;
-    if (to == pe.id) {
-      // Not here yet (created or migrating in later): hold it until the element arrives.
-      pe.parked[{message->collection, message->element}].push_back(message);
-      return;
-    }
-    ++message->hops;
-    ++pe.stats.forwarded;
-    post(state, to, message);
-    return;
-  }
-  ElementBase& element = *slot.element;
-  ++table.delivered;
-  if (message->hops > 0 && message->origin >= 0 && message->origin != pe.id) [[unlikely]] {
-    Location here{pe.id, ElementAccess::migrations(element)};
-    post_system(state, message->origin, Kind::location, message->collection, message->element,
-                pup::pack(here));
-  }
-  ++pe.stats.messages;
-  const MessageRelease release{message};  // back to its pool whatever the method does
-  if (!packed(message->ops)) [[likely]] {
-    const ArgsOps& ops = *message->ops;
-    void* args = message->args();
-    const HandlerId handler = message->handler;
-    run_entry(
-        pe, element, [handler] { return handler_name(handler).c_str(); },
-        [&] { ops.invoke(element, args); }, separate);
-    return;
-  }
-  const Handler handler = detail::handler(message->handler);
-  const HandlerId id = message->handler;
-  run_entry(
-      pe, element, [id] { return handler_name(id).c_str(); },
-      [&] {
-        pup::Unpacker in(message->payload());
-        handler(element, in);
-      },
-      separate);
-}
-
 void update_location(PeState& pe, Message& message) {
   Location told;
   pup::unpack(message.payload(), told);
@@ -191,13 +148,13 @@ void migrate_out(PeState& pe, Message& message) {
     // One copy: sized first, then the runtime's header and the element's state packed straight
     // into the message's buffer (not zeroed first).
     const PeId first = state.layout.first_pe;
-    pe.migrating_out_of_process = to < first || to >= first + state.layout.local_pes;
+    pe.locations.migrating_out_of_process = to < first || to >= first + state.layout.local_pes;
     pup::Sizer sizer;
     sizer | arrival | *element;
     RawBytes bytes{std::unique_ptr<std::byte[]>(new std::byte[sizer.size()]), sizer.size()};
     pup::Packer packer(std::span<std::byte>(bytes.data.get(), bytes.size));
     packer | arrival | *element;
-    pe.migrating_out_of_process = false;
+    pe.locations.migrating_out_of_process = false;
     if (packer.size() != sizer.size()) {
       throw std::logic_error("migrate: element " + std::to_string(linear) +
                              "'s pup packed another size than it sized");
@@ -251,6 +208,10 @@ void migrate_in(PeState& pe, Message& message) {
                              std::to_string(linear));
   }
   post_system(state, 0, Kind::migrated, key.collection, linear, {});
+}
+
+void PeState::make_table(CollectionId collection) {
+  locations.tables[collection].slots.resize(runtime->collection(collection).shape.size());
 }
 
 }  // namespace vela::rt::detail

@@ -1,6 +1,6 @@
 // Chrome trace timeline (SPEC IN-5): events recorded concurrently by PE threads all come out,
 // once each, on the right track, with times that match what was recorded.
-#include "trace/timeline.hpp"
+#include "services/timeline.hpp"
 
 #include <gtest/gtest.h>
 

@@ -10,8 +10,8 @@
 #include <stdexcept>
 #include <string_view>
 
-#include "state.hpp"
-#include "trace/timeline.hpp"
+#include "core/runtime_state.hpp"
+#include "services/timeline.hpp"
 #include "vela/lb/generate/generate.hpp"
 #include "vela/lb/strategies/registry.hpp"
 
@@ -105,10 +105,11 @@ CollectionId create_collection(RuntimeState& state, const std::string& name, con
   info->home = std::move(placement);
   info->factory = factory;
   info->arguments = std::move(arguments);
-  if (!state.options.lb.empty()) {
-    info->lb.strategy = lb::make_strategy(state.options.lb, state.lb_params);
+  const BalancingSettings& lb = state.lb.settings;
+  if (lb.strategy != nullptr) {
+    info->lb.strategy = lb.strategy->make(lb.strategy_values);
     if (!state.options.lb_policy.empty()) {
-      info->lb.policy = lb::make_policy(state.options.lb_policy, policy_params(state.options));
+      info->lb.policy = lb::make_policy(state.options.lb_policy, lb.policy_params);
     }
   }
   // The other processes learn it before any message about it leaves this one.
@@ -170,14 +171,15 @@ bool Context::restarted() const {
 }
 
 Callback Context::callback(std::function<void(const std::vector<double>&)> function) {
-  state_.callbacks.push_back(std::move(function));
-  return {Callback::Kind::function, static_cast<std::uint32_t>(state_.callbacks.size() - 1), 0, 0};
+  state_.reduction.callbacks.push_back(std::move(function));
+  return {Callback::Kind::function,
+          static_cast<std::uint32_t>(state_.reduction.callbacks.size() - 1), 0, 0};
 }
 
 Reducer Context::reducer(
     std::function<void(std::vector<double>&, const std::vector<double>&)> combine) {
-  state_.reducers.push_back(std::move(combine));
-  return {static_cast<std::uint32_t>(state_.reducers.size() - 1)};
+  state_.reduction.reducers.push_back(std::move(combine));
+  return {static_cast<std::uint32_t>(state_.reduction.reducers.size() - 1)};
 }
 
 void Context::exit(int code) {
@@ -210,13 +212,12 @@ std::uint64_t code_layout() {
 
 Runtime::Runtime(Options options) : state_(std::make_unique<detail::RuntimeState>()) {
   state_->code_layout = code_layout();
-  validate(options);
+  // Checked and parsed once; carried in state_->lb.settings to where strategies are made.
+  state_->lb.settings = detail::parse_balancing(options);
   if (options.pin) state_->pinning = std::make_unique<Pinning>();
   const detail::ProcessLayout layout = detail::process_layout(
       options, state_->pinning ? state_->pinning->cores() : available_cores());
   options.pes = layout.pes;
-  for (const std::string& setting : options.lb_params) lb::parse_param(setting, state_->lb_params);
-  if (!options.lb.empty()) lb::make_strategy(options.lb, state_->lb_params);  // checks params
   state_->options = std::move(options);
   state_->layout = layout;
   state_->pes = layout.pes;

@@ -1,6 +1,6 @@
 // Recording into per-PE buffers, and streaming them out as Chrome Trace Event Format JSON
 // (a DOM of millions of events would cost more memory than the trace itself).
-#include "trace/timeline.hpp"
+#include "services/timeline.hpp"
 
 #include <algorithm>
 #include <array>

@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "state.hpp"
+#include "services/lb_manager.hpp"
 #include "support/patches.hpp"
 #include "vela/lb/strategies/distributed.hpp"
 #include "vela/lb/strategies/hilbert.hpp"

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "topology.hpp"
+#include "core/topology.hpp"
 #include "vela/lb/io/io.hpp"
 #include "vela/rt/runtime.hpp"
 

@@ -10,8 +10,10 @@
 #include <deque>
 #include <filesystem>
 
-#include "state.hpp"
-#include "trace/timeline.hpp"
+#include "services/lb_manager.hpp"
+
+#include "core/runtime_state.hpp"
+#include "services/timeline.hpp"
 #include "vela/lb/io/io.hpp"
 #include "vela/lb/model/evaluate.hpp"
 #include "vela/lb/strategies/distributed.hpp"
@@ -70,8 +72,8 @@ void start_step(RuntimeState& state, CollectionInfo& info) {
   round.instance.pes.assign(static_cast<std::size_t>(state.pes), lb::Pe{});
   // Strategies see each PE's speed and cluster (the grid strategies need clusters).
   for (std::size_t p = 0; p < round.instance.pes.size(); ++p) {
-    round.instance.pes[p].speed = state.speed[p];
-    round.instance.pes[p].cluster = state.cluster[p];
+    round.instance.pes[p].speed = state.topology.speed[p];
+    round.instance.pes[p].cluster = state.topology.cluster[p];
   }
   const std::vector<std::byte> step = pup::pack(round.syncs);
   for (PeId p = 0; p < state.pes; ++p) post_system(state, p, Kind::lb_collect, info.id, 0, step);
@@ -98,7 +100,7 @@ lb::Strategy* named_strategy(const RuntimeState& state, LbRound& round,
     return round.strategy.get();
   }
   lb::RawParams params;
-  if (decision.strategy == state.options.lb) params = state.lb_params;
+  if (decision.strategy == state.options.lb) params = state.lb.settings.strategy_params;
   for (const auto& [key, value] : decision.params) params[key] = value;
   std::string key = decision.strategy;
   for (const auto& [k, v] : params) key += " " + k + "=" + v;
@@ -250,7 +252,7 @@ void pump(PeState& pe, CollectionId collection, AgentStep& step,
   if (!step.agent->done()) return;
   std::vector<std::pair<std::uint64_t, PeId>> moves;
   for (const auto& [object, to] : step.agent->moves()) moves.emplace_back(object, to);
-  pe.agents.erase(collection);  // `step` with it
+  pe.lb.agents.erase(collection);  // `step` with it
   if (!moves.empty())
     post_system(state, pe.id, Kind::migrate_order, collection, 0, pup::pack(moves));
   post_system(state, 0, Kind::lb_done, collection, 0,
@@ -263,13 +265,13 @@ void start_agent(PeState& pe, CollectionId collection, std::uint64_t number, con
   RuntimeState& state = *pe.runtime;
   CollectionInfo& info = state.collection(collection);
   const std::string& name = state.options.lb;
-  const lb::ParamValues params(name, lb::find_strategy(name).params, state.lb_params);
+  const lb::ParamValues& params = state.lb.settings.strategy_values;
   lb::LocalView view;
   view.pe = pe.id;
   view.pes = state.pes;
   view.objects_total = info.shape.size();
   view.background = report.background;
-  view.speeds = state.speed;
+  view.speeds = state.topology.speed;
   view.objects.reserve(report.objects.size());
   for (const ObjectRecord& o : report.objects) {
     view.objects.push_back({static_cast<lb::ObjectPosition>(o.linear), o.load, true});
@@ -286,7 +288,7 @@ void start_agent(PeState& pe, CollectionId collection, std::uint64_t number, con
     const Location& known = pe.table(info.id).slots[x].location;
     return known.pe >= 0 ? known.pe : info.home[x];
   };
-  AgentStep& step = pe.agents[collection];
+  AgentStep& step = pe.lb.agents[collection];
   if (step.agent || (!step.early.empty() && step.step != number)) {
     throw std::logic_error("balance: collection " + info.name + ": PE " + std::to_string(pe.id) +
                            " got a distributed strategy's messages of another step");
@@ -334,11 +336,11 @@ void gather_reports(PeState& pe, CollectionId collection, std::vector<Report> bu
     const std::int64_t first = id * fan_in + 1;
     children = std::clamp<std::int64_t>(state.pes - first, 0, fan_in);
   }
-  ReportGather& g = pe.gathers[collection];
+  ReportGather& g = pe.lb.gathers[collection];
   for (Report& r : bundle) g.reports.push_back(std::move(r));
   if (++g.parts < children + 1) return;
   std::vector<Report> all = std::move(g.reports);
-  pe.gathers.erase(collection);
+  pe.lb.gathers.erase(collection);
   if (id != 0) {
     const PeId parent = fan_in == 0 ? 0 : static_cast<PeId>((id - 1) / fan_in);
     post_system(state, parent, Kind::lb_report, collection, 0, pup::pack(all));
@@ -420,8 +422,8 @@ void on_lb_collect(PeState& pe, Message& message) {
     Ticks& wall = ElementAccess::wall_ticks(*element);
     // Work in seconds on a PE of speed 1: what it took here times this PE's speed.
     const double seconds = state.options.measure_cpu ? cpu : tick_clock::seconds(wall);
-    report.objects.push_back(
-        {i, seconds * state.speed[static_cast<std::size_t>(pe.id)], pup::packed_size(*element)});
+    report.objects.push_back({i, seconds * state.topology.speed[static_cast<std::size_t>(pe.id)],
+                              pup::packed_size(*element)});
     collection_ticks += wall;
     cpu = 0.0;
     wall = 0;
@@ -471,7 +473,7 @@ void on_lb_agent(PeState& pe, Message& message) {
   AgentWire wire;
   pup::unpack(message.payload(), wire);
   lb::AgentMessage m{wire.from, pe.id, wire.tag, std::move(wire.ints), std::move(wire.reals)};
-  AgentStep& step = pe.agents[message.collection];
+  AgentStep& step = pe.lb.agents[message.collection];
   if (!step.agent) {  // this PE has not measured yet
     if (!step.early.empty() && step.step != wire.step) {
       throw std::logic_error("balance: a distributed strategy's messages of two steps at once");
@@ -500,8 +502,8 @@ void on_lb_ready(PeState& pe, Message& message) {
 }
 
 void on_lb_proceed(PeState& pe, Message& message) {
-  const auto at = pe.agents.find(message.collection);
-  if (at == pe.agents.end() || !at->second.agent) {
+  const auto at = pe.lb.agents.find(message.collection);
+  if (at == pe.lb.agents.end() || !at->second.agent) {
     throw std::logic_error("balance: a barrier passed on PE " + std::to_string(pe.id) +
                            " without its agent");
   }

@@ -1,6 +1,6 @@
 #include "vela/rt/element.hpp"
 
-#include "state.hpp"
+#include "core/runtime_state.hpp"
 
 namespace vela::rt {
 

@@ -1,8 +1,10 @@
 #include "vela/rt/options.hpp"
 
+#include <limits>
 #include <map>
 #include <stdexcept>
 
+#include "services/lb_manager.hpp"
 #include "vela/lb/policy/policy.hpp"
 #include "vela/lb/strategies/registry.hpp"
 
@@ -132,48 +134,38 @@ void add_runtime_options(CLI::App& app, Options& options) {
       ->group(group);
 }
 
-void validate(const Options& options) {
-  if (options.pes < 0 || options.pes > 4096) {
-    throw std::invalid_argument("--pes " + std::to_string(options.pes) +
-                                ": expected 0 (one per core) to 4096");
+namespace {
+
+// Throws std::invalid_argument "OPTION VALUE: expected EXPECTED" unless lo <= value <= hi (a
+// NaN is out of every range).
+template <class T>
+void check_range(T value, T lo, T hi, const char* option, const char* expected) {
+  if (!(value >= lo && value <= hi)) {
+    throw std::invalid_argument(std::string(option) + " " + std::to_string(value) + ": expected " +
+                                expected);
   }
-  if (options.pes_per_process < 0 || options.pes_per_process > 4096) {
-    throw std::invalid_argument("--pes-per-process " + std::to_string(options.pes_per_process) +
-                                ": expected 1 to 4096 PE threads per process");
-  }
-  if (!(options.cluster_threshold_us >= 0.0 && options.cluster_threshold_us <= 1e7)) {
-    throw std::invalid_argument("--cluster-threshold-us " +
-                                std::to_string(options.cluster_threshold_us) +
-                                ": expected microseconds in [0, 1e7]");
-  }
-  if (!(options.wan_latency_ms >= 0.0 && options.wan_latency_ms <= 1e5)) {
-    throw std::invalid_argument("--wan-latency " + std::to_string(options.wan_latency_ms) +
-                                ": expected milliseconds in [0, 1e5]");
-  }
-  if (options.grid_queue_period < 0) {
-    throw std::invalid_argument("--grid-queue-period " + std::to_string(options.grid_queue_period) +
-                                ": expected an integer >= 0 (0: no Grid Queue)");
-  }
-  if (options.lb_fan_in < 0) {
-    throw std::invalid_argument("--lb-fan-in " + std::to_string(options.lb_fan_in) +
-                                ": expected an integer >= 0 (0: every PE reports to PE 0)");
-  }
-  if (options.lb_period < 1) {
-    throw std::invalid_argument("--lb-period " + std::to_string(options.lb_period) +
-                                ": expected an integer >= 1");
-  }
-  if (!(options.lb_interval >= 0.0 && options.lb_interval <= 1e6)) {
-    throw std::invalid_argument("--lb-interval " + std::to_string(options.lb_interval) +
-                                ": expected seconds in [0, 1e6]");
-  }
-  if (!(options.spin_us >= 0.0 && options.spin_us <= 1e6)) {
-    throw std::invalid_argument("--spin-us " + std::to_string(options.spin_us) +
-                                ": expected microseconds in [0, 1e6]");
-  }
-  if (options.idle != IdleMode::adaptive && options.idle != IdleMode::spin &&
-      options.idle != IdleMode::park) {
-    throw std::invalid_argument("--idle: expected adaptive, spin or park");
-  }
+}
+
+constexpr int most = std::numeric_limits<int>::max();
+
+// The options that are numbers in a range.
+void check_ranges(const Options& o) {
+  check_range(o.pes, 0, 4096, "--pes", "0 (one per core) to 4096");
+  check_range(o.pes_per_process, 0, 4096, "--pes-per-process", "1 to 4096 PE threads per process");
+  check_range(o.cluster_threshold_us, 0.0, 1e7, "--cluster-threshold-us",
+              "microseconds in [0, 1e7]");
+  check_range(o.wan_latency_ms, 0.0, 1e5, "--wan-latency", "milliseconds in [0, 1e5]");
+  check_range(o.grid_queue_period, 0, most, "--grid-queue-period",
+              "an integer >= 0 (0: no Grid Queue)");
+  check_range(o.lb_fan_in, 0, most, "--lb-fan-in", "an integer >= 0 (0: every PE reports to PE 0)");
+  check_range(o.lb_period, 1, most, "--lb-period", "an integer >= 1");
+  check_range(o.lb_interval, 0.0, 1e6, "--lb-interval", "seconds in [0, 1e6]");
+  check_range(o.spin_us, 0.0, 1e6, "--spin-us", "microseconds in [0, 1e6]");
+  check_range(o.lb_startup, 0.0, 1e6, "--lb-startup", "seconds in [0, 1e6]");
+  check_range(o.lb_per_byte, 0.0, 1e6, "--lb-per-byte", "seconds in [0, 1e6]");
+}
+
+void check_checkpoint(const Options& options) {
   if (options.checkpoint.empty() != (options.checkpoint_every == 0)) {
     throw std::invalid_argument(
         options.checkpoint.empty()
@@ -182,29 +174,28 @@ void validate(const Options& options) {
             : "--checkpoint " + options.checkpoint +
                   ": needs --checkpoint-every K (sync points between checkpoints)");
   }
-  if (options.checkpoint_every < 0) {
-    throw std::invalid_argument("--checkpoint-every " + std::to_string(options.checkpoint_every) +
-                                ": expected an integer >= 1");
+  check_range(options.checkpoint_every, 0, most, "--checkpoint-every", "an integer >= 1");
+}
+
+// --lb and --lb-param, parsed into `settings`.
+void parse_strategy(const Options& options, detail::BalancingSettings& settings) {
+  if (options.lb.empty()) {
+    if (!options.lb_params.empty()) throw std::invalid_argument("--lb-param given without --lb");
+    return;
   }
-  if (!options.lb.empty()) {
-    try {
-      lb::RawParams raw;
-      for (const std::string& s : options.lb_params) lb::parse_param(s, raw);
-      lb::make_strategy(options.lb, raw);
-    } catch (const lb::ParamError& e) {
-      throw std::invalid_argument(std::string("--lb: ") + e.what());
-    }
-  } else if (!options.lb_params.empty()) {
-    throw std::invalid_argument("--lb-param given without --lb");
+  try {
+    settings.strategy = &lb::find_strategy(options.lb);
+    for (const std::string& s : options.lb_params) lb::parse_param(s, settings.strategy_params);
+    settings.strategy_values = lb::ParamValues(settings.strategy->name, settings.strategy->params,
+                                               settings.strategy_params);
+  } catch (const lb::ParamError& e) {
+    throw std::invalid_argument(std::string("--lb: ") + e.what());
   }
-  if (!(options.lb_startup >= 0.0 && options.lb_startup <= 1e6)) {
-    throw std::invalid_argument("--lb-startup " + std::to_string(options.lb_startup) +
-                                ": expected seconds in [0, 1e6]");
-  }
-  if (!(options.lb_per_byte >= 0.0 && options.lb_per_byte <= 1e6)) {
-    throw std::invalid_argument("--lb-per-byte " + std::to_string(options.lb_per_byte) +
-                                ": expected seconds in [0, 1e6]");
-  }
+}
+
+// --lb-policy and --lb-policy-param, parsed into `settings` (the policy is made once to check
+// them: its parameters' names and ranges are the policy's to check).
+void parse_policy(const Options& options, detail::BalancingSettings& settings) {
   if (options.lb_policy.empty()) {
     if (!options.lb_policy_params.empty()) {
       throw std::invalid_argument("--lb-policy-param given without --lb-policy");
@@ -221,10 +212,30 @@ void validate(const Options& options) {
         "'--lb-policy periodic --lb-policy-param every=K' balances every K-th)");
   }
   try {
-    lb::make_policy(options.lb_policy, policy_params(options));
+    settings.policy_params = policy_params(options);
+    lb::make_policy(options.lb_policy, settings.policy_params);
   } catch (const lb::ParamError& e) {
     throw std::invalid_argument(std::string("--lb-policy: ") + e.what());
   }
+}
+
+}  // namespace
+
+detail::BalancingSettings detail::parse_balancing(const Options& options) {
+  check_ranges(options);
+  if (options.idle != IdleMode::adaptive && options.idle != IdleMode::spin &&
+      options.idle != IdleMode::park) {
+    throw std::invalid_argument("--idle: expected adaptive, spin or park");
+  }
+  check_checkpoint(options);
+  BalancingSettings settings;
+  parse_strategy(options, settings);
+  parse_policy(options, settings);
+  return settings;
+}
+
+void validate(const Options& options) {
+  detail::parse_balancing(options);
 }
 
 lb::RawParams policy_params(const Options& options) {

@@ -1,6 +1,6 @@
 // PE pinning (SPEC RT-1): a pinned PE thread runs only on a PU of its core, and a refusal
 // is reported with a reason instead of aborting.
-#include "pinning.hpp"
+#include "core/pinning.hpp"
 
 #include <gtest/gtest.h>
 #include <pthread.h>

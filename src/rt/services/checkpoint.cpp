@@ -26,7 +26,7 @@
 #include <span>
 #include <utility>
 
-#include "state.hpp"
+#include "core/runtime_state.hpp"
 
 namespace vela::rt::detail {
 
@@ -297,7 +297,7 @@ void on_checkpoint_collect(PeState& pe, Message& message) {
   part.sent = table.sent;
   part.delivered = table.delivered;
   part.elements.reserve(table.local);
-  pe.checkpointing = true;
+  pe.checkpoint.packing = true;
   try {
     for (std::uint64_t i = 0; i < table.slots.size(); ++i) {
       ElementBase* element = table.slots[i].element;
@@ -305,10 +305,10 @@ void on_checkpoint_collect(PeState& pe, Message& message) {
       part.elements.push_back({i, ElementAccess::reductions(*element), pup::pack(*element)});
     }
   } catch (...) {
-    pe.checkpointing = false;
+    pe.checkpoint.packing = false;
     throw;
   }
-  pe.checkpointing = false;
+  pe.checkpoint.packing = false;
   post_system(state, 0, Kind::checkpoint_part, message.collection, 0, pup::pack(part));
 }
 

@@ -1,5 +1,5 @@
 // Binding PE threads to cores with hwloc; failures are reported, never fatal.
-#include "pinning.hpp"
+#include "core/pinning.hpp"
 
 #include <hwloc.h>
 

@@ -1,9 +1,9 @@
-#include "message.hpp"
+#include "core/message.hpp"
 
 #include <cstring>
 #include <new>
 
-#include "state.hpp"
+#include "core/runtime_state.hpp"
 
 namespace vela::rt::detail {
 

@@ -4,7 +4,7 @@
 
 #include <stdexcept>
 
-#include "state.hpp"
+#include "core/runtime_state.hpp"
 
 namespace vela::rt::detail {
 
@@ -76,33 +76,33 @@ std::vector<double> local_calibration(RuntimeState& state) {
 
 void place_pes(RuntimeState& state) {
   const Options& o = state.options;
-  state.cluster = find_clusters(state);
+  state.topology.cluster = find_clusters(state);
   std::int32_t clusters = 1;
-  for (const std::int32_t c : state.cluster) clusters = std::max(clusters, c + 1);
-  state.clusters = clusters;
+  for (const std::int32_t c : state.topology.cluster) clusters = std::max(clusters, c + 1);
+  state.topology.clusters = clusters;
   if (o.wan_latency_ms > 0.0 && clusters < 2) {
     throw std::invalid_argument(
         "--wan-latency " + std::to_string(o.wan_latency_ms) +
         ": the run has one cluster, so no message crosses a WAN (give --clusters)");
   }
-  state.wan_ticks = tick_clock::from_seconds(o.wan_latency_ms * 1e-3);
-  state.grid_queue = clusters > 1 && o.grid_queue_period > 0;
+  state.topology.wan_ticks = tick_clock::from_seconds(o.wan_latency_ms * 1e-3);
+  state.topology.grid_queue = clusters > 1 && o.grid_queue_period > 0;
 
   bool emulated = false;
   if (o.pe_speed.empty()) {
-    state.speed.assign(state.cluster.size(), 1.0);
+    state.topology.speed.assign(state.topology.cluster.size(), 1.0);
   } else if (o.pe_speed == "measure") {
     std::vector<double> seconds = local_calibration(state);
     if (state.transport) seconds = state.transport->allgather(seconds);
-    state.speed = speeds_from_seconds(seconds);
+    state.topology.speed = speeds_from_seconds(seconds);
   } else {
-    state.speed = parse_speeds(o.pe_speed, state.cluster);
+    state.topology.speed = parse_speeds(o.pe_speed, state.topology.cluster);
     emulated = true;
   }
   for (auto& pe : state.pe) {
     const auto p = static_cast<std::size_t>(pe->id);
-    pe->cluster = state.cluster[p];
-    pe->stretch = emulated ? 1.0 / state.speed[p] - 1.0 : 0.0;
+    pe->cluster = state.topology.cluster[p];
+    pe->stretch = emulated ? 1.0 / state.topology.speed[p] - 1.0 : 0.0;
   }
 }
 

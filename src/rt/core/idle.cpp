@@ -1,0 +1,240 @@
+// A PE with nothing to run: it polls (the transport too, when PEs make MPI progress), pauses,
+// yields and parks, and looks for quiescence. Quiescence is found without a shared counter:
+// each PE counts the messages it sent to and took from other PEs, and a PE that runs out of
+// work checks, in two waves over every PE, that all are idle and that the counts balance and
+// did not move. A blocked rank's entry may wait here on its own stack (wait_in_place).
+#include <sched.h>
+
+#include <algorithm>
+#include <ctime>
+
+#include "core/runtime_state.hpp"
+#include "services/timeline.hpp"
+
+namespace vela::rt::detail {
+
+Wave read_wave(const RuntimeState& state) {
+  Wave w;
+  w.sent = state.external_sent.load(std::memory_order_seq_cst);
+  for (const auto& pe : state.pe) {
+    // The flag first: a PE stores its counts before it says it is idle.
+    if (!pe->passive.load(std::memory_order_seq_cst)) {
+      w.all_passive = false;
+      return w;
+    }
+    w.sent += pe->sent.load(std::memory_order_acquire);
+    w.received += pe->received.load(std::memory_order_acquire);
+    w.parked += pe->parked_count.load(std::memory_order_acquire);
+  }
+  return w;
+}
+
+namespace {
+
+// Two waves with every PE idle, equal totals that did not change between them: counts only
+// grow, so no PE sent or took anything between its two reads; those intervals share an
+// instant at which every PE was idle and every message sent had been taken.
+bool quiescent(const RuntimeState& state) {
+  const Wave first = read_wave(state);
+  if (!first.all_passive || first.sent != first.received) return false;
+  const Wave second = read_wave(state);
+  return second.all_passive && second.sent == first.sent && second.received == first.received;
+}
+
+// In one process, an idle PE (passive already set) looks for quiescence; found, it stops the
+// run (true). Across processes the transport's rounds find it.
+//
+// The look reads every PE's counters, so an adaptive PE makes it only once it has been idle
+// for the pause window and again before it parks, not as soon as it is idle: a PE that has
+// just sent a message and waits for the answer would otherwise take the busy PE's counter line
+// away from it on every message, and the busy PE's next atomic operation would wait for that
+// line to come back.
+bool stop_if_quiescent(PeState& pe) {
+  RuntimeState& state = *pe.runtime;
+  if (state.transport != nullptr || !quiescent(state)) return false;
+  const Wave w = read_wave(state);
+  if (w.all_passive && w.parked > 0) {
+    state.fail(std::make_exception_ptr(std::logic_error(
+        "quiescence with " + std::to_string(w.parked) +
+        " message(s) held for elements that never arrived (a message was sent to an "
+        "element that is neither here nor on its way)")));
+  }
+  stop_all(state);
+  return true;
+}
+
+timespec relative(Ticks ticks) {
+  const double s = std::max(0.0, tick_clock::seconds(ticks));
+  timespec t{};
+  t.tv_sec = static_cast<time_t>(s);
+  t.tv_nsec = static_cast<long>((s - static_cast<double>(t.tv_sec)) * 1e9);
+  return t;
+}
+
+// Returns when the inbox has something, the run stops, or (PE 0 with periodic balancing) the
+// next balancing step is due; true when it found the run quiescent (and stopped it).
+bool wait_for_work(PeState& pe, bool periodic, Ticks from) {
+  RuntimeState& state = *pe.runtime;
+  const IdleMode mode = state.options.idle;
+  if (mode != IdleMode::park) {
+    const Ticks spin = state.spin_ticks;
+    // Adaptive: a few microseconds of pausing catch a reply from a PE running on another core;
+    // after that the PE yields between looks, so that a PE sharing this core (more PEs than
+    // free cores: another program took one) gets to run and send what this one waits for.
+    const Ticks pause = state.pause_ticks;
+    bool yielding = state.oversubscribed;
+    Transport* mpi =
+        state.transport && state.transport->polled_by_pes() ? state.transport.get() : nullptr;
+    // Both windows count from the transport's last progress, not from the start of the wait: a
+    // PE whose large message another process has just finished taking (its send was in flight
+    // all along) is about to get the answer, and parking then would miss it by up to 100 µs.
+    Ticks since = from;
+    bool moved = false;
+    bool looked = false;  // for quiescence
+    for (std::uint32_t polls = 1;; ++polls) {
+      if (!pe.inbox.empty() || state.stopping.load(std::memory_order_relaxed)) return false;
+      if (mpi != nullptr && mpi->poll()) {
+        moved = true;
+        continue;
+      }
+      if ((polls & 15) == 0) {
+        const Ticks now = tick_clock::now();
+        if (moved) {
+          since = now;
+          moved = false;
+        }
+        if (periodic && now >= state.lb.next_periodic) return false;
+        if (!looked && now - from >= pause) {
+          looked = true;
+          if (stop_if_quiescent(pe)) return true;
+        }
+        if (mode == IdleMode::adaptive) {
+          if (now - since >= spin) break;
+          yielding = state.oversubscribed || now - since >= pause;
+        }
+      }
+      if (yielding) {
+        sched_yield();
+      } else if (mpi == nullptr) {
+        // (A pass over the transport takes longer than a pause; pausing as well would only
+        // delay seeing what arrives from another process.)
+        cpu_pause();
+      }
+    }
+  }
+  if (state.transport && state.transport->polled_by_pes()) {
+    // Arrivals from other processes come only when a PE polls: sleep briefly.
+    const timespec t{0, 100'000};
+    pe.inbox.park(state.stopping, &t);
+    return false;
+  }
+  if (stop_if_quiescent(pe)) return true;  // the last look before it sleeps
+  if (!periodic) {
+    pe.inbox.park(state.stopping, nullptr);
+    return false;
+  }
+  const timespec timeout = relative(state.lb.next_periodic - tick_clock::now());
+  pe.inbox.park(state.stopping, &timeout);
+  return false;
+}
+
+// Waits, without saying the PE is idle (it holds messages), until the first held message is
+// due, something arrives or the run stops.
+void wait_for_delayed(PeState& pe, bool periodic) {
+  RuntimeState& state = *pe.runtime;
+  Transport* mpi =
+      state.transport && state.transport->polled_by_pes() ? state.transport.get() : nullptr;
+  const Ticks slice = tick_clock::from_seconds(100e-6);
+  for (;;) {
+    if (!pe.inbox.empty() || state.stopping.load(std::memory_order_relaxed)) return;
+    const Ticks now = tick_clock::now();
+    Ticks until = pe.queues.delayed.front().first;
+    if (periodic) until = std::min(until, state.lb.next_periodic);
+    if (now >= until) return;
+    if (mpi != nullptr && mpi->poll()) continue;
+    Ticks wait = until - now;
+    if (mpi != nullptr) wait = std::min(wait, slice);
+    if (wait < slice / 4) {
+      sched_yield();
+      continue;
+    }
+    const timespec t = relative(wait);
+    pe.inbox.park(state.stopping, &t);
+  }
+}
+
+// The PE was idle from `from` until now: counted, and traced.
+void end_idle(PeState& pe, Ticks from) {
+  const Ticks to = tick_clock::now();
+  pe.idle_ticks += to - from;
+  pe.mark = to;
+  if (pe.runtime->timeline) {
+    pe.runtime->timeline->complete(pe.id, trace::Category::idle, "idle", tick_clock::to_time(from),
+                                   tick_clock::to_time(to));
+  }
+}
+
+}  // namespace
+
+void idle(PeState& pe, bool periodic) {
+  const Ticks from = tick_clock::now();
+  if (!pe.queues.delayed.empty()) {
+    wait_for_delayed(pe, periodic);
+    end_idle(pe, from);
+    return;
+  }
+  pe.parked_count.store(pe.locations.parked.size(), std::memory_order_relaxed);
+  pe.passive.store(true, std::memory_order_seq_cst);
+  if (wait_for_work(pe, periodic, from)) return;  // quiescent: the run stops
+  pe.passive.store(false, std::memory_order_seq_cst);
+  end_idle(pe, from);
+}
+
+bool balances_periodically(const PeState& pe) {
+  const Options& options = pe.runtime->options;
+  return pe.id == 0 && options.lb_interval > 0.0 && !options.lb.empty();
+}
+
+bool wait_in_place(ElementBase& self, HandlerId handler) {
+  PeState* here = current_pe;
+  if (here == nullptr || here->current != &self || !here->delivering) return false;
+  PeState& pe = *here;
+  RuntimeState& state = *pe.runtime;
+  const bool periodic = balances_periodically(pe);
+  if (!pe.queues.fifo.empty() || pe.queues.queued_elsewhere() ||
+      state.stopping.load(std::memory_order_relaxed) ||
+      (periodic && tick_clock::now() >= state.lb.next_periodic)) {
+    return false;
+  }
+  // The entry so far is `self`'s, as if it had ended here (its segment measured and traced).
+  continue_as(self, pe.entry_name);
+  const bool cpu = state.options.measure_cpu && state.options.instrument;
+  if (pe.inbox.empty()) idle(pe, periodic);
+  // What the caller runs from here on is charged to it from the wait's end (pe.mark).
+  if (cpu) pe.cpu_mark = thread_cpu_seconds();
+  if (state.stopping.load(std::memory_order_relaxed)) return false;
+  take_inbox(pe);
+  // Only the first message to run, and only when it is the one asked for: the PE's order holds.
+  // (A message held by the delay device, or anything in another queue, ends the wait here.)
+  const Message* first = pe.queues.fifo.first;
+  if (first == nullptr || pe.queues.queued_elsewhere() || first->kind != Kind::entry ||
+      first->handler != handler || first->collection != ElementAccess::collection(self) ||
+      first->element != ElementAccess::linear(self)) {
+    return false;
+  }
+  // Traced, it is an entry of its own; else its time is the caller's next segment's, which is
+  // `self`'s too: one clock read fewer on the way from the arrival to the caller.
+  const bool separate = state.timeline != nullptr;
+  const char* name = pe.entry_name;
+  try {
+    deliver_entry(pe, next_local(pe), separate);
+  } catch (...) {
+    state.fail(std::current_exception());
+  }
+  pe.current = &self;
+  pe.entry_name = name;
+  if (cpu && separate) pe.cpu_mark = thread_cpu_seconds();
+  return true;
+}
+
+}  // namespace vela::rt::detail

@@ -1,0 +1,58 @@
+// A PE's queues (core/queues.cpp): runtime messages first, then by priority with FIFO order
+// among equals; with several clusters, the Grid Queue of border elements' messages and the
+// delay device's held messages. Only the PE's own thread touches them; no operation
+// allocates but the priority heaps' growth.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <queue>
+#include <utility>
+
+#include "core/clock.hpp"
+#include "core/message.hpp"
+
+namespace vela::rt::detail {
+
+struct PeState;
+
+struct PeQueues {
+  MessageList system;  // runtime messages, first
+  MessageList fifo;    // priority 0, the common case
+  struct Queued {
+    int priority;
+    std::uint64_t order;
+    Message* message;
+    bool operator<(const Queued& o) const {  // std::priority_queue pops the largest
+      return priority != o.priority ? priority > o.priority : order > o.order;
+    }
+  };
+  std::priority_queue<Queued> prioritized;  // any other priority
+  std::uint64_t arrivals = 0;
+  // Border prioritization: messages to this PE's border elements, served before the queues
+  // above (by priority, then order), at most grid_period in a row while others wait.
+  std::priority_queue<Queued> grid;
+  int grid_run = 0;
+  // The delay device: messages from other clusters with their release time, in arrival order
+  // (the same latency for all, so release order too).
+  std::deque<std::pair<Ticks, Message*>> delayed;
+
+  // Whether a message waits anywhere but the FIFO of ordinary messages (the delay device
+  // included).
+  bool queued_elsewhere() const {
+    return !system.empty() || !grid.empty() || !prioritized.empty() || !delayed.empty();
+  }
+  // Frees every message queued (after the PEs have stopped).
+  void free_all();
+};
+
+// Queues `message` on `pe` (its own thread).
+void enqueue_local(PeState& pe, Message* message);
+// The next message to run, or nullptr.
+Message* next_local(PeState& pe);
+// Queues the held messages whose time has come (only the head needs checking).
+void release_delayed(PeState& pe);
+// Moves what other PEs sent into the local queues; false when nothing had come.
+bool take_inbox(PeState& pe);
+
+}  // namespace vela::rt::detail

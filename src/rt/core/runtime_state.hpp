@@ -1,0 +1,97 @@
+// The state of a run (RuntimeState) and of each collection (CollectionInfo), composed of the
+// core's own and each service's part; the PEs' in core/pe.hpp. Only src/rt sees it (the rank
+// layer reaches the runtime through vela/rt/rank_seam.hpp).
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <exception>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "core/clock.hpp"
+#include "core/pe.hpp"
+#include "core/pinning.hpp"
+#include "core/scheduler.hpp"
+#include "core/topology.hpp"
+#include "services/checkpoint.hpp"
+#include "services/lb_manager.hpp"
+#include "services/location.hpp"
+#include "services/reduction.hpp"
+#include "transport.hpp"
+#include "vela/lb/strategies/distributed.hpp"
+#include "vela/rt/rank_seam.hpp"
+#include "vela/rt/runtime.hpp"
+
+namespace vela::rt::trace {
+class Timeline;
+}
+
+namespace vela::rt::detail {
+
+struct CollectionInfo {
+  CollectionId id = 0;
+  std::string name;
+  Shape shape;
+  std::vector<PeId> home;  // initial PE, which tracks where the element is
+  FactoryId factory = 0;
+  std::vector<std::byte> arguments;
+  // Every process: the elements' places on the Hilbert curve (hilbert-distributed's agents),
+  // made once, by the first of its PEs to need them.
+  std::once_flag curve_once;
+  std::shared_ptr<const lb::CurvePositions> curve;
+  // Root (PE 0) only, one part per service:
+  LbRound lb;                                          // services/lb_manager.hpp
+  CheckpointRound checkpoint;                          // services/checkpoint.hpp
+  std::map<std::uint32_t, ReductionRound> reductions;  // services/reduction.hpp
+};
+
+struct RuntimeState {
+  Options options;
+  PeId pes = 1;  // of the whole run
+  ProcessLayout layout;
+  std::uint64_t code_layout = 0;  // where the code sat when the runtime was made (a hash)
+  std::vector<std::unique_ptr<PeState>> pe;  // this process's, by PE id - layout.first_pe
+  std::unique_ptr<Transport> transport;      // several processes; null: one
+  Clock::time_point start;
+  bool oversubscribed = false;  // more PEs than cores: idle PEs yield instead of pausing
+  // An idle PE's windows (options.spin_us; scheduler.cpp's pause_seconds), in ticks, worked
+  // out once rather than at every wait.
+  Ticks spin_ticks = 0;
+  Ticks pause_ticks = 0;
+
+  // Appended by main (on PE 0) and read by every PE without a lock: a slot is written before
+  // the count that publishes it.
+  static constexpr std::size_t max_collections = ElementTables::max_collections;
+  std::array<std::unique_ptr<CollectionInfo>, max_collections> collections;
+  std::atomic<std::size_t> collection_count{0};
+
+  Reductions reduction;  // callbacks and custom reducers (services/reduction.hpp), PE 0 only
+
+  std::atomic<std::uint64_t> external_sent{0};  // messages posted by threads that are not PEs
+  std::atomic<bool> stopping{false};
+  int exit_code = 0;
+  std::mutex error_mutex;
+  std::exception_ptr error;
+
+  Topology topology;  // clusters and speeds of every PE of the run (core/topology.hpp)
+
+  std::unique_ptr<Pinning> pinning;  // with --no-pin: none
+  Balancing lb;  // the balancing service's settings and clock (services/lb_manager.hpp)
+  std::unique_ptr<trace::Timeline> timeline;  // with --trace (services/timeline.hpp)
+  RunStats stats;
+
+  CollectionInfo& collection(CollectionId id);
+  // Records the first error and stops every PE.
+  void fail(std::exception_ptr e);
+};
+
+}  // namespace vela::rt::detail
+
+// After RuntimeState: run_entry's body reads it.
+#include "core/run_entry.hpp"  // IWYU pragma: export

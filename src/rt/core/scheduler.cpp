@@ -1,0 +1,104 @@
+// Each PE's message-driven loop: take what arrived, run one message at a time (runtime messages
+// first, then by priority, FIFO among equals), and when there is nothing to do, poll for a
+// while and then park (core/idle.cpp). The queues are in core/queues.cpp, what a message does
+// in core/dispatch.cpp.
+#include <sched.h>
+
+#include <ctime>
+
+#include "core/runtime_state.hpp"
+#include "services/timeline.hpp"
+
+namespace vela::rt::detail {
+
+namespace {
+
+void pe_loop(PeState& pe) {
+  RuntimeState& state = *pe.runtime;
+  current_pe = &pe;
+  if (state.pinning) state.pinning->pin(pe.id, nullptr);  // best effort: unpinned still runs
+  pe.mark = pe.period_start = tick_clock::now();
+  // PE 0 also keeps the clock of periodic balancing.
+  const bool periodic = balances_periodically(pe);
+  const Ticks interval = tick_clock::from_seconds(state.options.lb_interval);
+  if (periodic) state.lb.next_periodic = pe.period_start + interval;
+  bool polled = false;  // idle() ended by an arrival, having just made MPI progress
+  while (!state.stopping.load(std::memory_order_relaxed)) {
+    if (periodic && tick_clock::now() >= state.lb.next_periodic) {
+      try {
+        balance_periodic_collections(pe);
+      } catch (...) {
+        state.fail(std::current_exception());
+      }
+      state.lb.next_periodic = tick_clock::now() + interval;
+    }
+    if (state.transport && !polled) [[unlikely]]
+      state.transport->poll();
+    polled = false;
+    take_inbox(pe);
+    release_delayed(pe);
+    // At most a batch of local messages between two looks at the inbox.
+    int ran = 0;
+    for (; ran < 64; ++ran) {
+      Message* message = next_local(pe);
+      if (message == nullptr) break;
+      run_message(pe, message);
+      if (state.stopping.load(std::memory_order_relaxed)) break;
+    }
+    if (ran == 0 && pe.inbox.empty() &&
+        (pe.queues.delayed.empty() || pe.queues.delayed.front().first > tick_clock::now())) {
+      idle(pe, periodic);
+      polled = !pe.inbox.empty();
+    }
+  }
+  current_pe = nullptr;
+}
+
+}  // namespace
+
+PeState::~PeState() {
+  for (CollectionTable& t : locations.tables) {
+    for (Slot& s : t.slots) delete s.element;
+  }
+}
+
+double thread_cpu_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
+}
+
+void trace_entry(PeState& pe, ElementBase& element, const char* name, Ticks from, Ticks to) {
+  pe.runtime->timeline->complete(pe.id, trace::Category::entry, name, tick_clock::to_time(from),
+                                 tick_clock::to_time(to),
+                                 to_string(element.index(), element.shape().dims));
+}
+
+void start_pes(RuntimeState& state) {
+  state.spin_ticks = tick_clock::from_seconds(state.options.spin_us * 1e-6);
+  state.pause_ticks = tick_clock::from_seconds(pause_seconds);
+  for (auto& pe : state.pe) pe->thread = std::thread([p = pe.get()] { pe_loop(*p); });
+}
+
+// After the PEs have stopped: frees every message still queued anywhere (after exit(), or
+// sent to a PE that had already stopped), so that each goes back to its pool before the pools
+// go away. Runs on the calling thread, which is no PE.
+void join_pes(RuntimeState& state) {
+  for (auto& pe : state.pe) {
+    if (pe->thread.joinable()) pe->thread.join();
+  }
+  for (auto& pe : state.pe) {
+    for (auto batch = pe->inbox.take_all(); batch.first != nullptr;) {
+      Message* next = batch.first->next;
+      free_message(batch.first);
+      batch.first = next;
+    }
+    pe->queues.free_all();
+    for (auto& [key, waiting] : pe->locations.parked) {
+      for (Message* m : waiting) free_message(m);
+    }
+    pe->locations.parked.clear();
+  }
+}
+
+}  // namespace vela::rt::detail

@@ -1,0 +1,58 @@
+// The scheduler's interface inside src/rt: sending between PEs, stopping, the PE threads and
+// their idle waits (core/scheduler.cpp, core/post.cpp, core/idle.cpp, core/dispatch.cpp).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "core/message.hpp"
+#include "vela/rt/entry.hpp"
+
+namespace vela::rt::detail {
+
+struct PeState;
+struct RuntimeState;
+
+// Queues `message` for `to` (locally, without an atomic, when `to` is the calling PE).
+void post(RuntimeState& state, PeId to, Message* message);
+void post_system(RuntimeState& state, PeId to, Kind kind, CollectionId collection,
+                 std::uint64_t element, std::vector<std::byte> payload);
+// Sends an entry message whose arguments are already packed (a reduction's result).
+void send_packed_entry(CollectionId collection, std::uint64_t linear, HandlerId handler,
+                       int priority, std::vector<std::byte> payload);
+// Ends the run on every PE (of every process).
+void stop_all(RuntimeState& state);
+// Ends the run on this process's PEs.
+void stop_locally(RuntimeState& state);
+
+// Starts a thread per PE of this process; joins them and frees what is still queued.
+void start_pes(RuntimeState& state);
+void join_pes(RuntimeState& state);
+
+// Runs one message taken from `pe`'s queues (core/dispatch.cpp): an entry through
+// deliver_entry, a runtime message through its service's handler.
+void run_message(PeState& pe, Message* message);
+// Takes the message. `separate`: measured as an entry of its own; else (an entry run in place
+// of the element's own entry, wait_in_place) its time falls in the running entry's segment
+// (core/delivery.cpp).
+void deliver_entry(PeState& pe, Message* message, bool separate = true);
+
+// PE 0 keeps the clock of periodic balancing, when there is one.
+bool balances_periodically(const PeState& pe);
+// `pe` has nothing to run: waits (polling, then parked) until something arrives, the run stops
+// or (periodic) the next balancing step is due; counted as idle time (core/idle.cpp).
+void idle(PeState& pe, bool periodic);
+// How long an adaptive idle PE only pauses between looks at its inbox before it also yields.
+inline constexpr double pause_seconds = 2e-6;
+
+// Sums of this process's PE counts, and whether every one was idle when read (quiescence).
+struct Wave {
+  bool all_passive = true;
+  std::uint64_t sent = 0;
+  std::uint64_t received = 0;
+  std::uint64_t parked = 0;
+};
+Wave read_wave(const RuntimeState& state);
+
+}  // namespace vela::rt::detail

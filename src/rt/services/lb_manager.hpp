@@ -1,0 +1,136 @@
+// The balancing manager's state and handlers (services/lb_manager.cpp): the run's balancing
+// settings, parsed once from the options; each PE's part of a step under way (measurements
+// gathered up the tree, a distributed strategy's agent); the root's round per collection.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/clock.hpp"
+#include "core/message.hpp"
+#include "vela/lb/model/params.hpp"
+#include "vela/lb/model/strategy.hpp"
+#include "vela/lb/policy/policy.hpp"
+#include "vela/lb/strategies/distributed.hpp"
+#include "vela/lb/strategies/registry.hpp"
+#include "vela/rt/options.hpp"
+
+namespace vela::rt::detail {
+
+struct PeState;
+struct RuntimeState;
+struct CollectionInfo;
+using Clock = std::chrono::steady_clock;
+
+// --lb, --lb-param, --lb-policy and --lb-policy-param, checked and parsed once
+// (parse_balancing, core/options.cpp) and carried to where strategies and policies are made.
+struct BalancingSettings {
+  const lb::StrategyInfo* strategy = nullptr;  // --lb's registry entry; null: no --lb
+  lb::RawParams strategy_params;               // --lb-param, by name
+  lb::ParamValues strategy_values;             // the same, typed and checked against the entry
+  lb::RawParams policy_params;                 // --lb-policy-param (and its default strategy)
+};
+// Throws std::invalid_argument naming the option for an unknown strategy or policy, a
+// malformed or out-of-range parameter, or parameters without the option they belong to.
+BalancingSettings parse_balancing(const Options& options);
+
+// The run's balancing service.
+struct Balancing {
+  BalancingSettings settings;
+  Ticks next_periodic = 0;  // PE 0 only: when the next periodic step is due
+};
+
+// A PE's measurements of one collection since the last balancing step (sent up the
+// measurement tree to the root, which makes the instance from them).
+struct ObjectRecord {
+  std::uint64_t linear = 0;
+  double load = 0.0;  // work on a PE of speed 1
+  std::uint64_t size = 0;
+  void pup(pup::Archive& ar) { ar | linear | load | size; }
+};
+struct EdgeRecord {
+  std::uint64_t from = 0;
+  std::uint64_t to = 0;
+  std::uint64_t messages = 0;
+  std::uint64_t bytes = 0;
+  void pup(pup::Archive& ar) { ar | from | to | messages | bytes; }
+};
+struct Report {
+  PeId pe = 0;
+  double background = 0.0;  // seconds neither idle nor in this collection's entry methods
+  std::vector<ObjectRecord> objects;
+  std::vector<EdgeRecord> edges;
+  void pup(pup::Archive& ar) { ar | pe | background | objects | edges; }
+};
+// Reports gathered by a PE of the tree: its own and its subtrees'.
+struct ReportGather {
+  std::vector<Report> reports;
+  int parts = 0;  // its own report and one bundle per child, when complete
+};
+// A PE's part in a step balanced by a distributed strategy (one collection): its agent, made
+// from its own measurements, and what other PEs' agents sent before it had measured.
+struct AgentStep {
+  std::uint64_t step = 0;                       // the collection's sync count it belongs to
+  std::unique_ptr<lb::DistributedAgent> agent;  // null until this PE has measured
+  std::vector<lb::AgentMessage> early;
+  bool ready_sent = false;
+};
+// A PE's part of the balancing steps under way, by collection. Only its thread touches it.
+struct PeBalancing {
+  std::map<CollectionId, ReportGather> gathers;
+  std::map<CollectionId, AgentStep> agents;  // distributed strategies
+};
+
+// State of one collection's balancing steps, kept by the root (PE 0) only.
+struct LbRound {
+  std::uint64_t arrived = 0;  // at_sync calls in this round
+  std::uint64_t syncs = 0;    // completed balancing points
+  lb::Instance instance;
+  // Migrations ordered minus those arrived; the step ends when the moves are decided and this
+  // is 0 (with a distributed strategy, PEs report their counts while elements already arrive).
+  std::int64_t awaited_migrations = 0;
+  bool decided = false;
+  Ticks collect_start = 0;  // when the root asked for measurements
+  Clock::time_point strategy_from;
+  Clock::time_point migrate_from;  // when the central strategy's moves were ordered
+  // A step of a distributed strategy (no policy): nothing is gathered but for --lb-dump; each
+  // PE's agent decides with its peers, and the PEs report at their barrier and when done.
+  bool distributed = false;
+  PeId ready = 0;
+  PeId done = 0;
+  bool dump_pending = false;  // --lb-dump's gather has not reached the root yet
+  std::unique_ptr<lb::Strategy> strategy;
+  // With --lb-policy: asked at every sync point; the strategies it names, made on first use
+  // (keyed by name and parameters); the last strategy's time, for its cost estimates.
+  std::unique_ptr<lb::Policy> policy;
+  std::map<std::string, std::unique_ptr<lb::Strategy>> named;
+  double last_strategy_seconds = 0.0;
+  bool periodic = false;     // balanced every --lb-interval, without sync points
+  bool in_progress = false;  // a periodic step is under way
+};
+
+// Handlers (services/lb_manager.cpp), each taking its message's payload.
+void on_at_sync(PeState& pe, Message& message);
+void on_lb_collect(PeState& pe, Message& message);
+void on_lb_report(PeState& pe, Message& message);
+void on_migrated(PeState& pe, Message& message);
+void on_resume(PeState& pe, Message& message);
+void on_lb_agent(PeState& pe, Message& message);
+void on_lb_ready(PeState& pe, Message& message);
+void on_lb_proceed(PeState& pe, Message& message);
+void on_lb_done(PeState& pe, Message& message);
+// The rest of a sync point: balance, or resume the elements.
+void continue_sync(RuntimeState& state, CollectionInfo& info);
+// On PE 0: starts a step for every collection balanced periodically whose turn has come.
+void balance_periodic_collections(PeState& pe);
+// Tests: called on the sending PE for every message a distributed strategy's agent sends to
+// another PE (tag: lb::AgentTag); null: none.
+using AgentObserver = void (*)(PeId from, PeId to, std::uint32_t tag);
+inline std::atomic<AgentObserver> agent_observer{nullptr};
+
+}  // namespace vela::rt::detail
