@@ -16,9 +16,9 @@
 #include <tuple>
 #include <vector>
 
-#include "grid_partition.hpp"
-#include "pe_times.hpp"
-#include "seed_growth.hpp"
+#include "kernels/grid_partition.hpp"
+#include "kernels/pe_times.hpp"
+#include "kernels/seed_growth.hpp"
 #include "strategies.hpp"
 
 namespace vela::lb::builtin {

@@ -14,9 +14,9 @@
 #include <memory>
 #include <vector>
 
-#include "grid_partition.hpp"
-#include "metis_kway.hpp"
-#include "pe_times.hpp"
+#include "adapters/metis_kway.hpp"
+#include "kernels/grid_partition.hpp"
+#include "kernels/pe_times.hpp"
 #include "strategies.hpp"
 
 namespace vela::lb::builtin {

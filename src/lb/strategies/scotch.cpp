@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "partition.hpp"
+#include "kernels/partition.hpp"
 #include "strategies.hpp"
 
 namespace vela::lb::builtin {

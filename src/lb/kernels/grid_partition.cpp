@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <utility>
 
-#include "metis_kway.hpp"
+#include "adapters/metis_kway.hpp"
 #include "pe_times.hpp"
 #include "seed_growth.hpp"
 
