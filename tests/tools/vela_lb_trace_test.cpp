@@ -7,7 +7,7 @@
 #include <sstream>
 #include <string>
 
-#include "lb/trace_support.hpp"
+#include "lb/trace/trace_support.hpp"
 #include "support/program.hpp"
 #include "vela/lb/trace/trace.hpp"
 #include "vela/lb/trace/vt.hpp"

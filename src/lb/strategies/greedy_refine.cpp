@@ -4,7 +4,7 @@
 // and moves in the same heaviest-first pass keeps greedy's guarantee: had every stay been
 // decided first, PEs would fill with light objects that stay and leave no room for the heavy
 // objects that must move. O(n log n + n log P).
-#include "pe_times.hpp"
+#include "kernels/pe_times.hpp"
 #include "strategies.hpp"
 
 namespace vela::lb::builtin {

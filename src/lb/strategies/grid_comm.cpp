@@ -19,7 +19,7 @@
 #include <utility>
 #include <vector>
 
-#include "pe_times.hpp"
+#include "kernels/pe_times.hpp"
 #include "strategies.hpp"
 
 namespace vela::lb::builtin {

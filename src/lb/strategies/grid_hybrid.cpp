@@ -16,9 +16,9 @@
 #include <tuple>
 #include <vector>
 
-#include "grid_partition.hpp"
-#include "pe_times.hpp"
-#include "seed_growth.hpp"
+#include "kernels/grid_partition.hpp"
+#include "kernels/pe_times.hpp"
+#include "kernels/seed_growth.hpp"
 #include "strategies.hpp"
 
 namespace vela::lb::builtin {
@@ -98,20 +98,7 @@ class GridHybridStrategy final : public Strategy {
                               instance.pes[p].background);
           }
           const std::vector<std::int32_t> region = grow_from_seeds(problem);
-          std::vector<PartMember> members(sub.vertices());
-          for (std::size_t v = 0; v < sub.vertices(); ++v) {
-            const auto now = static_cast<std::size_t>(instance.objects[sub.object[v]].pe);
-            const bool here = plan.layout.of_pe[now] == cluster;
-            members[v] = {region[v], here ? static_cast<std::int32_t>(plan.layout.local[now]) : -1,
-                          instance.objects[sub.object[v]].size + 1};
-          }
-          const std::vector<std::int32_t> pe_of_region = match_parts(members, equal_classes(kind));
-          std::vector<PeId> placed(sub.vertices());
-          for (std::size_t v = 0; v < sub.vertices(); ++v) {
-            placed[v] =
-                pes[static_cast<std::size_t>(pe_of_region[static_cast<std::size_t>(region[v])])];
-          }
-          return placed;
+          return parts_to_cluster_pes(instance, plan, cluster, sub, region, equal_classes(kind));
         });
   }
 

@@ -14,9 +14,9 @@
 #include <memory>
 #include <vector>
 
-#include "grid_partition.hpp"
-#include "metis_kway.hpp"
-#include "pe_times.hpp"
+#include "adapters/metis_kway.hpp"
+#include "kernels/grid_partition.hpp"
+#include "kernels/pe_times.hpp"
 #include "strategies.hpp"
 
 namespace vela::lb::builtin {
@@ -37,8 +37,7 @@ class GridMetisStrategy final : public Strategy {
         instance, imbalance_, seed_,
         [&](const GridPlan& plan, std::uint32_t cluster, const PartitionGraph& sub) {
           const std::vector<PeId>& pes = plan.layout.pes[cluster];
-          std::vector<PeId> placed(sub.vertices(), pes[0]);
-          if (pes.size() == 1) return placed;
+          if (pes.size() == 1) return std::vector<PeId>(sub.vertices(), pes[0]);
           std::vector<Pe> cluster_pes;
           std::vector<double> cluster_fixed;
           for (const PeId p : pes) {
@@ -50,20 +49,7 @@ class GridMetisStrategy final : public Strategy {
           const std::vector<double> shares = level_shares(cluster_pes, cluster_fixed, work);
           StrategyStats unused;
           const std::vector<std::int32_t> part = metis_kway(sub, shares, imbalance_, seed_, unused);
-          std::vector<PartMember> members(sub.vertices());
-          for (std::size_t v = 0; v < sub.vertices(); ++v) {
-            const Object& o = instance.objects[sub.object[v]];
-            const auto now = static_cast<std::size_t>(o.pe);
-            const bool here = plan.layout.of_pe[now] == cluster;
-            members[v] = {part[v], here ? static_cast<std::int32_t>(plan.layout.local[now]) : -1,
-                          o.size + 1};
-          }
-          const std::vector<std::int32_t> pe_of_part = match_parts(members, equal_classes(shares));
-          for (std::size_t v = 0; v < sub.vertices(); ++v) {
-            placed[v] =
-                pes[static_cast<std::size_t>(pe_of_part[static_cast<std::size_t>(part[v])])];
-          }
-          return placed;
+          return parts_to_cluster_pes(instance, plan, cluster, sub, part, equal_classes(shares));
         });
   }
 

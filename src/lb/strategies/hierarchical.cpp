@@ -26,7 +26,7 @@
 #include <utility>
 #include <vector>
 
-#include "pe_times.hpp"
+#include "kernels/pe_times.hpp"
 #include "strategies.hpp"
 #include "vela/lb/strategies/registry.hpp"
 

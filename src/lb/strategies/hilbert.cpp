@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "curve_cache.hpp"
+#include "kernels/curve_cache.hpp"
 #include "strategies.hpp"
 #include "vela/lb/model/metrics.hpp"
 #include "vela/lb/strategies/hilbert.hpp"

@@ -5,7 +5,7 @@
 #include <chrono>
 #include <stdexcept>
 
-#include "curve_cache.hpp"
+#include "kernels/curve_cache.hpp"
 #include "strategies.hpp"
 
 namespace vela::lb {

@@ -22,12 +22,12 @@
 #include <string>
 #include <vector>
 
-#include "hypergraph_balance.hpp"
-#include "partition.hpp"
-#include "pe_times.hpp"
+#include "adapters/zoltan_session.hpp"
+#include "kernels/hypergraph_balance.hpp"
+#include "kernels/partition.hpp"
+#include "kernels/pe_times.hpp"
 #include "vela/lb/model/metrics.hpp"
 #include "vela/lb/model/strategy.hpp"
-#include "zoltan_session.hpp"
 
 namespace vela::lb::builtin {
 

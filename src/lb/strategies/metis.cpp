@@ -6,8 +6,8 @@
 #include <memory>
 #include <vector>
 
-#include "metis_kway.hpp"
-#include "partition.hpp"
+#include "adapters/metis_kway.hpp"
+#include "kernels/partition.hpp"
 #include "strategies.hpp"
 
 namespace vela::lb::builtin {

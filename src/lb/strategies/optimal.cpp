@@ -46,8 +46,8 @@
 #include <utility>
 #include <vector>
 
-#include "number_partition.hpp"
-#include "pe_times.hpp"
+#include "kernels/number_partition.hpp"
+#include "kernels/pe_times.hpp"
 #include "strategies.hpp"
 
 namespace vela::lb::builtin {

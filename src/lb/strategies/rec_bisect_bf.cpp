@@ -14,8 +14,8 @@
 #include <cstdint>
 #include <utility>
 
-#include "comm_graph.hpp"
-#include "pe_times.hpp"
+#include "kernels/comm_graph.hpp"
+#include "kernels/pe_times.hpp"
 #include "strategies.hpp"
 
 namespace vela::lb::builtin {

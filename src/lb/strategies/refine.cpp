@@ -11,7 +11,7 @@
 #include <set>
 #include <utility>
 
-#include "pe_times.hpp"
+#include "kernels/pe_times.hpp"
 #include "strategies.hpp"
 
 namespace vela::lb::builtin {

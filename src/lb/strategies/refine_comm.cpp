@@ -24,8 +24,8 @@
 #include <set>
 #include <utility>
 
-#include "comm_graph.hpp"
-#include "pe_times.hpp"
+#include "kernels/comm_graph.hpp"
+#include "kernels/pe_times.hpp"
 #include "strategies.hpp"
 
 namespace vela::lb::builtin {

@@ -7,7 +7,7 @@
 #include <limits>
 #include <optional>
 
-#include "pe_times.hpp"
+#include "kernels/pe_times.hpp"
 #include "strategies.hpp"
 
 namespace vela::lb::builtin {

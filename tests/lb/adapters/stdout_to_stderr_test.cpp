@@ -8,7 +8,7 @@
 #include <thread>
 #include <vector>
 
-#include "strategies/stdout_to_stderr.hpp"
+#include "adapters/stdout_to_stderr.hpp"
 
 namespace vela::lb::builtin {
 namespace {

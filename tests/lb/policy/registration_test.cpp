@@ -9,7 +9,7 @@
 #include <thread>
 #include <vector>
 
-#include "lb/policy_support.hpp"
+#include "lb/policy/policy_support.hpp"
 #include "vela/lb/model/evaluate.hpp"
 #include "vela/lb/policy/replay.hpp"
 #include "vela/lb/strategies/registry.hpp"

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <limits>
 
-#include "lb/policy_support.hpp"
+#include "lb/policy/policy_support.hpp"
 #include "vela/lb/policy/auto_threshold.hpp"
 #include "vela/lb/policy/replay.hpp"
 

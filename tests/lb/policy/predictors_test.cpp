@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-#include "lb/policy_support.hpp"
+#include "lb/policy/policy_support.hpp"
 #include "vela/lb/policy/prediction_errors.hpp"
 
 namespace {

@@ -4,7 +4,7 @@
 
 #include <numeric>
 
-#include "lb/policy_support.hpp"
+#include "lb/policy/policy_support.hpp"
 #include "vela/lb/model/evaluate.hpp"
 #include "vela/lb/model/metrics.hpp"
 #include "vela/lb/policy/cost_model.hpp"

@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <utility>
 
-#include "metis_kway.hpp"
+#include "adapters/metis_kway.hpp"
 #include "pe_times.hpp"
 #include "seed_growth.hpp"
 
@@ -118,6 +118,27 @@ std::vector<double> level_shares(const std::vector<Pe>& pes, const std::vector<d
   for (double& s : share) total += s = std::max(s / sum, floor);
   for (double& s : share) s /= total;
   return share;
+}
+
+std::vector<PeId> parts_to_cluster_pes(const Instance& instance, const GridPlan& plan,
+                                       std::uint32_t cluster, const PartitionGraph& sub,
+                                       const std::vector<std::int32_t>& part,
+                                       const std::vector<std::uint32_t>& pe_class) {
+  std::vector<PartMember> members(sub.vertices());
+  for (std::size_t v = 0; v < sub.vertices(); ++v) {
+    const Object& o = instance.objects[sub.object[v]];
+    const auto now = static_cast<std::size_t>(o.pe);
+    const bool here = plan.layout.of_pe[now] == cluster;
+    members[v] = {part[v], here ? static_cast<std::int32_t>(plan.layout.local[now]) : -1,
+                  o.size + 1};
+  }
+  const std::vector<std::int32_t> pe_of_part = match_parts(members, pe_class);
+  const std::vector<PeId>& pes = plan.layout.pes[cluster];
+  std::vector<PeId> placed(sub.vertices());
+  for (std::size_t v = 0; v < sub.vertices(); ++v) {
+    placed[v] = pes[static_cast<std::size_t>(pe_of_part[static_cast<std::size_t>(part[v])])];
+  }
+  return placed;
 }
 
 Solution solve_by_clusters(const Instance& instance, double imbalance, std::int32_t seed,

@@ -6,7 +6,7 @@
 #include <fstream>
 #include <vector>
 
-#include "lb/policy_support.hpp"
+#include "lb/policy/policy_support.hpp"
 #include "vela/lb/policy/replay.hpp"
 #include "vela/lb/trace/generate.hpp"
 

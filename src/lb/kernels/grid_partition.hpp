@@ -50,6 +50,16 @@ std::vector<double> level_shares(const std::vector<Pe>& pes, const std::vector<d
 using PlaceCluster = std::function<std::vector<PeId>(const GridPlan& plan, std::uint32_t cluster,
                                                      const PartitionGraph& sub)>;
 
+// The end of phase 2 for one cluster, once its vertices are split into one part per PE of the
+// cluster (part[v], numbered like plan.layout.pes[cluster]): match_parts gives each part the PE
+// of the cluster already holding most of its objects (size + 1 per object) among PEs of the same
+// class (pe_class, as equal_classes numbers them), so that as few objects as possible move.
+// Returns the PE of every vertex of `sub`.
+std::vector<PeId> parts_to_cluster_pes(const Instance& instance, const GridPlan& plan,
+                                       std::uint32_t cluster, const PartitionGraph& sub,
+                                       const std::vector<std::int32_t>& part,
+                                       const std::vector<std::uint32_t>& pe_class);
+
 // Phase 1, then `place` for every cluster that received objects. Non-migratable objects stay.
 // Stats: moves, border_objects (objects talking to another cluster after phase 1), cluster_cut,
 // phase1_ms, phase2_ms.

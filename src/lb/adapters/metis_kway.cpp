@@ -8,7 +8,7 @@
 #include <string>
 #include <utility>
 
-#include "seed_growth.hpp"
+#include "kernels/seed_growth.hpp"
 #include "stdout_to_stderr.hpp"
 
 namespace vela::lb::builtin {

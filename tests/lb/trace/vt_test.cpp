@@ -17,7 +17,7 @@
 #include <string>
 #include <tuple>
 
-#include "lb/trace_support.hpp"
+#include "lb/trace/trace_support.hpp"
 #include "support/program.hpp"
 #include "vela/lb/trace/generate.hpp"
 

@@ -32,7 +32,7 @@
 #include <vector>
 
 #include "agents.hpp"
-#include "pe_times.hpp"
+#include "kernels/pe_times.hpp"
 
 namespace vela::lb::builtin {
 

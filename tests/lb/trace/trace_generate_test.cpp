@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "lb/trace_support.hpp"
+#include "lb/trace/trace_support.hpp"
 #include "support/program.hpp"
 
 namespace {

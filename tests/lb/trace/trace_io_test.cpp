@@ -15,7 +15,7 @@
 #include <string>
 #include <thread>
 
-#include "lb/trace_support.hpp"
+#include "lb/trace/trace_support.hpp"
 #include "support/program.hpp"
 #include "vela/lb/trace/generate.hpp"
 #include "vela/lb/trace/trace.hpp"

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "partition.hpp"
+#include "kernels/partition.hpp"
 #include "vela/lb/model/strategy.hpp"
 
 namespace vela::lb::builtin {

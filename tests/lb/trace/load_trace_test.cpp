@@ -7,7 +7,7 @@
 #include <limits>
 #include <string>
 
-#include "lb/trace_support.hpp"
+#include "lb/trace/trace_support.hpp"
 #include "vela/lb/trace/generate.hpp"
 
 namespace {

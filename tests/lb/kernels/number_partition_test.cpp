@@ -1,6 +1,6 @@
 // Exact multiway number partitioning (the search behind `optimal` on PEs of one speed), checked
 // against brute-force enumeration, an independent count for equal items, and its input checks.
-#include "strategies/number_partition.hpp"
+#include "kernels/number_partition.hpp"
 
 #include <gtest/gtest.h>
 
