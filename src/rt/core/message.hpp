@@ -108,6 +108,11 @@ static_assert(sizeof(Message) == 128, "a message is two cache lines");
 static_assert(offsetof(Message, storage) == Message::header_bytes);
 static_assert(sizeof(InlineBytes) <= Message::inline_bytes);
 
+struct PeState;
+// What the PE that takes a runtime message of a kind runs (one per Kind but entry, each in the
+// service that owns the kind: services/*.hpp; dispatched by core/dispatch.cpp).
+using SystemHandler = void(PeState& pe, Message& message);
+
 class MessagePool {
  public:
   MessagePool() = default;

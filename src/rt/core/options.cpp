@@ -10,51 +10,52 @@
 
 namespace vela::rt {
 
+namespace {
+
+// An option whose value must lie in [lo, hi], checked as it is parsed.
+template <class T>
+CLI::Option* ranged(CLI::App& app, const std::string& name, T& value, T lo, T hi,
+                    const std::string& help) {
+  return app.add_option(name, value, help)->check(CLI::Range(lo, hi));
+}
+
+}  // namespace
+
 void add_runtime_options(CLI::App& app, Options& options) {
-  const std::string group = "Runtime";
-  app.add_option("--pes", options.pes, "Processing elements (worker threads); 0: one per core")
-      ->check(CLI::Range(0, 4096))
-      ->group(group);
-  app.add_option("--pes-per-process", options.pes_per_process,
-                 "Under mpirun: PE threads per process (default 1); the run has processes x T PEs")
-      ->check(CLI::Range(1, 4096))
-      ->group(group);
+  // Every option below in the help's "Runtime" group; the application's own keep theirs.
+  CLI::OptionDefaults* defaults = app.option_defaults();
+  const std::string before = defaults->get_group();
+  defaults->group("Runtime");
+  ranged(app, "--pes", options.pes, 0, 4096,
+         "Processing elements (worker threads); 0: one per core");
+  ranged(app, "--pes-per-process", options.pes_per_process, 1, 4096,
+         "Under mpirun: PE threads per process (default 1); the run has processes x T PEs");
   app.add_option("--mpi-progress", options.mpi_progress,
                  "Under mpirun: who calls MPI: pe (the PEs, between messages and while idle) or "
                  "thread (a communication thread per process)")
       ->transform(CLI::CheckedTransformer(
           std::map<std::string, MpiProgress>{{"pe", MpiProgress::pe},
                                              {"thread", MpiProgress::thread}},
-          CLI::ignore_case))
-      ->group(group);
+          CLI::ignore_case));
   app.add_flag("!--no-shm", options.mpi_shm,
                "Under mpirun: send messages between processes of one machine by MPI, not "
-               "through shared-memory rings")
-      ->group(group);
+               "through shared-memory rings");
   app.add_option("--clusters", options.clusters,
                  "Clusters of PEs: K1,K2,... (PE counts in PE order), a map FILE (lines 'PE "
                  "CLUSTER'), probe (by latency between processes) or node (one per machine; "
-                 "the default under mpirun)")
-      ->group(group);
-  app.add_option("--cluster-threshold-us", options.cluster_threshold_us,
-                 "--clusters probe: one-way latency (microseconds) above which processes are in "
-                 "different clusters")
-      ->check(CLI::Range(0.0, 1e7))
-      ->group(group);
-  app.add_option("--wan-latency", options.wan_latency_ms,
-                 "Milliseconds added to every message between clusters (the delay device)")
-      ->check(CLI::Range(0.0, 1e5))
-      ->group(group);
-  app.add_option("--grid-queue-period", options.grid_queue_period,
-                 "Border prioritization: at most this many Grid Queue messages in a row before "
-                 "an ordinary one (0: no Grid Queue)")
-      ->check(CLI::Range(0, 1 << 30))
-      ->group(group);
+                 "the default under mpirun)");
+  ranged(app, "--cluster-threshold-us", options.cluster_threshold_us, 0.0, 1e7,
+         "--clusters probe: one-way latency (microseconds) above which processes are in "
+         "different clusters");
+  ranged(app, "--wan-latency", options.wan_latency_ms, 0.0, 1e5,
+         "Milliseconds added to every message between clusters (the delay device)");
+  ranged(app, "--grid-queue-period", options.grid_queue_period, 0, 1 << 30,
+         "Border prioritization: at most this many Grid Queue messages in a row before "
+         "an ordinary one (0: no Grid Queue)");
   app.add_option("--pe-speed", options.pe_speed,
                  "PE speeds: measure, or S (every PE), S1,S2,... (one per cluster or per PE); "
-                 "slower PEs are emulated by stretching their entry methods")
-      ->group(group);
-  app.add_flag("!--no-pin", options.pin, "Do not bind PE threads to cores")->group(group);
+                 "slower PEs are emulated by stretching their entry methods");
+  app.add_flag("!--no-pin", options.pin, "Do not bind PE threads to cores");
   app.add_option("--lb", options.lb, "Strategy to run at sync points (see 'vela-lb strategies')")
       ->check(CLI::Validator(
           [](std::string& name) -> std::string {
@@ -65,73 +66,49 @@ void add_runtime_options(CLI::App& app, Options& options) {
             }
             return {};
           },
-          "STRATEGY"))
-      ->group(group);
-  app.add_option("--lb-period", options.lb_period, "Balance at every K-th sync point")
-      ->check(CLI::Range(1, 1 << 30))
-      ->group(group);
-  app.add_option("--lb-param", options.lb_params, "Strategy parameter key=value (repeatable)")
-      ->group(group);
+          "STRATEGY"));
+  ranged(app, "--lb-period", options.lb_period, 1, 1 << 30, "Balance at every K-th sync point");
+  app.add_option("--lb-param", options.lb_params, "Strategy parameter key=value (repeatable)");
   app.add_option("--lb-policy", options.lb_policy,
                  "When to balance: a policy asked at every sync point (see 'vela-lb policies'); "
-                 "its strategy defaults to --lb")
-      ->group(group);
+                 "its strategy defaults to --lb");
   app.add_option("--lb-policy-param", options.lb_policy_params,
-                 "Policy parameter key=value (repeatable)")
-      ->group(group);
-  app.add_option("--lb-startup", options.lb_startup,
-                 "Seconds per migrated object (T_s), for the policy's cost estimates")
-      ->check(CLI::Range(0.0, 1e6))
-      ->group(group);
-  app.add_option("--lb-per-byte", options.lb_per_byte,
-                 "Seconds per migrated byte (t_w), for the policy's cost estimates")
-      ->check(CLI::Range(0.0, 1e6))
-      ->group(group);
-  app.add_option("--trace", options.trace, "Write a Chrome trace (opens in Perfetto) to FILE")
-      ->group(group);
-  app.add_option("--lb-interval", options.lb_interval,
-                 "Seconds between balancing steps of collections that allow balancing at any "
-                 "time (no sync point)")
-      ->check(CLI::Range(0.0, 1e6))
-      ->group(group);
+                 "Policy parameter key=value (repeatable)");
+  ranged(app, "--lb-startup", options.lb_startup, 0.0, 1e6,
+         "Seconds per migrated object (T_s), for the policy's cost estimates");
+  ranged(app, "--lb-per-byte", options.lb_per_byte, 0.0, 1e6,
+         "Seconds per migrated byte (t_w), for the policy's cost estimates");
+  app.add_option("--trace", options.trace, "Write a Chrome trace (opens in Perfetto) to FILE");
+  ranged(app, "--lb-interval", options.lb_interval, 0.0, 1e6,
+         "Seconds between balancing steps of collections that allow balancing at any "
+         "time (no sync point)");
   app.add_option("--lb-dump", options.lb_dump,
-                 "Write each balancing step's instance to DIR (replay with vela-lb)")
-      ->group(group);
+                 "Write each balancing step's instance to DIR (replay with vela-lb)");
   app.add_option("--checkpoint", options.checkpoint,
                  "Write each collection's elements to DIR/<collection>.ckpt at every "
-                 "--checkpoint-every-th sync point (replaced atomically)")
-      ->group(group);
-  app.add_option("--checkpoint-every", options.checkpoint_every,
-                 "With --checkpoint: sync points of a collection between its checkpoints")
-      ->check(CLI::Range(1, 1 << 30))
-      ->group(group);
+                 "--checkpoint-every-th sync point (replaced atomically)");
+  ranged(app, "--checkpoint-every", options.checkpoint_every, 1, 1 << 30,
+         "With --checkpoint: sync points of a collection between its checkpoints");
   app.add_option("--restart", options.restart,
-                 "Resume from the checkpoint in DIR (written by --checkpoint, on any PE count)")
-      ->group(group);
-  app.add_option("--lb-fan-in", options.lb_fan_in,
-                 "Measurements travel to the balancing root up a tree of this fan-in (0: every PE "
-                 "reports to PE 0)")
-      ->check(CLI::Range(0, 1 << 20))
-      ->group(group);
+                 "Resume from the checkpoint in DIR (written by --checkpoint, on any PE count)");
+  ranged(app, "--lb-fan-in", options.lb_fan_in, 0, 1 << 20,
+         "Measurements travel to the balancing root up a tree of this fan-in (0: every PE "
+         "reports to PE 0)");
   app.add_flag("--lb-cpu-time", options.measure_cpu,
                "Measure object load by thread CPU time (a system call per entry method) instead "
-               "of wall time")
-      ->group(group);
+               "of wall time");
   app.add_flag("!--no-instrument", options.instrument,
-               "Measure nothing (no load, no communication graph): balancing sees zero loads")
-      ->group(group);
+               "Measure nothing (no load, no communication graph): balancing sees zero loads");
   app.add_option("--idle", options.idle,
                  "What an idle PE does: adaptive (poll up to --spin-us, then park), spin (poll "
                  "only), park (sleep at once)")
       ->transform(CLI::CheckedTransformer(
           std::map<std::string, IdleMode>{
               {"adaptive", IdleMode::adaptive}, {"spin", IdleMode::spin}, {"park", IdleMode::park}},
-          CLI::ignore_case))
-      ->group(group);
-  app.add_option("--spin-us", options.spin_us,
-                 "Microseconds an idle PE polls its inbox before parking (--idle adaptive)")
-      ->check(CLI::Range(0.0, 1e6))
-      ->group(group);
+          CLI::ignore_case));
+  ranged(app, "--spin-us", options.spin_us, 0.0, 1e6,
+         "Microseconds an idle PE polls its inbox before parking (--idle adaptive)");
+  defaults->group(before);
 }
 
 namespace {

@@ -42,8 +42,8 @@ struct PeCheckpoint {
   bool packing = false;
 };
 
-void on_checkpoint_collect(PeState& pe, Message& message);
-void on_checkpoint_part(PeState& pe, Message& message);
+SystemHandler on_checkpoint_collect;  // the root asks for this PE's elements
+SystemHandler on_checkpoint_part;     // a PE's elements, to the root
 // On the root, once every element of `info` reached a sync point: whether a checkpoint is due
 // there; if so it is started, and continue_sync() runs once it is written.
 bool start_checkpoint(RuntimeState& state, CollectionInfo& info);

@@ -115,15 +115,13 @@ struct LbRound {
 };
 
 // Handlers (services/lb_manager.cpp), each taking its message's payload.
-void on_at_sync(PeState& pe, Message& message);
-void on_lb_collect(PeState& pe, Message& message);
-void on_lb_report(PeState& pe, Message& message);
-void on_migrated(PeState& pe, Message& message);
-void on_resume(PeState& pe, Message& message);
-void on_lb_agent(PeState& pe, Message& message);
-void on_lb_ready(PeState& pe, Message& message);
-void on_lb_proceed(PeState& pe, Message& message);
-void on_lb_done(PeState& pe, Message& message);
+SystemHandler on_at_sync;     // an element reached its sync point (to the root)
+SystemHandler on_lb_collect;  // the root asks for this PE's measurements
+SystemHandler on_lb_report;   // measurements up the tree
+SystemHandler on_migrated;    // an element arrived where the strategy sent it (to the root)
+SystemHandler on_resume;      // the step is over: this PE's elements go on
+SystemHandler on_lb_agent;    // a distributed strategy's agents talk
+SystemHandler on_lb_ready, on_lb_proceed, on_lb_done;  // a distributed step's barriers
 // The rest of a sync point: balance, or resume the elements.
 void continue_sync(RuntimeState& state, CollectionInfo& info);
 // On PE 0: starts a step for every collection balanced periodically whose turn has come.

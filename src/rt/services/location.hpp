@@ -78,13 +78,13 @@ struct ElementTables {
 };
 
 // Handlers (services/location.cpp), each taking its message's payload.
-void create_elements(PeState& pe, Message& message);
-void migrate_out(PeState& pe, Message& message);
-void migrate_in(PeState& pe, Message& message);
-void update_location(PeState& pe, Message& message);
+SystemHandler create_elements;  // a new collection's elements whose home is this PE
+SystemHandler migrate_out;      // the strategy moves elements away from this PE
+SystemHandler migrate_in;       // an element arrives
+SystemHandler update_location;  // where an element is now (to its home, or a sender)
 // Elements from a checkpoint (--restart): built default, unpacked, waiting at the
 // checkpoint's sync point.
-void restore_elements(PeState& pe, Message& message);
+SystemHandler restore_elements;
 
 // Sets a new element's collection, index and PE from the construction under way on this thread.
 void fill_from_construction(ElementBase& element);

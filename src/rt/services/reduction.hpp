@@ -43,6 +43,6 @@ struct Reductions {
   std::vector<std::function<void(std::vector<double>&, const std::vector<double>&)>> reducers;
 };
 
-void on_contribution(PeState& pe, Message& message);
+SystemHandler on_contribution;  // an element's contribution, to the root
 
 }  // namespace vela::rt::detail
