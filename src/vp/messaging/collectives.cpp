@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "rank.hpp"
-#include "reduce_ops.hpp"
+#include "fibers/rank.hpp"
+#include "messaging/reduce_ops.hpp"
 
 namespace vela::vp {
 
