@@ -89,7 +89,7 @@ vp::Status receive(void* buf, const Buffer& b, int source, int tag) {
                                  : vp::recv(buf, b.count, b.type.type, source, tag);
 }
 
-// MPI_Wait and MPI_Test on a request of MPI_PROC_NULL: complete, with its status.
+// A request of MPI_PROC_NULL is complete: MPI_REQUEST_NULL now, with MPI_PROC_NULL's status.
 bool completed_proc_null(MPI_Request* request, MPI_Status* status) {
   if (*request != proc_null_request()) return false;
   *request = MPI_REQUEST_NULL;
