@@ -58,8 +58,9 @@ enum class Direction { send, receive };
 
 // The arguments of a call that sends or receives one message, checked: the communicator, the
 // buffer, then the peer (a send's destination, a receive's source) and the tag.
-Buffer message_of(const Label& label, const char* call, MPI_Comm comm, const void* buf, int count,
-                  MPI_Datatype datatype, Direction direction, int peer, int tag) {
+[[gnu::always_inline]] inline Buffer message_of(const Label& label, const char* call, MPI_Comm comm,
+                                                const void* buf, int count, MPI_Datatype datatype,
+                                                Direction direction, int peer, int tag) {
   active(call, label, comm);
   const Buffer b = buffer_of(call, buf, count, datatype);
   if (direction == Direction::send) {
