@@ -28,8 +28,8 @@
 #include <utility>
 #include <vector>
 
-#include "privatization.hpp"
-#include "privatization_detail.hpp"
+#include "privatization/privatization.hpp"
+#include "privatization/privatization_detail.hpp"
 #include "vela/rt/runtime.hpp"
 #include "vela/vp/privatized.hpp"
 #include "vela/vp/vp.hpp"

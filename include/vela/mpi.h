@@ -65,7 +65,7 @@ typedef struct VMPI_Status {
 #define MPI_Request VMPI_Request
 #define MPI_Status VMPI_Status
 
-/* Handle values, shared with the implementation (src/vp/mpi/mpi.cpp). */
+/* Handle values, shared with the implementation (src/vp/mpi). */
 enum {
   VMPI_COMM_WORLD_VALUE = 0x5e10,
   VMPI_DATATYPE_BASE = 0x5e20, /* + the datatype's index */

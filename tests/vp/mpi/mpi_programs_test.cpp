@@ -1,4 +1,4 @@
-// Plain MPI programs (tests/vp/programs) built twice from the same source, against Vela's MPI
+// Plain MPI programs (tests/vp/mpi/programs) built twice from the same source, against Vela's MPI
 // subset and against Open MPI, run and compared; and what the process of an MPI program on
 // Vela does with its arguments, exit status and errors.
 #include <gmock/gmock.h>

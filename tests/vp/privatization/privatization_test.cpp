@@ -14,9 +14,9 @@
 #include <thread>
 #include <vector>
 
-#include "privatization.hpp"
-#include "privatization_detail.hpp"
-#include "thread_locals.hpp"
+#include "privatization/privatization.hpp"
+#include "privatization/privatization_detail.hpp"
+#include "privatization/thread_locals.hpp"
 #include "vela/rt/runtime.hpp"
 #include "vela/vp/privatized.hpp"
 #include "vela/vp/vp.hpp"

@@ -1,4 +1,6 @@
-#include "heap_routing.hpp"
+// The heap that allocations come from on each thread (heap routing: active_heap.hpp), and whether
+// the program's allocation functions read it.
+#include "memory/active_heap.hpp"
 
 #include <atomic>
 

@@ -1,11 +1,11 @@
 // Heap routing (isomalloc heaps): while a rank's own code runs, the program's allocations come
 // from the rank's slot heap, so that they move with it to another process. The allocation
 // functions themselves (malloc and its family) are replaced in programs linked with
-// vela::mpi_main (src/vp/mpi/heap_route.cpp); this is what they read, and what the rank code
+// vela::mpi_main (src/vp/mpi/replaced_malloc.cpp); this is what they read, and what the rank code
 // sets. Without that replacement nothing here changes where memory comes from.
 #pragma once
 
-#include "stacks.hpp"
+#include "memory/stacks.hpp"
 
 namespace vela::vp::detail {
 

@@ -8,8 +8,8 @@
 #include <stdexcept>
 #include <string>
 
-#include "heap_routing.hpp"
-#include "rank.hpp"
+#include "fibers/rank.hpp"
+#include "memory/active_heap.hpp"
 #include "vela/rt/rank_seam.hpp"
 
 namespace vela::vp {

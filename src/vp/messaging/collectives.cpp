@@ -5,10 +5,11 @@
 // bits depend on nothing else.
 #include <cstring>
 #include <string>
+#include <type_traits>
 #include <vector>
 
-#include "rank.hpp"
-#include "reduce_ops.hpp"
+#include "fibers/rank.hpp"
+#include "messaging/reduce_ops.hpp"
 
 namespace vela::vp {
 
@@ -139,25 +140,53 @@ void allreduce(const void* in, void* out, std::size_t count, Type type, Op op, O
   reduce_to("allreduce", in, out, count, type, op, 0, order, true);
 }
 
-void gather(const void* in, std::size_t count, Type type, void* out, int root) {
-  constexpr const char* call = "gather";
+namespace {
+
+// What gather and scatter share: the root's buffer `blocks` holds a block of `count` elements per
+// rank, in rank order; `own` is the calling rank's block. Gathering, every block travels from
+// its rank's `own` to the root's `blocks`; scattering, the other way. The root's own block is
+// moved within the root.
+template <bool gathering>
+void gather_or_scatter(const char* call, std::conditional_t<gathering, const void*, void*> own,
+                       std::conditional_t<gathering, void*, const void*> blocks, std::size_t count,
+                       Type type, int root) {
   check_root(call, root);
-  const std::size_t bytes = check_buffer(call, in, count, type);
+  const std::size_t bytes = check_buffer(call, own, count, type);
   const Collective c = begin(call);
   const int n = c.rank.world->size;
   if (c.rank.rank != root) {
-    put(c, in, bytes, type, root);
+    if constexpr (gathering) {
+      put(c, own, bytes, type, root);
+    } else {
+      get(c, own, count, type, root);
+    }
     return;
   }
-  check_buffer(call, out, count * static_cast<std::size_t>(n), type);
-  auto* to = static_cast<std::byte*>(out);
+  check_buffer(call, blocks, count * static_cast<std::size_t>(n), type);
   for (int r = 0; r < n; ++r) {
-    if (r == root) {
-      if (bytes > 0) std::memmove(to + static_cast<std::size_t>(r) * bytes, in, bytes);
+    const std::size_t at = static_cast<std::size_t>(r) * bytes;
+    if constexpr (gathering) {
+      std::byte* block = static_cast<std::byte*>(blocks) + at;
+      if (r != root) {
+        get(c, block, count, type, r);
+      } else if (bytes > 0) {
+        std::memmove(block, own, bytes);
+      }
     } else {
-      get(c, to + static_cast<std::size_t>(r) * bytes, count, type, r);
+      const std::byte* block = static_cast<const std::byte*>(blocks) + at;
+      if (r != root) {
+        put(c, block, bytes, type, r);
+      } else if (bytes > 0) {
+        std::memmove(own, block, bytes);
+      }
     }
   }
+}
+
+}  // namespace
+
+void gather(const void* in, std::size_t count, Type type, void* out, int root) {
+  gather_or_scatter<true>("gather", in, out, count, type, root);
 }
 
 void allgather(const void* in, std::size_t count, Type type, void* out) {
@@ -171,25 +200,7 @@ void allgather(const void* in, std::size_t count, Type type, void* out) {
 }
 
 void scatter(const void* in, std::size_t count, Type type, void* out, int root) {
-  constexpr const char* call = "scatter";
-  check_root(call, root);
-  const std::size_t bytes = check_buffer(call, out, count, type);
-  const Collective c = begin(call);
-  const int n = c.rank.world->size;
-  if (c.rank.rank != root) {
-    get(c, out, count, type, root);
-    return;
-  }
-  check_buffer(call, in, count * static_cast<std::size_t>(n), type);
-  const auto* from = static_cast<const std::byte*>(in);
-  for (int r = 0; r < n; ++r) {
-    const std::byte* block = from + static_cast<std::size_t>(r) * bytes;
-    if (r == root) {
-      if (bytes > 0) std::memmove(out, block, bytes);
-    } else {
-      put(c, block, bytes, type, r);
-    }
-  }
+  gather_or_scatter<false>("scatter", out, in, count, type, root);
 }
 
 void alltoall(const void* in, std::size_t count, Type type, void* out) {

@@ -1,4 +1,4 @@
-#include "slot_heap.hpp"
+#include "memory/slot_heap.hpp"
 
 #include <algorithm>
 #include <bit>

@@ -14,9 +14,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include "payload.hpp"
-#include "privatization.hpp"
-#include "stacks.hpp"
+#include "memory/stacks.hpp"
+#include "messaging/payload.hpp"
+#include "privatization/privatization.hpp"
 #include "vela/rt/runtime.hpp"
 #include "vela/vp/vp.hpp"
 

@@ -1,4 +1,4 @@
-#include "stacks.hpp"
+#include "memory/stacks.hpp"
 
 #include <sys/mman.h>
 #include <unistd.h>

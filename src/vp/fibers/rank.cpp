@@ -1,6 +1,6 @@
 // Fibers: starting a rank on its stack slot, switching between a PE's scheduler and a rank (with
 // the sanitizers told about each switch), and the entry methods that resume ranks.
-#include "rank.hpp"
+#include "fibers/rank.hpp"
 
 #include <boost/context/preallocated.hpp>
 #include <boost/context/stack_context.hpp>
@@ -9,8 +9,8 @@
 #include <cstring>
 #include <new>
 
-#include "heap_routing.hpp"
-#include "thread_locals.hpp"
+#include "memory/active_heap.hpp"
+#include "privatization/thread_locals.hpp"
 #include "vela/rt/rank_seam.hpp"
 
 #if defined(VELA_SANITIZE_FIBERS)

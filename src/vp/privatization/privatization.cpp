@@ -13,10 +13,10 @@
 #include <new>
 #include <vector>
 
-#include "heap_routing.hpp"
-#include "privatization.hpp"
-#include "privatization_detail.hpp"
-#include "thread_locals.hpp"
+#include "memory/active_heap.hpp"
+#include "privatization/privatization.hpp"
+#include "privatization/privatization_detail.hpp"
+#include "privatization/thread_locals.hpp"
 #include "vela/vp/privatized.hpp"
 
 // Out of line, and out of interprocedural analysis too (GCC could otherwise find the accessor

@@ -6,7 +6,7 @@
 #include <set>
 #include <vector>
 
-#include "stacks.hpp"
+#include "memory/stacks.hpp"
 #include "vela/vp/vp.hpp"
 
 namespace {

@@ -15,7 +15,7 @@
 #include <cstdint>
 #include <memory>
 
-#include "slot_heap.hpp"
+#include "memory/slot_heap.hpp"
 
 namespace vela::vp::detail {
 

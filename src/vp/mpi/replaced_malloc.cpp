@@ -17,7 +17,7 @@
 #include <cstring>
 #include <string_view>
 
-#include "heap_routing.hpp"
+#include "memory/active_heap.hpp"
 #include "vela/vp/vp.hpp"
 
 extern "C" {

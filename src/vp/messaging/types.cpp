@@ -3,7 +3,7 @@
 #include <cstring>
 #include <string>
 
-#include "reduce_ops.hpp"
+#include "messaging/reduce_ops.hpp"
 #include "vela/vp/vp.hpp"
 
 namespace vela::vp {

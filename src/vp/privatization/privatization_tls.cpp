@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "privatization_detail.hpp"
-#include "thread_locals.hpp"
+#include "privatization/privatization_detail.hpp"
+#include "privatization/thread_locals.hpp"
 #include "vela/rt/rank_seam.hpp"
 #include "vela/vp/vp.hpp"
 
