@@ -311,7 +311,7 @@ struct RuntimeState {
   std::mutex error_mutex;
   std::exception_ptr error;
 
-  // Clusters and speeds, of every PE of the run (DS-2, DS-5).
+  // Clusters and speeds, of every PE of the run (topology.hpp).
   std::vector<std::int32_t> cluster;
   std::int32_t clusters = 1;
   std::vector<double> speed;
