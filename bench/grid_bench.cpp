@@ -1,4 +1,4 @@
-// The grid strategies (ST-11 grid-comm, ST-12 grid-metis, ST-13 grid-hybrid) against greedy and
+// The grid strategies (grid-comm, grid-metis, grid-hybrid) against greedy and
 // metis on a Jacobi 2-D grid (loads within +-10%, one halo message per neighbour and direction)
 // spread over 4 clusters of 16 PEs, objects placed naively (object k on PE k mod 64, as the
 // seed's "Naive mapping"), 1,024 to 65,536 objects.

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# When to balance (SPEC §7), replayed offline on generated load traces (docs/results/policies.md):
+# When to balance (docs/user-guide.md, *When to balance: replay, predict, policies*), replayed
+# offline on generated load traces (docs/results/policies.md):
 #  1. seed 000 Table 4.7: Hilbert, check interval {1, 10, 100} x threshold {5, 10, 20, 50}%, plus
 #     the automatic threshold, 1,024 objects / 64 PEs / 2,400 steps, radiation every 100 steps;
 #  2. seed 001 §3.4.2: how often the cost model picks the fastest of none / global / diffusive

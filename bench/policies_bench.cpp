@@ -1,4 +1,4 @@
-// The automatic threshold's choice (PO-2): replaying a window of recent steps under the six
+// The automatic threshold's choice: replaying a window of recent steps under the six
 // candidate thresholds must take <= 0.1 s for 1,024 objects x 50 steps (Rodrigues §4.5).
 //
 // Rows:

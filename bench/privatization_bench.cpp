@@ -1,4 +1,4 @@
-// Privatized globals (SPEC VP-3): what a rank switch costs with 1 to 10,000 globals under each
+// Privatized globals: what a rank switch costs with 1 to 10,000 globals under each
 // method, the shape of the seed's Table 4.1 (rows: globals; columns: methods), each figure
 // beside the switch without privatization measured in the same run:
 //   1. the switch alone: switch_in + switch_out of two RankGlobals in turn, in a tight loop;

@@ -1,7 +1,7 @@
 # What `cmake --install` puts in a prefix, and the Debian package made of it (cpack -G DEB):
 # the public headers, the static libraries with a CMake package config (find_package(Vela),
 # targets vela::lb, vela::rt, ...) and pkg-config files, the vela-lb tool and the MPI compiler
-# wrappers (installed by src/vp/mpi).
+# wrappers (installed by src/vp/mpi), and the licence.
 include(CMakePackageConfigHelpers)
 
 set(vela_cmake_dir ${CMAKE_INSTALL_LIBDIR}/cmake/Vela)
@@ -20,6 +20,12 @@ install(TARGETS vela-lb RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(PROGRAMS ${PROJECT_SOURCE_DIR}/tools/report/vela_report.py
         DESTINATION ${CMAKE_INSTALL_DATADIR}/vela)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/vela DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+# The licence (MIT), in share/doc/vela. The Debian package carries it where Debian keeps every
+# package's licence as well, /usr/share/doc/vela/copyright: that copy belongs to a component of
+# its own that only cpack installs (CPACK_INSTALL_CMAKE_PROJECTS below), not `cmake --install`.
+install(FILES ${PROJECT_SOURCE_DIR}/LICENSE DESTINATION ${CMAKE_INSTALL_DOCDIR})
+install(FILES ${PROJECT_SOURCE_DIR}/LICENSE DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/vela
+        RENAME copyright COMPONENT debian_copyright EXCLUDE_FROM_ALL)
 install(EXPORT VelaTargets NAMESPACE vela:: DESTINATION ${vela_cmake_dir})
 
 configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/VelaConfig.cmake.in
@@ -110,6 +116,11 @@ set(CPACK_PACKAGE_CONTACT "Vela developers <vela@localhost>")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY
     "Measurement-based dynamic load balancing: toolkit, runtime and vela-lb")
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
+set(CPACK_RESOURCE_FILE_LICENSE ${PROJECT_SOURCE_DIR}/LICENSE)
+set(CPACK_RPM_PACKAGE_LICENSE MIT)
+# Everything `cmake --install` installs, and the Debian copyright file.
+set(CPACK_INSTALL_CMAKE_PROJECTS "${PROJECT_BINARY_DIR};${PROJECT_NAME};ALL;/"
+                                 "${PROJECT_BINARY_DIR};${PROJECT_NAME};debian_copyright;/")
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION devel)

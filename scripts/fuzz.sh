@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (fuzz/, clang with ASan+UBSan, build-fuzz/) and runs each over its
-# corpus in fuzz/corpus/<target>/ (new inputs found go to a scratch directory, not the repo).
+# corpus: the seeds in fuzz/corpus/<target>/ (inputs the fuzzer found that reach the readers'
+# rejections) and what the toolkit's generators make, written again for every run to
+# build-fuzz/corpus/<target>/ (fuzz/make_corpus.cpp, and the vt test fixtures). New inputs found
+# go to a scratch directory, not the repository.
 #   scripts/fuzz.sh                   each target for 20 s (what CI runs)
 #   scripts/fuzz.sh --runs N          each target for N executions (docs/results/reliability.md)
 #   scripts/fuzz.sh --seconds S       each target for S seconds
@@ -42,14 +45,21 @@ cmake -S . -B build-fuzz -G Ninja -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DVELA_FUZZ=ON
 cmake --build build-fuzz
 
+# The generated corpus: valid files of every kind each reader takes, made by the toolkit itself.
+generated=build-fuzz/corpus
+build-fuzz/fuzz/make_corpus "$generated"
+cp tests/lb/fixtures/vt/data.*.json "$generated"/vt_reader/
+
 mkdir -p out/fuzz
 for t in "${targets[@]}"; do
   scratch=$(mktemp -d)
   echo "fuzz.sh: $t"
-  # The corpus in the repository is read only; what the run adds goes to the scratch directory.
+  # The seeds and the generated corpus are read only; what the run adds goes to the scratch
+  # directory (libFuzzer writes to the first directory it is given).
   status=0
   build-fuzz/fuzz/fuzz_"$t" "${limit[@]}" -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 \
-    -artifact_prefix=out/fuzz/"$t"- "$scratch" fuzz/corpus/"$t" > out/fuzz/"$t".log 2>&1 || status=$?
+    -artifact_prefix=out/fuzz/"$t"- "$scratch" fuzz/corpus/"$t" "$generated/$t" \
+    > out/fuzz/"$t".log 2>&1 || status=$?
   grep -E "^(Done|stat::number_of_executed_units|stat::average_exec_per_sec|stat::peak_rss_mb)|ERROR|SUMMARY|Test unit written" \
     out/fuzz/"$t".log || true
   rm -rf "$scratch"

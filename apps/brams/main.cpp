@@ -1,6 +1,7 @@
-// The BRAMS proxy on Vela (AP-1): model.cpp, a plain MPI program, run as --ranks migratable
+// The BRAMS proxy on Vela: model.cpp, a plain MPI program, run as --ranks migratable
 // ranks over the runtime's PEs, with the privatization method of --privatize. The model's
 // options are checked here (so --help lists them) and handed to every rank unchanged.
+// How to run it: docs/user-guide.md, *The BRAMS proxy*.
 #include <fmt/core.h>
 
 #include <CLI/CLI.hpp>

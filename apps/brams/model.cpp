@@ -1,4 +1,4 @@
-/* The BRAMS proxy (SPEC AP-1): a plain MPI program in the shape of a mesoscale weather model.
+/* The BRAMS proxy: a plain MPI program in the shape of a mesoscale weather model.
  *
  * NX x NY columns of NZ levels, split over the ranks in a 2-D grid of blocks (sizes differ by at
  * most one column), halo width 1. Per step: halo exchange of the prognostic fields -> dynamics

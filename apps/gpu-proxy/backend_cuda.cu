@@ -1,8 +1,8 @@
 // The CUDA back end: each rank owns its fields on a device and a stream of its own; pack,
 // unpack and step queue kernels and copies on that stream, and finish() either waits for it
 // (a synchronous, measured step: the wait is part of the rank's running time, so the kernels'
-// time is charged to the rank that launched them, SPEC IN-3) or polls it and yields between
-// polls (an asynchronous step: the ranks sharing the device overlap their kernels, VP-4).
+// time is charged to the rank that launched them) or polls it and yields between
+// polls (an asynchronous step: the ranks sharing the device overlap their kernels).
 // The kernels call numerics.hpp's functions, as the CPU loops do, and are compiled with
 // -fmad=false (CMakeLists.txt): their results are the CPU back end's, bit for bit.
 #include <cuda_runtime.h>

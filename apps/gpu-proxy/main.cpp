@@ -1,6 +1,7 @@
-// The GPU proxy on Vela (AP-4): model.cpp, a plain MPI program, run as --ranks migratable
+// The GPU proxy on Vela: model.cpp, a plain MPI program, run as --ranks migratable
 // ranks over the runtime's PEs. The model's options are checked here (so --help lists them
 // and a bad one is named before any rank starts) and handed to every rank.
+// How to run it: docs/user-guide.md, *The GPU proxy*.
 #include <fmt/core.h>
 
 #include <CLI/CLI.hpp>

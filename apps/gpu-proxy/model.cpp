@@ -1,4 +1,4 @@
-/* The GPU proxy (SPEC AP-4, seed 004): a plain MPI program in the shape of a GPU-accelerated
+/* The GPU proxy (seed 004): a plain MPI program in the shape of a GPU-accelerated
  * weather model, run on Vela's ranks.
  *
  * --nx x --ny columns of --nz levels, --fields fields, split over the ranks in a 2-D grid of

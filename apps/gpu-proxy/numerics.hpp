@@ -1,4 +1,4 @@
-// The GPU proxy's numerics (SPEC AP-4, seed 004), the one source of truth for both back ends:
+// The GPU proxy's numerics (seed 004), the one source of truth for both back ends:
 // every value the program computes comes from these inline functions, called by the CPU loops
 // (backend_cpu.cpp) and by the CUDA kernels (backend_cuda.cu) alike. They use only +, -, *, /
 // and comparisons, which IEEE 754 rounds the same on both sides, and both builds forbid fused

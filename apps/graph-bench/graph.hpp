@@ -1,4 +1,4 @@
-// The graph benchmark's problem (SPEC AP-5, seed 001 Alg. 1): a weighted graph of work units,
+// The graph benchmark's problem (seed 001 Alg. 1): a weighted graph of work units,
 // from a generator or an instance file, the calibrated work a unit does per unit of weight, and
 // the drift of weights from step to step. Everything here is a pure function of the options, so
 // the graph, the weights at every step and hence the checksum are the same for any PE count and

@@ -1,11 +1,12 @@
-// The graph benchmark (SPEC AP-5, seed 001 Alg. 1): a weighted graph of work units, each a
+// The graph benchmark (seed 001 Alg. 1): a weighted graph of work units, each a
 // migratable element. Every step each unit sends one message along each of its edges, and when
 // it holds all its neighbours' messages of the step it does its weight of calibrated work
 // (do_work), folds the messages into its value in a fixed order and, when drifting, changes its
 // weight. Balancing points come every --sync-every steps; with --lb-policy cost-model the
 // model's pick and predicted step time are printed beside the measured step times. The
 // checksum hashes every unit's value, so it is the same for any PE count and balancer if and
-// only if every message of every step arrived once.
+// only if every message of every step arrived once. How to run it: docs/user-guide.md,
+// *The graph benchmark*.
 #include <fmt/core.h>
 
 #include <CLI/CLI.hpp>

@@ -1,7 +1,8 @@
-// Jacobi2D (AP-2): an N x N mesh in M x M blocks, a 5-point stencil with halo exchange, and an
+// Jacobi2D: an N x N mesh in M x M blocks, a 5-point stencil with halo exchange, and an
 // optional heavy region where each cell does extra real arithmetic. The checksum is a hash of
 // every cell's bits combined by exact integer sums, so it is the same for any PE count, block
-// count and balancer — if and only if every cell's value is.
+// count and balancer — if and only if every cell's value is. How to run it: docs/user-guide.md,
+// *Jacobi2D*.
 #include <fmt/core.h>
 
 #include <CLI/CLI.hpp>

@@ -1,10 +1,10 @@
-// LeanMD (AP-3): Lennard-Jones molecular dynamics in a periodic box of C x C x C cells, with one
+// LeanMD: Lennard-Jones molecular dynamics in a periodic box of C x C x C cells, with one
 // compute element per pair of neighbouring cells (each cell with itself included). Cells send
 // positions to their 27 computes, computes return forces, cells sum them in a fixed slot order
 // and integrate by velocity Verlet; every K steps atoms that left a cell move to its neighbour.
 // The checksum hashes every atom's id, position and velocity bits and combines the hashes by
 // exact integer sums, so it is the same for any PE count and balancer if and only if every
-// atom's state is.
+// atom's state is. How to run it: docs/user-guide.md, *LeanMD*.
 //
 // Cells and computes are elements of one collection (elements 0 .. C³−1 are the cells, in the
 // order of Shape::box(C, C, C); element C³ + k is compute k), because the runtime measures the

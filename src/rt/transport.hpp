@@ -1,4 +1,4 @@
-// Runs across processes (SPEC DS-1): K processes started by mpirun, T PE threads each, PE ids
+// Runs across processes: K processes started by mpirun, T PE threads each, PE ids
 // numbered process by process. Messages between PEs of one process never touch MPI; a message
 // to a PE of another process is packed and handed to this process's communication thread,
 // which alone calls MPI, or (the default, MpiProgress::pe) sent by the PE itself, the PEs

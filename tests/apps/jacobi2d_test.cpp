@@ -216,7 +216,7 @@ TEST(Jacobi2d, ChecksumIsTheSameAcrossProcesses) {
 #endif
 }
 
-// Two clusters (DS-2..DS-5): WAN latency, border prioritization on or off, slow PEs, naive and
+// Two clusters: WAN latency, border prioritization on or off, slow PEs, naive and
 // block maps and the grid strategies running in the runtime: the same checksum, and the WAN
 // traffic reported.
 TEST(Jacobi2d, ChecksumIsTheSameOnTwoClustersWithLatencySpeedsAndGridStrategies) {

@@ -2,7 +2,7 @@
 # The installed package used from outside the tree: `cmake --install` into a temporary prefix
 # (then moved, so nothing may depend on where it was installed), examples/ configured with
 # find_package(Vela) and built against it, its two programs run and their output checked, a
-# pkg-config compile, and an MPI program built with the installed vela-mpicc.
+# pkg-config compile, an MPI program built with the installed vela-mpicc, and the licence.
 # Arguments: build dir, source dir, cmake, generator, C++ compiler [, compiler launcher].
 set -euo pipefail
 
@@ -26,9 +26,13 @@ prefix=$work/prefix
 
 for f in bin/vela-lb bin/vela-mpicc bin/vela-mpicxx share/vela/vela_report.py include/vela/lb/strategies/registry.hpp \
   include/vela/rt/runtime.hpp include/vela/mpi/compat/mpi.h lib/cmake/Vela/VelaConfig.cmake \
-  lib/cmake/Vela/VelaConfigVersion.cmake lib/cmake/Vela/modules/FindZoltan.cmake; do
+  lib/cmake/Vela/VelaConfigVersion.cmake lib/cmake/Vela/modules/FindZoltan.cmake \
+  share/doc/vela/LICENSE; do
   [[ -e $prefix/$f ]] || fail "not installed: $f"
 done
+# The licence as installed is the repository's LICENSE; its Debian name is the package's only.
+cmp -s "$source/LICENSE" "$prefix/share/doc/vela/LICENSE" || fail "share/doc/vela/LICENSE is not LICENSE"
+[[ ! -e $prefix/share/doc/vela/copyright ]] || fail "cmake --install installed the Debian copyright file"
 for library in pup lb rt vp mpi vp_heap mpi_main; do
   [[ -e $prefix/lib/libvela_$library.a ]] || fail "not installed: lib/libvela_$library.a"
 done

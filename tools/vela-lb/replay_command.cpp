@@ -339,7 +339,7 @@ void add_replay_commands(CLI::App& app) {
   cmd->add_option("--predictor-param", o->predictor_params,
                   "Predictor parameter key=value (repeatable)");
   cmd->add_flag("--async", o->async,
-                "Asynchronous balancing (PO-7): the strategy runs beside the application and its "
+                "Asynchronous balancing: the strategy runs beside the application and its "
                 "answer is applied max(1, ceil(strategy time / step time)) steps later");
   cmd->add_option("--series", o->series, "Write the per-step series to this CSV file");
   cmd->add_option("--format,-f", o->format,

@@ -113,7 +113,7 @@ class ElementBase {
   std::uint64_t linear_ = 0;
   std::uint32_t reductions_ = 0;   // contributions made so far (numbers the reductions)
   std::uint32_t migrations_ = 0;   // moves so far (orders location updates)
-  bool border_ = false;            // sent to another cluster from this PE (DS-4)
+  bool border_ = false;            // sent to another cluster from this PE (border priority)
   bool at_sync_ = false;           // reached a balancing point, not yet resumed
   double cpu_seconds_ = 0.0;       // measured since the last balancing step
   std::int64_t wall_ticks_ = 0;    // likewise, in the runtime's clock ticks

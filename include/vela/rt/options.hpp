@@ -33,20 +33,20 @@ struct Options {
   // Under mpirun: processes of one machine exchange data messages through shared-memory rings
   // (false: through MPI, as between machines).
   bool mpi_shm = true;
-  // Clusters of PEs (SPEC DS-2): "K1,K2,..." (PE counts, in PE order), a cluster map file (one
+  // Clusters of PEs: "K1,K2,..." (PE counts, in PE order), a cluster map file (one
   // "PE CLUSTER" line per PE), "probe" (processes measure their latency to each other: those
   // under cluster_threshold_us one-way share a cluster) or "node" (one cluster per machine).
   // Empty: one cluster in one process, "node" under mpirun.
   std::string clusters;
   double cluster_threshold_us = 500.0;  // "probe": one-way latency that separates clusters
-  // The delay device (DS-3): a message between PEs of different clusters is held on the
+  // The delay device: a message between PEs of different clusters is held on the
   // receiving side until its arrival plus this many milliseconds. 0: none.
   double wan_latency_ms = 0.0;
-  // Border prioritization (DS-4): with several clusters, messages to elements that send to
+  // Border prioritization: with several clusters, messages to elements that send to
   // another cluster go to a Grid Queue served first, except that after this many in a row one
   // waiting ordinary message runs. 0: no Grid Queue.
   int grid_queue_period = 8;
-  // PE speeds (DS-5): empty (all 1), "measure" (a short calibrated kernel on every PE at
+  // PE speeds: empty (all 1), "measure" (a short calibrated kernel on every PE at
   // start), or numbers: one for every PE, one per cluster, or one per PE. Given numbers are
   // emulated: an entry on a PE of speed s (relative to the fastest) is stretched to 1/s of
   // its time. Strategies see the speeds either way.

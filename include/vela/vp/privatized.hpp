@@ -1,4 +1,4 @@
-// Privatized globals (SPEC VP-3): state that legacy MPI code keeps in globals, one copy per
+// Privatized globals: state that legacy MPI code keeps in globals, one copy per
 // rank when ranks share a process. Two of the three methods are declared here (the third,
 // per-rank thread_local variables, is Options::tls_globals / --vp-tls-globals):
 //

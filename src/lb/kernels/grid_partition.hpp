@@ -1,4 +1,4 @@
-// Shared by grid-metis (ST-12) and grid-hybrid (ST-13): phase 1 puts every migratable object in a
+// Shared by grid-metis and grid-hybrid: phase 1 puts every migratable object in a
 // cluster by a METIS partition of the message graph; phase 2, which differs, places the objects
 // of each cluster on the cluster's PEs.
 #pragma once

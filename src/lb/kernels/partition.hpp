@@ -1,4 +1,4 @@
-// Shared by the graph-partitioner strategies (ST-7 metis.cpp and scotch.cpp, ST-12/13
+// Shared by the graph-partitioner strategies (metis.cpp and scotch.cpp,
 // grid_metis.cpp and grid_hybrid.cpp): the object graph in CSR form, the target share of each
 // PE and the part-to-target matching that keeps objects where they are.
 #pragma once

@@ -1,4 +1,4 @@
-// The seed technique of GridHybridLB (ST-13), on any weighted graph: places vertices on targets
+// The seed technique of GridHybridLB, on any weighted graph: places vertices on targets
 // (PEs, or parts sized by shares) so that each target's load stays level while it grows a region
 // of vertices that talk to each other. Used by grid-hybrid within each cluster and by metis_kway
 // for graphs too small to hand to METIS.

@@ -1,4 +1,4 @@
-// The automatic threshold (PO-2): the window of recent loads, its replay under each candidate
+// The automatic threshold: the window of recent loads, its replay under each candidate
 // threshold, and the policy that re-chooses its threshold every `every` steps.
 #include <algorithm>
 #include <limits>

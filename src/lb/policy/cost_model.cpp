@@ -1,5 +1,5 @@
-// Pearce's cost model (PO-3): the diffusion simulator, the three prices, and the policy that
-// chooses none / a global strategy / diffusion at each evaluation.
+// Pearce's cost model (cost_model.hpp): the diffusion simulator, the three prices, and the policy
+// that chooses none / a global strategy / diffusion at each evaluation.
 #include <algorithm>
 #include <limits>
 #include <map>

@@ -1,5 +1,5 @@
-// The policy registry and the simple policies: never, periodic, threshold (PO-1), adaptive
-// period (PO-4) and strategy sequence (PO-6). Decisions are taken at the end of a step; a policy
+// The policy registry and the simple policies: never, periodic, threshold, adaptive
+// period and strategy sequence. Decisions are taken at the end of a step; a policy
 // "every K steps" decides at the end of steps K-1, 2K-1, ... (after K, 2K, ... steps).
 #include <algorithm>
 #include <cmath>
@@ -70,7 +70,7 @@ class IntervalThresholdPolicy final : public Policy {
   double threshold_;  // a fraction; negative: always
 };
 
-// PO-4: balances at each invocation; the period doubles (times `factor`) while every PE's load
+// Adaptive: balances at each invocation; the period doubles (times `factor`) while every PE's load
 // changed by less than epsilon (relative to the mean PE load) since the previous invocation,
 // and shrinks by the same factor when some PE's load changed more. The change is measured on
 // the current placement, so the previous invocation's own migrations do not count as change.
@@ -162,7 +162,7 @@ class AdaptivePolicy final : public Policy {
   std::unordered_map<ObjectId, Seen> last_;
 };
 
-// PO-6 (seed 004): `first` for the first `first_calls` balances carried out, `then` after.
+// Sequence (seed 004): `first` for the first `first_calls` balances carried out, `then` after.
 class SequencePolicy final : public Policy {
  public:
   explicit SequencePolicy(const ParamValues& p)

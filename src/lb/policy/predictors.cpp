@@ -1,4 +1,4 @@
-// Load predictors (PO-5): persistence, median of the last N loads, linear trend over the last N.
+// Load predictors: persistence, median of the last N loads, linear trend over the last N.
 // Each keeps a short history per object id; objects that disappear are forgotten, objects never
 // observed are predicted at their current load.
 #include <algorithm>

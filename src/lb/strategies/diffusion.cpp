@@ -1,4 +1,4 @@
-// Diffusion (ST-10): each PE balances only with its neighbour PEs, those whose objects talk to
+// Diffusion: each PE balances only with its neighbour PEs, those whose objects talk to
 // its own objects. One solve() is one invocation of the balancer, so load moves at most one
 // boundary layer per PE pair and can stay "trapped" (seed 000, Fig. 4.17); repeated invocations
 // (applying each result before the next) converge slowly.

@@ -1,4 +1,4 @@
-// Greedy (ST-1): ignores where objects are and places them heaviest first, each on the PE
+// Greedy: ignores where objects are and places them heaviest first, each on the PE
 // where it would finish earliest. O(n log n) for the sort plus O(log P) per object (times
 // the number of speed groups when PEs differ in speed, see EarliestFinish).
 #include "kernels/pe_times.hpp"

@@ -1,4 +1,4 @@
-// Greedy-refine (ST-4): greedy quality with fewer migrations. One greedy pass, heaviest object
+// Greedy-refine: greedy quality with fewer migrations. One greedy pass, heaviest object
 // first: an object stays on its current PE when that PE, with it, is within
 // (1 + tolerance) * ideal time, and otherwise goes where it finishes earliest. Deciding stays
 // and moves in the same heaviest-first pass keeps greedy's guarantee: had every stay been

@@ -1,4 +1,4 @@
-// GridCommLB (ST-11): load balancing for PEs spread over several clusters joined by a slow
+// GridCommLB: load balancing for PEs spread over several clusters joined by a slow
 // wide-area network. No object ever leaves the cluster of the PE it is on. Within each cluster,
 // independently, the migratable objects are placed again heaviest first (equal loads: more WAN
 // messages first), each on the PE where it finishes earliest, except that a border object (one

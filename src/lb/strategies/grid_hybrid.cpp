@@ -1,4 +1,4 @@
-// GridHybridLB (ST-13): phase 1 as grid-metis (objects to clusters by a METIS cut of the message
+// GridHybridLB: phase 1 as grid-metis (objects to clusters by a METIS cut of the message
 // graph, clusters sized to their capacity); phase 2 places each cluster's objects with the seed
 // technique (seed_growth.hpp): one heavy border object per PE as a seed, then the border objects
 // (those talking to another cluster), each PE in turn taking the one it talks to most, then the

@@ -1,4 +1,4 @@
-// GridMetisLB (ST-12): graph partitioning that knows the grid's two levels of communication.
+// GridMetisLB: graph partitioning that knows the grid's two levels of communication.
 // Phase 1 (grid_partition.cpp) splits the migratable objects into one part per cluster by
 // message count, each cluster's part sized to its capacity. Phase 2 partitions each cluster's
 // subgraph (edges to other clusters dropped: phase 1 already fixed that cut) into one part per

@@ -1,7 +1,7 @@
-// Hierarchical (ST-15): PEs are split into groups; every call balances inside each group with
+// Hierarchical: PEs are split into groups; every call balances inside each group with
 // the `inner` strategy, and every `outer_every`-th call first balances across groups with the
 // `outer` strategy, which sees only the objects overloaded groups offer: with more than one
-// group, no single solve needs the whole instance (the central gather of ST-15).
+// group, no single solve needs the whole instance (the central gather a flat strategy needs).
 //
 // Groups: `group_size` consecutive PEs; with group_size = 0, one group per cluster when the
 // instance has several clusters, else groups of about sqrt(P) PEs.

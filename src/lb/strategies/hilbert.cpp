@@ -1,4 +1,4 @@
-// Hilbert-curve strategy (ST-8): objects in curve order, cut into one contiguous segment of
+// Hilbert-curve strategy: objects in curve order, cut into one contiguous segment of
 // near-equal work per PE, so neighbours in space mostly share a PE. The curve order is computed
 // once per set of coordinates and reused; each call then costs one O(n) cut.
 #include <algorithm>

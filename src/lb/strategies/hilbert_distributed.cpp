@@ -1,4 +1,4 @@
-// Distributed Hilbert strategy (ST-9): the cut of the central strategy computed the way the PEs
+// Distributed Hilbert strategy: the cut of the central strategy computed the way the PEs
 // compute it in a run (one curve segment per PE), by a parallel prefix sum over the segments, a
 // broadcast and a local rule. The runtime's agents (hilbert_agent.cpp) follow the same sums.
 #include <algorithm>

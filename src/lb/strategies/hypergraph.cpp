@@ -1,4 +1,4 @@
-// Hypergraph (ST-14; Pearce's thesis, ch. 4): objects are vertices weighted by their load,
+// Hypergraph (Pearce's thesis, ch. 4): objects are vertices weighted by their load,
 // communication nets are hyperedges weighted by their bytes, and Zoltan's hypergraph
 // partitioner (PHG, run on MPI_COMM_SELF) cuts them into one part per PE, part p sized to PE p's
 // share (pe_shares: speed, background and pinned work), minimising the connectivity - 1 cut.

@@ -1,4 +1,4 @@
-// Metis (ST-7): k-way partition of the load-weighted communication graph with METIS, one part
+// Metis: k-way partition of the load-weighted communication graph with METIS, one part
 // per PE sized to the PE's share (speed and background, see pe_shares), then parts mapped to
 // PEs so that as few objects as possible move (solve_by_partition). Deterministic: METIS runs
 // with a fixed seed (parameter `seed`).

@@ -1,4 +1,4 @@
-// Optimal reference (ST-16): the exact minimum of the maximum PE time. Meant for small
+// Optimal reference: the exact minimum of the maximum PE time. Meant for small
 // instances, to measure how far the heuristics are from optimal. Two methods:
 //   - PEs of one speed and no communication term (comm_weight = 0), up to kMaxPartitionItems
 //     loaded objects: an exact number-partitioning search (number_partition.hpp), which proves

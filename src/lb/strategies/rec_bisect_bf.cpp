@@ -1,4 +1,4 @@
-// Rec-bisect-bf (ST-6): recursive bisection of the object graph by breadth-first enumeration.
+// Rec-bisect-bf: recursive bisection of the object graph by breadth-first enumeration.
 // A call takes a set of objects and a PE range [p0, p1): with one PE it assigns them all;
 // otherwise it numbers the set breadth first over the communication graph restricted to the set
 // (each connected component from a pseudo-peripheral object: the last object reached by a BFS

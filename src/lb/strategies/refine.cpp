@@ -1,4 +1,4 @@
-// Refine (ST-2): moves objects off PEs above (1 + tolerance) * ideal time onto PEs below it,
+// Refine: moves objects off PEs above (1 + tolerance) * ideal time onto PEs below it,
 // leaving everything else in place. Overloaded PEs are unloaded heaviest PE first; each takes
 // the lightest of its objects that alone brings it within the level, else its heaviest object
 // that fits anywhere, and gives it to the receiver it fits most tightly (best fit). PEs that

@@ -1,4 +1,4 @@
-// Refine-comm (ST-5): refine that keeps communicating objects together. Like refine it only
+// Refine-comm: refine that keeps communicating objects together. Like refine it only
 // moves objects off PEs above level = (1 + tolerance) * ideal time, never raising the maximum
 // PE time, but it chooses among the candidate moves (object, destination) by communication:
 //   score = bytes the object exchanges with objects already on the destination

@@ -1,4 +1,4 @@
-// Refine-swap (ST-3): refine, then, while the most loaded PE is still above the level, the
+// Refine-swap: refine, then, while the most loaded PE is still above the level, the
 // best single move off it or, when no move lowers it, the best swap of an object pair between
 // it and one of the PEs with the most room. Every step lowers that PE and keeps its partner
 // below the old maximum, so the maximum never rises above refine's. Each step costs O(P) to

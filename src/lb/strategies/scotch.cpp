@@ -1,4 +1,4 @@
-// Scotch (ST-7): static mapping of the load-weighted communication graph onto a weighted
+// Scotch: static mapping of the load-weighted communication graph onto a weighted
 // complete architecture (SCOTCH_archCmpltw, one terminal per PE weighted by its share, see
 // pe_shares), then parts mapped to PEs so that as few objects as possible move
 // (solve_by_partition). Each call runs in its own Scotch context with a private random

@@ -1,4 +1,4 @@
-// Binding PE threads to cores (SPEC RT-1) through hwloc.
+// Binding PE threads to cores (on unless --no-pin) through hwloc.
 #pragma once
 
 #include <string>

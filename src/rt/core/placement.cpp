@@ -1,4 +1,4 @@
-// Clusters and speeds of the run's PEs at start-up (SPEC DS-2, DS-5): from the options, from
+// Clusters and speeds of the run's PEs at start-up: from the options, from
 // the machines the processes run on, by latency probing, or by a calibrated kernel.
 #include <sched.h>
 

@@ -1,4 +1,4 @@
-// Where PEs are and how fast they run (SPEC DS-2, DS-5): the cluster of every PE and its speed
+// Where PEs are and how fast they run: the cluster of every PE and its speed
 // relative to the fastest. Only src/rt sees this.
 #pragma once
 

@@ -1,4 +1,4 @@
-// Per-PE timeline of a run (SPEC IN-5), written in the Chrome Trace Event Format that Perfetto
+// Per-PE timeline of a run (--trace), written in the Chrome Trace Event Format that Perfetto
 // and chrome://tracing open: one track per PE showing entry methods, idle, LB and migrations.
 #pragma once
 

@@ -1,4 +1,4 @@
-// Privatized globals (SPEC VP-3): the per-rank state a PE switches in and out with a rank.
+// Privatized globals: the per-rank state a PE switches in and out with a rank.
 // privatized<T> copies live in one block per rank (a pointer set per switch), registered
 // globals are copied in and out, and the TLS method (privatization_tls.cpp) moves the thread
 // pointer to the rank's own TLS block.

@@ -1,4 +1,4 @@
-// Privatized globals (SPEC VP-3): what each rank owns of the program's "global" state, and what
+// Privatized globals: what each rank owns of the program's "global" state, and what
 // the PE does with it when it switches a rank in and out. Three methods:
 //   (a) vela::vp::privatized<T> variables: one block per rank, reached through the running
 //       rank (a pointer set at each switch: O(1) whatever their number);

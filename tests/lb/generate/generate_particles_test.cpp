@@ -1,6 +1,6 @@
-// The particles generator (ST-14's instances): reproducible, laid out as documented, with
-// hyperedges that are the boxes of cells around each particle, edges carrying the same traffic
-// and loads that follow the particle counts.
+// The particles generator (the hypergraph strategy's instances): reproducible, laid out as
+// documented, with hyperedges that are the boxes of cells around each particle, edges carrying the
+// same traffic and loads that follow the particle counts.
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-// Pearce's cost model (PO-3): the diffusion simulator, the three prices on hand-built cases,
+// Pearce's cost model: the diffusion simulator, the three prices on hand-built cases,
 // and the policy that follows them.
 #include <gtest/gtest.h>
 

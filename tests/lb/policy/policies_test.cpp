@@ -1,5 +1,5 @@
-// Policies (PO-1, PO-2, PO-4, PO-6): when they balance and with which strategy. The cost model
-// (PO-3) has its own file, cost_model_test.cpp.
+// Policies (threshold, automatic threshold, adaptive period, sequence): when they balance and
+// with which strategy. The cost model has its own file, cost_model_test.cpp.
 #include <gtest/gtest.h>
 
 #include <algorithm>

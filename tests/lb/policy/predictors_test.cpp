@@ -1,4 +1,4 @@
-// Load predictors (PO-5) and their scoring on traces.
+// Load predictors and their scoring on traces.
 #include <gtest/gtest.h>
 
 #include <cmath>

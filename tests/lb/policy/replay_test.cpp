@@ -1,4 +1,4 @@
-// The replay simulator: totals, inline and asynchronous balancing (PO-7), predicted loads.
+// The replay simulator: totals, inline and asynchronous balancing, predicted loads.
 #include <gtest/gtest.h>
 
 #include <algorithm>

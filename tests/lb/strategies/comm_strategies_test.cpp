@@ -1,4 +1,4 @@
-// Properties of the communication-aware strategies refine-comm (ST-5) and rec-bisect-bf (ST-6)
+// Properties of the communication-aware strategies refine-comm and rec-bisect-bf
 // over many seeded 2-D grid instances with 4-neighbour halo exchange: valid assignments, pinned
 // objects kept, determinism, balance promises, and a communication cut that beats the
 // communication-blind alternatives.

@@ -1,4 +1,4 @@
-// The diffusion strategy (ST-10): neighbour-only moves of boundary objects, connectivity kept,
+// The diffusion strategy: neighbour-only moves of boundary objects, connectivity kept,
 // load "trapped" (seed 000, Fig. 4.17) and slow convergence over repeated invocations.
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// Properties of grid-comm (ST-11) over seeded multi-cluster grid instances with 4-neighbour halo
+// Properties of grid-comm over seeded multi-cluster grid instances with 4-neighbour halo
 // exchange: valid assignments, pinned objects kept, no object leaves its cluster, per-cluster
 // balance, heterogeneous speeds, border objects spread over a cluster's PEs, parameters.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// Properties of grid-metis (ST-12) and grid-hybrid (ST-13) over seeded multi-cluster grid
+// Properties of grid-metis and grid-hybrid over seeded multi-cluster grid
 // instances with 4-neighbour halo exchange: valid assignments, pinned objects kept, far fewer
 // cross-cluster messages than greedy, cluster work proportional to cluster capacity, per-PE
 // balance, heterogeneous speeds, few migrations, determinism, edge cases, parameters; and that

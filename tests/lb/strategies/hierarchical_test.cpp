@@ -1,4 +1,4 @@
-// Properties of hierarchical (ST-15) over seeded random instances: valid assignments, pinned
+// Properties of hierarchical over seeded random instances: valid assignments, pinned
 // objects kept, balance across badly imbalanced groups close to a flat strategy's, no object
 // leaving its group on calls without the outer level, no sub-solve seeing every object, the
 // surplus offered by objects that talk to other groups first, and its parameters checked.

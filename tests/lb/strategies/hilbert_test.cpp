@@ -1,4 +1,4 @@
-// The Hilbert strategy (ST-8): the curve order is a space-filling curve, the cut gives each PE
+// The Hilbert strategy: the curve order is a space-filling curve, the cut gives each PE
 // one contiguous segment holding its share of the work to within one object.
 #include "vela/lb/strategies/hilbert.hpp"
 

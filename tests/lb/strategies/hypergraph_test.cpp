@@ -1,4 +1,4 @@
-// Properties of the hypergraph strategy (ST-14, Zoltan PHG): valid assignments on seeded random
+// Properties of the hypergraph strategy (Zoltan PHG): valid assignments on seeded random
 // instances, pinned objects kept, balance within the tolerance, speeds respected, a far lower
 // hypergraph cut than greedy's, few migrations when repartitioning a good placement,
 // determinism, parameters, and MPI initialised on demand or left to a caller that owns it.

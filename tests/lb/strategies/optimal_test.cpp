@@ -1,4 +1,4 @@
-// The optimal reference strategy (ST-16): exact minimum of the maximum PE time, by the exact
+// The optimal reference strategy: exact minimum of the maximum PE time, by the exact
 // number-partitioning search or the MILP, checked against optima worked out by hand, against
 // brute-force enumeration and against each other.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// The graph-partitioner strategies (ST-7, metis and scotch): valid assignments, pinned objects
+// The graph-partitioner strategies (metis and scotch): valid assignments, pinned objects
 // kept, balance and communication cut on a 2-D halo grid, few moves when the placement is
 // already a partition, PE speeds respected, parameters checked, results repeatable.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// Clusters, the delay device, border prioritization and PE speeds (SPEC DS-2 .. DS-5) in one
+// Clusters, the delay device, border prioritization and PE speeds in one
 // process.
 #include <gtest/gtest.h>
 #include <unistd.h>

@@ -1,4 +1,4 @@
-// PE pinning (SPEC RT-1): a pinned PE thread runs only on a PU of its core, and a refusal
+// PE pinning: a pinned PE thread runs only on a PU of its core, and a refusal
 // is reported with a reason instead of aborting.
 #include "core/pinning.hpp"
 

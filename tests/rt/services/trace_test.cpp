@@ -1,4 +1,4 @@
-// Chrome trace timeline (SPEC IN-5): events recorded concurrently by PE threads all come out,
+// Chrome trace timeline (--trace): events recorded concurrently by PE threads all come out,
 // once each, on the right track, with times that match what was recorded.
 #include "services/timeline.hpp"
 

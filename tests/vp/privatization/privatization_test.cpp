@@ -1,4 +1,4 @@
-// Privatized globals (SPEC VP-3): RankGlobals on their own, without the rank runtime (several
+// Privatized globals: RankGlobals on their own, without the rank runtime (several
 // "ranks" switched in and out on one thread, and on two threads to stand for a migration).
 #include <gtest/gtest.h>
 #include <pthread.h>

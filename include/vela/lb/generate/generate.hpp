@@ -193,7 +193,7 @@ struct HeteroOptions {
 // that ignores speed leaves the slow cluster late.
 Instance generate_hetero(const HeteroOptions& options);
 
-// ---- (f) particles: work units and the particles they share (ST-14) ----
+// ---- (f) particles: work units and the particles they share (for hypergraph) ----
 
 // A molecular-dynamics-like box of nx x ny x nz cells, the work units (objects). Particles
 // gather in Gaussian blobs over a uniform background. A cell's work is its interactions:

@@ -1,4 +1,5 @@
-// Measures of a placement (SPEC ME-1 ... ME-5). PE loads are times: background + work / speed.
+// Measures of a placement (docs/user-guide.md, *Metrics*). PE loads are times: background + work /
+// speed.
 #pragma once
 
 #include <cstdint>
@@ -67,7 +68,7 @@ struct CommModel {
   double per_byte = 0.0;  // t_w, seconds per byte
 };
 
-// Predicted step time (ME-5): the maximum over PEs of the PE's load plus the cost, under
+// Predicted step time: the maximum over PEs of the PE's load plus the cost, under
 // `model`, of the messages and bytes its objects send to objects on other PEs.
 double predicted_step_time(const Instance& instance, const Assignment& assignment,
                            const CommModel& model);

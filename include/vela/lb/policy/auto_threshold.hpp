@@ -1,4 +1,4 @@
-// The automatic imbalance threshold (PO-2, Rodrigues §4.5): remember the per-object loads of the
+// The automatic imbalance threshold (Rodrigues §4.5): remember the per-object loads of the
 // last steps, replay them under each candidate threshold and keep the cheapest, on the principle
 // of persistence (the best threshold of the recent past is the best for the near future).
 #pragma once

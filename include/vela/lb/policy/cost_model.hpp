@@ -1,4 +1,4 @@
-// Pearce's cost model (PO-3, seed 001 §3.3) with the corrections of SPEC §10: over a horizon of
+// Pearce's cost model (seed 001 §3.3), in the corrected form written out below: over a horizon of
 // `steps` steps it prices doing nothing, one global rebalance, and diffusion at every step (from
 // a diffusion simulator), and picks the cheapest.
 //

@@ -1,5 +1,6 @@
-// Deciding when (and with which strategy) to balance: load predictors (PO-5) and policies
-// (PO-1 ... PO-6). The same interface serves offline replay (vela-lb replay) and the runtime.
+// Deciding when (and with which strategy) to balance: load predictors and policies
+// (docs/user-guide.md, *When to balance: replay, predict, policies*). The same interface serves
+// offline replay (vela-lb replay) and the runtime.
 #pragma once
 
 #include <cstddef>
@@ -14,7 +15,7 @@
 
 namespace vela::lb {
 
-// ---- Predictors (PO-5) ----
+// ---- Predictors ----
 
 // Learns per-object loads step after step (objects named by id; they may come and go) and
 // predicts each object's load for the next step.
@@ -45,7 +46,7 @@ std::unique_ptr<Predictor> make_predictor(const std::string& name, const RawPara
 // name, a name already taken, or an empty `make`.
 void register_predictor(PredictorInfo info);
 
-// ---- Policies (PO-1 ... PO-4, PO-6) ----
+// ---- Policies ----
 
 // The costs a policy may weigh, in seconds: migrating costs startup + per_byte * bytes per
 // object moved (T_s + t_w * bytes); a balancing strategy costs strategy_seconds per call

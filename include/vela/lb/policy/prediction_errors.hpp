@@ -1,5 +1,5 @@
-// How well a load predictor (PO-5) foresees a trace: each step t + 1 is predicted from the steps
-// up to t and compared with what the trace measured (ME-3 rank correlation, and RMSE).
+// How well a load predictor foresees a trace: each step t + 1 is predicted from the steps
+// up to t and compared with what the trace measured (rank correlation, and RMSE).
 #pragma once
 
 #include <cstddef>

@@ -1,6 +1,6 @@
-// Offline replay: an application run simulated from a load trace under a policy (SPEC §7). Each
+// Offline replay: an application run simulated from a load trace under a policy. Each
 // step costs its largest PE time plus communication; at the end of each step the policy decides,
-// and a balance costs the strategy's time and the migration. With asynchronous balancing (PO-7)
+// and a balance costs the strategy's time and the migration. With asynchronous balancing
 // the strategy runs beside the application and its answer is applied steps later.
 #pragma once
 
@@ -19,8 +19,8 @@
 namespace vela::lb {
 
 // How a migration is priced: every object and byte in turn (migration_time of the whole move,
-// ME-5), or each PE sending and receiving at once, so the busiest PE's objects and bytes (sent
-// or received) set the time, as in Pearce's data-movement cost.
+// metrics.hpp), or each PE sending and receiving at once, so the busiest PE's objects and bytes
+// (sent or received) set the time, as in Pearce's data-movement cost.
 enum class MigrationCost { total, busiest_pe };
 
 struct ReplayOptions {
@@ -35,7 +35,7 @@ struct ReplayOptions {
   // Seconds per call of the strategies named here, overriding strategy_seconds (a cheap
   // diffusive step beside a costly global partitioner, say).
   std::map<std::string, double> strategy_seconds_by_name;
-  // PO-7: the strategy's answer, computed on the instance of the decision step, is applied
+  // Asynchronous: the strategy's answer, computed on the instance of the decision step, is applied
   // k = max(1, ceil(strategy time / that step's time)) steps later, mapped by object id onto the
   // objects then alive (deleted ones skipped, created ones stay where they were created). The
   // strategy's time is not charged to the run. One answer at a time: decisions to balance while

@@ -1,4 +1,4 @@
-// The distributed strategies as they run on the PEs themselves (ST-9 hilbert-distributed, ST-10
+// The distributed strategies as they run on the PEs themselves (hilbert-distributed and
 // diffusion): one agent per PE that knows only its own PE's objects and what they sent, and
 // exchanges messages only with the PEs its algorithm names. A transport (the runtime's system
 // messages, or a simulation) carries the messages; the agents reach the same assignment as the

@@ -1,5 +1,5 @@
-// Hilbert-curve load balancing (SPEC ST-8, ST-9): order objects along a space-filling curve of
-// their coordinates, then cut the curve into one contiguous segment per PE.
+// Hilbert-curve load balancing, central and distributed: order objects along a space-filling curve
+// of their coordinates, then cut the curve into one contiguous segment per PE.
 #pragma once
 
 #include <cstdint>
@@ -37,7 +37,7 @@ std::vector<double> pe_work_targets(const Instance& instance);
 // `order` is not a permutation of the objects and InstanceError when there are no PEs.
 Assignment hilbert_cut(const Instance& instance, const std::vector<std::uint32_t>& order);
 
-// The distributed form of the cut (ST-9), computed by one object alone from its inclusive load
+// The distributed form of the cut, computed by one object alone from its inclusive load
 // prefix along the curve, its own load, the total and the PE count: the PE whose equal share
 // holds the object's load midpoint (prefix - load / 2), which is the nearest-boundary rule,
 // clamped to [0, pes - 1]. For PEs of equal speed and no background it agrees with hilbert_cut
@@ -57,7 +57,7 @@ inline std::uint64_t hilbert_segment_of(std::uint64_t position, std::uint64_t n,
   return ((position + 1) * segments - 1) / n;  // the last s with begin(s) <= position
 }
 
-// ST-9 as the PEs run it (lb::make_agent, and the runtime), simulated over arrays. The curve is
+// hilbert-distributed as the PEs run it (lb::make_agent, the runtime), over arrays. The curve is
 // cut into P segments (hilbert_segment_begin, P = instance.pes.size()), one per PE. Object k
 // of the curve holds its load (0 if it cannot move) and a count (1, 0 if it cannot move); the
 // owner of each segment sums its objects left to right from 0.0 (its local inclusive

@@ -81,7 +81,7 @@ class TraceCursor {
   // Places the alive objects as `assignment` says (one PE per alive object, alive order).
   void assign(const Assignment& assignment);
   // Places the objects named by id; ids no longer alive are skipped and alive objects not
-  // named keep their PE (an assignment computed on an older step, PO-7). Returns how many
+  // named keep their PE (an assignment computed on an older step). Returns how many
   // objects it moved. A PE out of range throws InstanceError and places nothing.
   std::size_t assign_by_id(const std::vector<std::pair<ObjectId, PeId>>& placement);
 

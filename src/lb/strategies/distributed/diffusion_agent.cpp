@@ -1,4 +1,4 @@
-// The diffusion agent (ST-10, seed 000 §3.11.2): one invocation of diffusion.cpp's sweep, each
+// The diffusion agent (seed 000 §3.11.2): one invocation of diffusion.cpp's sweep, each
 // PE running its own local step with what its neighbour PEs tell it.
 //
 // Finding the neighbours. A PE knows what its own objects sent (its out-edges) but not who sent

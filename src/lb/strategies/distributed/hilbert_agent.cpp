@@ -1,4 +1,4 @@
-// The hilbert-distributed agent (ST-9, seed 000 §3.11.1 and §4.5): hilbert_distributed_cut's
+// The hilbert-distributed agent (seed 000 §3.11.1 and §4.5): hilbert_distributed_cut's
 // sums, run by the PEs. Every PE is a holder (of its own objects) and the owner of one curve
 // segment (hilbert_segment_begin):
 //  1. a holder sends each object's curve position and load to the owner of its segment;
