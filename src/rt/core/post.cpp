@@ -8,8 +8,8 @@ namespace vela::rt::detail {
 namespace {
 
 // A message from `from` to PE `to` in another cluster: counted as WAN traffic, and marked for
-// the receiver's delay device; an element whose entry method sends it is a border object
-// (DS-4), whose messages its PE serves first.
+// the receiver's delay device; an element whose entry method sends it is a border object,
+// whose messages its PE serves first.
 void cross_clusters(RuntimeState& state, PeState& from, PeId to, Message* message) {
   if (state.topology.cluster[static_cast<std::size_t>(to)] == from.cluster) return;
   if (state.topology.grid_queue && message->kind == Kind::entry && from.current != nullptr) {
