@@ -22,7 +22,7 @@
 #include "message.hpp"
 #include "pinning.hpp"
 #include "topology.hpp"
-#include "transport.hpp"
+#include "transport/transport.hpp"
 #include "vela/lb/model/strategy.hpp"
 #include "vela/lb/policy/policy.hpp"
 #include "vela/lb/strategies/distributed.hpp"
