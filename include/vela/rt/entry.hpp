@@ -141,7 +141,7 @@ concept DeferrableBytes = ExternalBytes<T> && requires(T& value, IncomingBytes&&
 class IncomingBytes {
  public:
   IncomingBytes() = default;
-  // `pending`: the transport's record of the matched message (see mpi_transport.cpp).
+  // `pending`: the transport's record of the matched message (see src/rt/transport/bulk.cpp).
   IncomingBytes(void* pending, std::size_t size) noexcept : pending_(pending), size_(size) {}
   IncomingBytes(IncomingBytes&& other) noexcept
       : pending_(std::exchange(other.pending_, nullptr)), size_(std::exchange(other.size_, 0)) {}

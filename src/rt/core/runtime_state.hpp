@@ -23,7 +23,7 @@
 #include "services/lb_manager.hpp"
 #include "services/location.hpp"
 #include "services/reduction.hpp"
-#include "transport.hpp"
+#include "transport/transport.hpp"
 #include "vela/lb/strategies/distributed.hpp"
 #include "vela/rt/rank_seam.hpp"
 #include "vela/rt/runtime.hpp"

@@ -2,7 +2,7 @@
 // processes of one machine (an MPI shared-memory window): the fast path of the MPI transport
 // between processes on one node. The producer is whoever makes the sending process's MPI
 // progress, the consumer whoever makes the receiving one's (one thread at a time on each side,
-// src/rt/transport/mpi_transport.cpp), so the ring needs no lock.
+// src/rt/transport/impl.hpp), so the ring needs no lock.
 //
 // A record is an 8-byte header word (payload bytes << 8 | 0x80 | type) and its payload, and
 // starts on a cache line (a small record fills one line, which crosses from the writer's core to
