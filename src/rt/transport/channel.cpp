@@ -32,7 +32,7 @@ namespace vela::rt::detail {
 
 using namespace mpi_transport;
 
-void Transport::Impl::queue(int to, int tag, std::vector<std::byte> bytes) {
+inline void Transport::Impl::queue(int to, int tag, std::vector<std::byte> bytes) {
   outbox.push(to, tag, std::move(bytes));
   if (!own_thread) poll();
 }
@@ -43,7 +43,7 @@ void Transport::Impl::queue_all(int tag, const std::vector<std::byte>& bytes) {
   }
 }
 
-bool Transport::Impl::poll() {
+inline bool Transport::Impl::poll() {
   if (busy.load(std::memory_order_relaxed) || busy.exchange(true, std::memory_order_acquire)) {
     return false;
   }
@@ -55,7 +55,7 @@ bool Transport::Impl::poll() {
   return moved || pending;
 }
 
-bool Transport::Impl::send_queued() {
+inline bool Transport::Impl::send_queued() {
   bool moved = shm.any_waiting && shm.send_waiting(outbox);
   auto batch = outbox.queued.take_all();
   if (batch.count == 0) return moved;
@@ -66,8 +66,12 @@ bool Transport::Impl::send_queued() {
     const int tag = static_cast<int>(m->handler);
     ShmPeer* ring = tag == tag_data ? shm.peer(to) : nullptr;
     if (ring != nullptr) {
+      ShmPeer& peer = *ring;
       m->next = nullptr;
-      shm.send(*ring, m, outbox);
+      if (!peer.waiting.empty() || !shm.write(peer, m, outbox)) {
+        peer.waiting.push_back(m);  // behind what waits for the ring already
+        shm.any_waiting = true;
+      }
       m = next;
       continue;
     }
@@ -82,7 +86,7 @@ bool Transport::Impl::send_queued() {
   return true;
 }
 
-bool Transport::Impl::receive_one() {
+inline bool Transport::Impl::receive_one() {
   int flag = 0;
   MPI_Message handle;
   MPI_Status status;
@@ -102,7 +106,7 @@ bool Transport::Impl::receive_one() {
   return true;
 }
 
-void Transport::Impl::arrived(int source, int tag, std::vector<std::byte> bytes) {
+inline void Transport::Impl::arrived(int source, int tag, std::vector<std::byte> bytes) {
   switch (tag) {
     case tag_data:
       if (!closing.load(std::memory_order_relaxed)) router.deliver(std::move(bytes));
@@ -141,7 +145,7 @@ void Transport::Impl::arrived(int source, int tag, std::vector<std::byte> bytes)
   }
 }
 
-bool Transport::Impl::progress() {
+inline bool Transport::Impl::progress() {
   bool moved = send_queued();
   moved = shm.receive(router, closing) || moved;
   // With every other process on this machine, MPI carries only control messages and the
@@ -161,7 +165,7 @@ bool Transport::Impl::progress() {
   return moved;
 }
 
-bool Transport::Impl::mpi_look_due() {
+inline bool Transport::Impl::mpi_look_due() {
   if (!outbox.in_flight.empty()) return true;
   const Ticks now = tick_clock::now();
   if (now < next_mpi_look) return false;
@@ -174,7 +178,8 @@ bool Transport::Impl::mpi_look_due() {
 // to go there before it, it fits, and no other PE is making progress (which owns the rings).
 // False when not done: the caller packs and queues the message.
 template <class Fill>
-bool Transport::Impl::write_direct(int to, std::size_t bytes, ShmRing::Type type, Fill&& fill) {
+inline bool Transport::Impl::write_direct(int to, std::size_t bytes, ShmRing::Type type,
+                                          Fill&& fill) {
   if (own_thread) return false;
   ShmPeer* peer = shm.direct_peer(to, bytes);
   if (peer == nullptr) return false;
@@ -194,8 +199,8 @@ bool Transport::Impl::write_direct(int to, std::size_t bytes, ShmRing::Type type
 
 // Data message `m` with header `h` (`header` bytes on the wire) and `args` bytes of packed
 // arguments, packed into the ring (write_direct's conditions).
-bool Transport::Impl::send_direct(int to, Message* m, const WireHeader& h, std::size_t header,
-                                  std::size_t args) {
+inline bool Transport::Impl::send_direct(int to, Message* m, const WireHeader& h,
+                                         std::size_t header, std::size_t args) {
   return write_direct(to, args + header, ShmRing::data, [&](std::byte* at) {
     if (args != 0) m->ops->pack_to(m->args(), {at, args});
     write_header(h, header, at + args);
@@ -206,7 +211,8 @@ bool Transport::Impl::send_direct(int to, Message* m, const WireHeader& h, std::
 // bytes: the rest of its arguments go into the ring (a typed record), the blocks' bytes by MPI
 // from where they lie, and the message is freed once the send completes (write_direct's
 // conditions).
-bool Transport::Impl::send_typed(int to, Message* m, const WireHeader& h, std::size_t header) {
+inline bool Transport::Impl::send_typed(int to, Message* m, const WireHeader& h,
+                                        std::size_t header) {
   const ArgsOps* ops = m->ops;
   if (ops == nullptr || ops->gather == nullptr) return false;
   ByteBlocks blocks;
@@ -220,7 +226,7 @@ bool Transport::Impl::send_typed(int to, Message* m, const WireHeader& h, std::s
   });
 }
 
-void Transport::Impl::run() {
+inline void Transport::Impl::run() {
   Ticks quiet_since = 0;  // no progress since then (0: there was some on the last pass)
   const Ticks poll_for = tick_clock::from_seconds(poll_seconds);
   while (!closing.load(std::memory_order_acquire)) {
@@ -251,7 +257,7 @@ void Transport::Impl::run() {
 // process; from there on nothing more is sent (a reply the barrier phase would make is
 // dropped: no process waits for one), arrivals are read and dropped (data) or recorded (a
 // failure elsewhere). No process can be left waiting on a send to one that has gone.
-void Transport::Impl::close() {
+inline void Transport::Impl::close() {
   for (;;) {
     send_queued();
     outbox.complete();

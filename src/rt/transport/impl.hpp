@@ -79,31 +79,36 @@ struct Transport::Impl {
   explicit Impl(RuntimeState& s)
       : state(s), own_thread(s.options.mpi_progress == MpiProgress::thread), router(s) {}
 
+  // Defined in channel.cpp. The ones marked inline are called there only: declared inline, the
+  // compiler may fold them into the per-message path (Transport::send, Transport::poll) as it
+  // may a function defined in its class.
+
   // Queues bytes for process `to` under `tag` (control messages are sent synchronously, so
   // they have been received once their send completes).
-  void queue(int to, int tag, std::vector<std::byte> bytes);
+  inline void queue(int to, int tag, std::vector<std::byte> bytes);
   void queue_all(int tag, const std::vector<std::byte>& bytes);
 
   // MpiProgress::pe: a pass, unless another PE is making one.
-  bool poll();
+  inline bool poll();
   // One pass: what is queued goes out, finished sends are freed, arrivals are delivered (up
   // to 64), and process 0 runs its quiescence rounds. True when something happened.
-  bool progress();
-  bool send_queued();
-  bool receive_one();
-  void arrived(int source, int tag, std::vector<std::byte> bytes);
-  bool mpi_look_due();
+  inline bool progress();
+  inline bool send_queued();
+  inline bool receive_one();
+  inline void arrived(int source, int tag, std::vector<std::byte> bytes);
+  inline bool mpi_look_due();
 
-  // MpiProgress::pe, on a PE: sends without the outbox, straight into a ring (channel.cpp).
+  // MpiProgress::pe, on a PE: sends without the outbox, straight into a ring.
   template <class Fill>
-  bool write_direct(int to, std::size_t bytes, ShmRing::Type type, Fill&& fill);
-  bool send_direct(int to, Message* m, const WireHeader& h, std::size_t header, std::size_t args);
-  bool send_typed(int to, Message* m, const WireHeader& h, std::size_t header);
+  inline bool write_direct(int to, std::size_t bytes, ShmRing::Type type, Fill&& fill);
+  inline bool send_direct(int to, Message* m, const WireHeader& h, std::size_t header,
+                          std::size_t args);
+  inline bool send_typed(int to, Message* m, const WireHeader& h, std::size_t header);
 
   // MpiProgress::thread: the communication thread's loop.
-  void run();
-  // The closing handshake (channel.cpp).
-  void close();
+  inline void run();
+  // The closing handshake.
+  inline void close();
 };
 
 }  // namespace vela::rt::detail

@@ -32,16 +32,10 @@ struct Router {
 
   explicit Router(RuntimeState& s) : state(s) {}
 
-  void deliver(std::vector<std::byte> bytes) {
-    WireHeader h;
-    std::size_t args = 0;
-    if (!read_header(bytes, h, args)) return;
-    bytes.resize(args);
-    Message* m = header_message(h);
-    ::new (m->storage) std::vector<std::byte>(std::move(bytes));
-    m->ops = &packed_args;
-    route(m, h);
-  }
+  // A data message in a buffer of its own (router.cpp): the buffer becomes its arguments.
+  void deliver(std::vector<std::byte> bytes);
+  // A data message received into an unzeroed buffer (large ones: no pass to zero it first).
+  void deliver(RawBytes raw);
 
   // A data message in a ring record: its arguments copied into the message itself when they fit
   // there (no allocation), else into a buffer of their own.
@@ -58,16 +52,6 @@ struct Router {
     inline_bytes->size = static_cast<std::uint32_t>(args);
     if (args != 0) std::memcpy(inline_bytes->data, bytes.data(), args);
     m->ops = &inline_args;
-    route(m, h);
-  }
-
-  // A data message received into an unzeroed buffer (large ones: no pass to zero it first).
-  void deliver(RawBytes raw) {
-    WireHeader h;
-    if (!read_header({raw.data.get(), raw.size}, h, raw.size)) return;
-    Message* m = header_message(h);
-    ::new (m->storage) RawBytes(std::move(raw));
-    m->ops = &raw_args;
     route(m, h);
   }
 

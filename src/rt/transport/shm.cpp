@@ -91,34 +91,6 @@ void ShmRings::cancel() {
   }
 }
 
-bool ShmRings::write(ShmPeer& peer, Message* m, Outbox& outbox) {
-  const auto& bytes = *static_cast<std::vector<std::byte>*>(m->args());
-  if (bytes.size() <= shm_inline_bytes) {
-    if (!peer.out.try_write(ShmRing::data, bytes, {})) return false;
-    free_message(m);
-    return true;
-  }
-  const std::uint64_t size = bytes.size();
-  if (!peer.out.try_write(ShmRing::bulk, std::as_bytes(std::span{&size, 1}), {})) return false;
-  MPI_Isend(bytes.data(), static_cast<int>(bytes.size()), MPI_BYTE, peer.process, tag_data,
-            bulk_comm, outbox.track(m));
-  return true;
-}
-
-bool ShmRings::send_waiting(Outbox& outbox) {
-  bool moved = false;
-  any_waiting = false;
-  for (auto& p : on_node) {
-    ShmPeer& peer = *p;
-    while (!peer.waiting.empty() && write(peer, peer.waiting.front(), outbox)) {
-      peer.waiting.pop_front();
-      moved = true;
-    }
-    any_waiting = any_waiting || !peer.waiting.empty();
-  }
-  return moved;
-}
-
 void ShmRings::drop_waiting() {
   for (auto& peer : on_node) {
     for (Message* m : peer->waiting) free_message(m);
@@ -182,7 +154,7 @@ bool ShmRings::receive(Router& router, const std::atomic<bool>& closing) {
 // A typed record: the entry message is built here, its arguments unpacked but for their large
 // vectors, which are sized and receive their bytes by MPI straight from the sender's (or, one
 // deferrable block, receive them later where the receiving element says: match_deferred).
-void ShmRings::receive_typed(ShmPeer& peer, std::span<const std::byte> payload) {
+inline void ShmRings::receive_typed(ShmPeer& peer, std::span<const std::byte> payload) {
   WireHeader h;
   std::size_t args = 0;
   if (!read_header(payload, h, args)) {
@@ -217,7 +189,8 @@ void ShmRings::receive_typed(ShmPeer& peer, std::span<const std::byte> payload) 
 
 // The deferred block of peer's typed record, once its MPI message is matched: handed to its
 // argument, and the message routed. False while not matched yet.
-bool ShmRings::match_deferred(ShmPeer& peer, Router& router, const std::atomic<bool>& closing) {
+inline bool ShmRings::match_deferred(ShmPeer& peer, Router& router,
+                                     const std::atomic<bool>& closing) {
   int flag = 0;
   MPI_Message matched = MPI_MESSAGE_NULL;
   MPI_Improbe(peer.process, tag_data, bulk_comm, &flag, &matched, MPI_STATUS_IGNORE);

@@ -81,18 +81,35 @@ struct ShmRings {
     return peer_of.empty() ? nullptr : peer_of[static_cast<std::size_t>(to)];
   }
 
-  // Data message `m` (packed bytes) into its peer's ring, behind what waits for it.
-  void send(ShmPeer& peer, Message* m, Outbox& outbox) {
-    if (!peer.waiting.empty() || !write(peer, m, outbox)) {
-      peer.waiting.push_back(m);
-      any_waiting = true;
-    }
-  }
   // Writes data message `m` (packed bytes) into the peer's ring, or announces it there and
   // sends its bytes by MPI; false (nothing done) when the ring is full.
-  bool write(ShmPeer& peer, Message* m, Outbox& outbox);
+  bool write(ShmPeer& peer, Message* m, Outbox& outbox) {
+    const auto& bytes = *static_cast<std::vector<std::byte>*>(m->args());
+    if (bytes.size() <= shm_inline_bytes) {
+      if (!peer.out.try_write(ShmRing::data, bytes, {})) return false;
+      free_message(m);
+      return true;
+    }
+    const std::uint64_t size = bytes.size();
+    if (!peer.out.try_write(ShmRing::bulk, std::as_bytes(std::span{&size, 1}), {})) return false;
+    MPI_Isend(bytes.data(), static_cast<int>(bytes.size()), MPI_BYTE, peer.process, tag_data,
+              bulk_comm, outbox.track(m));
+    return true;
+  }
   // What waited for full rings, in order, as far as they take it.
-  bool send_waiting(Outbox& outbox);
+  bool send_waiting(Outbox& outbox) {
+    bool moved = false;
+    any_waiting = false;
+    for (auto& p : on_node) {
+      ShmPeer& peer = *p;
+      while (!peer.waiting.empty() && write(peer, peer.waiting.front(), outbox)) {
+        peer.waiting.pop_front();
+        moved = true;
+      }
+      any_waiting = any_waiting || !peer.waiting.empty();
+    }
+    return moved;
+  }
   // Closing: what waits for full rings is freed.
   void drop_waiting();
 
@@ -121,8 +138,9 @@ struct ShmRings {
   bool receive(Router& router, const std::atomic<bool>& closing);
 
  private:
-  void receive_typed(ShmPeer& peer, std::span<const std::byte> payload);
-  bool match_deferred(ShmPeer& peer, Router& router, const std::atomic<bool>& closing);
+  // Called by receive() only (shm.cpp), declared inline for it.
+  inline void receive_typed(ShmPeer& peer, std::span<const std::byte> payload);
+  inline bool match_deferred(ShmPeer& peer, Router& router, const std::atomic<bool>& closing);
 };
 
 }  // namespace vela::rt::detail::mpi_transport
