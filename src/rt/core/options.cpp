@@ -165,6 +165,7 @@ void parse_strategy(const Options& options, detail::BalancingSettings& settings)
     for (const std::string& s : options.lb_params) lb::parse_param(s, settings.strategy_params);
     settings.strategy_values = lb::ParamValues(settings.strategy->name, settings.strategy->params,
                                                settings.strategy_params);
+    settings.strategy_made = settings.strategy->make(settings.strategy_values);
   } catch (const lb::ParamError& e) {
     throw std::invalid_argument(std::string("--lb: ") + e.what());
   }
@@ -190,7 +191,7 @@ void parse_policy(const Options& options, detail::BalancingSettings& settings) {
   }
   try {
     settings.policy_params = policy_params(options);
-    lb::make_policy(options.lb_policy, settings.policy_params);
+    settings.policy_made = lb::make_policy(options.lb_policy, settings.policy_params);
   } catch (const lb::ParamError& e) {
     throw std::invalid_argument(std::string("--lb-policy: ") + e.what());
   }

@@ -105,11 +105,13 @@ CollectionId create_collection(RuntimeState& state, const std::string& name, con
   info->home = std::move(placement);
   info->factory = factory;
   info->arguments = std::move(arguments);
-  const BalancingSettings& lb = state.lb.settings;
+  BalancingSettings& lb = state.lb.settings;
   if (lb.strategy != nullptr) {
-    info->lb.strategy = lb.strategy->make(lb.strategy_values);
+    info->lb.strategy =
+        lb.strategy_made ? std::move(lb.strategy_made) : lb.strategy->make(lb.strategy_values);
     if (!state.options.lb_policy.empty()) {
-      info->lb.policy = lb::make_policy(state.options.lb_policy, lb.policy_params);
+      info->lb.policy = lb.policy_made ? std::move(lb.policy_made)
+                                       : lb::make_policy(state.options.lb_policy, lb.policy_params);
     }
   }
   // The other processes learn it before any message about it leaves this one.

@@ -34,6 +34,11 @@ struct BalancingSettings {
   lb::RawParams strategy_params;               // --lb-param, by name
   lb::ParamValues strategy_values;             // the same, typed and checked against the entry
   lb::RawParams policy_params;                 // --lb-policy-param (and its default strategy)
+  // The strategy and the policy made from them when they were checked (a factory may refuse
+  // values that are each in range but not together): the first collection balanced takes
+  // them, later ones get their own.
+  std::unique_ptr<lb::Strategy> strategy_made;
+  std::unique_ptr<lb::Policy> policy_made;
 };
 // Throws std::invalid_argument naming the option for an unknown strategy or policy, a
 // malformed or out-of-range parameter, or parameters without the option they belong to.

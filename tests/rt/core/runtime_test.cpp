@@ -281,6 +281,24 @@ TEST(Options, BadValuesAreRejectedNamingTheOption) {
   EXPECT_NE(message(o).find("without --lb"), std::string::npos);
 }
 
+// A strategy's factory may refuse values that its parameter ranges allow (optimal: a time
+// limit of 0): the options' check makes the strategy, so the run refuses them at its start,
+// naming --lb, rather than when the first collection is made.
+TEST(Options, AStrategysOwnRefusalIsAnOptionError) {
+  vela::rt::Options o = with_pes(1);
+  o.lb = "optimal";
+  o.lb_params = {"time_limit=0"};
+  try {
+    vela::rt::validate(o);
+    FAIL() << "time_limit=0 was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("--lb: optimal: time_limit must be > 0"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW(vela::rt::Runtime{o}, std::invalid_argument);
+}
+
 TEST(Options, CommandLineParsesRuntimeOptions) {
   CLI::App app;
   vela::rt::Options o;
