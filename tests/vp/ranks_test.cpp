@@ -882,3 +882,61 @@ TEST(Ranks, AGridGivesRanksTheirPlaceInIt) {
         << e.what();
   }
 }
+
+// ---- Faults in rank code (fibers/faults.hpp) ----
+
+namespace fault_tests {
+
+// Recurses with a kilobyte frame at each level (not a tail call: the frame is used after it).
+[[gnu::noinline]] int deep(int n) {
+  volatile char pad[1024];
+  pad[0] = static_cast<char>(n);
+  return n == 0 ? pad[0] : deep(n - 1) + pad[0];
+}
+
+[[gnu::noinline]] void write_through(int* p) {
+  *static_cast<volatile int*>(p) = 1;
+}
+
+void run_two_ranks(std::size_t stack_bytes, const std::function<void()>& body) {
+  vela::rt::Options options;
+  options.pes = 2;
+  options.pin = false;
+  vela::rt::Runtime runtime(options);
+  vp::Options v;
+  v.ranks = 2;
+  v.stack_bytes = stack_bytes;
+  vp::run(runtime, v, body);
+}
+
+}  // namespace fault_tests
+
+// A rank that overflows its stack dies naming itself, its PE and process, its stack's size and
+// the option that sets it. Sanitizer builds leave faults to the sanitizer's own report.
+TEST(RanksDeathTest, AStackOverflowNamesTheRankAndItsStack) {
+#if defined(VELA_SANITIZED_BUILD)
+  GTEST_SKIP() << "sanitizer builds report faults themselves";
+#endif
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_DEATH(fault_tests::run_two_ranks(16 * 1024,
+                                          [] {
+                                            if (vp::rank() == 1) fault_tests::deep(1000);
+                                          }),
+               "rank 1 on PE 1 \\(process 0\\): stack overflow in its 16384-byte stack \\(use "
+               "--vp-stack\\)");
+}
+
+TEST(RanksDeathTest, ASegmentationFaultNamesTheRankAndTheAddress) {
+#if defined(VELA_SANITIZED_BUILD)
+  GTEST_SKIP() << "sanitizer builds report faults themselves";
+#endif
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_DEATH(fault_tests::run_two_ranks(64 * 1024,
+                                          [] {
+                                            if (vp::rank() == 0) {
+                                              fault_tests::write_through(
+                                                  reinterpret_cast<int*>(std::uintptr_t{16}));
+                                            }
+                                          }),
+               "rank 0 on PE 0 \\(process 0\\): segmentation fault at 0x10 while running ");
+}

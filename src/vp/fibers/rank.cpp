@@ -9,6 +9,7 @@
 #include <cstring>
 #include <new>
 
+#include "fibers/faults.hpp"
 #include "memory/active_heap.hpp"
 #include "privatization/thread_locals.hpp"
 #include "vela/rt/rank_seam.hpp"
@@ -197,6 +198,7 @@ void RankContext::release(RequestState* request) {
 
 void resume(RankContext& rank) {
   World& world = *rank.world;
+  ensure_signal_stack();  // the fault reports' (fibers/faults.hpp)
   if (rank.state == RankState::created) {
     const std::size_t size = world.stacks->stack_bytes();
     SlotStack slot;

@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "fibers/faults.hpp"
 #include "fibers/rank.hpp"
 #include "memory/active_heap.hpp"
 #include "vela/rt/rank_seam.hpp"
@@ -257,6 +258,8 @@ int run(rt::Runtime& runtime, const Options& options, const std::function<void()
   world.origin = seconds_now();
   const rt::InitialMap map =
       options.map == "block" ? rt::InitialMap::block : rt::InitialMap::round_robin;
+  // A fault in rank code is reported with the rank (fibers/faults.hpp).
+  const FaultReports faults(world.stacks->stack_bytes(), runtime.process());
   int code = 0;
   try {
     code = runtime.run([&](rt::Context& context) {
