@@ -103,7 +103,7 @@ void report(int signal, siginfo_t* info, void* context) {
 
 // Reports, then puts back the handler there was before and returns: the faulting instruction
 // runs again and faults into it (the default: the process dies of the signal).
-void on_fault(int signal, siginfo_t* info, void* context) {
+[[maybe_unused]] void on_fault(int signal, siginfo_t* info, void* context) {
   report(signal, info, context);
   sigaction(signal, signal == SIGSEGV ? &installed.old_segv : &installed.old_bus, nullptr);
 }
