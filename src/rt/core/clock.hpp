@@ -12,6 +12,10 @@
 
 namespace vela::rt::detail {
 
+// Wall-clock time points of the runtime's own steps (balancing, checkpoints); entry
+// boundaries use tick_clock below.
+using Clock = std::chrono::steady_clock;
+
 using Ticks = std::int64_t;
 
 namespace tick_clock {

@@ -24,7 +24,6 @@
 #include "services/location.hpp"
 #include "services/reduction.hpp"
 #include "transport/transport.hpp"
-#include "vela/lb/strategies/distributed.hpp"
 #include "vela/rt/rank_seam.hpp"
 #include "vela/rt/runtime.hpp"
 

@@ -25,7 +25,6 @@ namespace vela::rt::detail {
 struct PeState;
 struct RuntimeState;
 struct CollectionInfo;
-using Clock = std::chrono::steady_clock;
 
 // --lb, --lb-param, --lb-policy and --lb-policy-param, checked and parsed once
 // (parse_balancing, core/options.cpp) and carried to where strategies and policies are made.
@@ -40,8 +39,10 @@ struct BalancingSettings {
   std::unique_ptr<lb::Strategy> strategy_made;
   std::unique_ptr<lb::Policy> policy_made;
 };
-// Throws std::invalid_argument naming the option for an unknown strategy or policy, a
-// malformed or out-of-range parameter, or parameters without the option they belong to.
+// Checks every option as rt::validate does (it runs this) and returns the balancing settings
+// parsed. Throws std::invalid_argument naming the option for an unknown strategy or policy, a
+// malformed or out-of-range parameter, parameters without the option they belong to, or any
+// other option out of its range.
 BalancingSettings parse_balancing(const Options& options);
 
 // The run's balancing service.
