@@ -7,7 +7,8 @@ include(CMakePackageConfigHelpers)
 set(vela_cmake_dir ${CMAKE_INSTALL_LIBDIR}/cmake/Vela)
 
 # The libraries a program links, under their exported names: vela::pup, vela::lb, ...
-set(vela_installed_libraries vela_pup vela_lb vela_rt vela_vp vela_mpi vela_vp_heap vela_mpi_main)
+set(vela_installed_libraries vela_pup vela_lb vela_rt vela_vp vela_mpi vela_vp_heap vela_mpi_main
+                             vela_mpi_image_main)
 foreach(library IN LISTS vela_installed_libraries)
   string(REGEX REPLACE "^vela_" "" export_name ${library})
   set_target_properties(${library} PROPERTIES EXPORT_NAME ${export_name})

@@ -164,8 +164,12 @@ class Request {
 // How ranks are run.
 struct Options {
   int ranks = 0;                         // --vp: ranks; 0 = one per PE
-  std::size_t stack_bytes = 256 * 1024;  // --vp-stack: each rank's stack (a guard page below)
-  bool tls_globals = false;   // --vp-tls-globals: per-rank thread_local (privatization b)
+  // --vp-stack: each rank's stack (a guard page below; pages are committed as they are touched)
+  std::size_t stack_bytes = 1024 * 1024;
+  // --vp-privatize: auto | tls | copy | none; empty: auto for a program built by vela-mpicc or
+  // vela-mpicxx (a loaded image), else none (or tls with --vp-tls-globals).
+  std::string privatize;
+  bool tls_globals = false;   // --vp-tls-globals: the same as --vp-privatize tls
   std::string map = "block";  // --vp-map: block | round-robin initial placement
   // --vp-heap: address space of each rank's slot heap, used when ranks run over several
   // processes (a rank moving to another process takes its heap along); 0 = the default, 64 MiB.
@@ -181,7 +185,7 @@ struct Options {
   std::string identity;
 };
 
-// Adds --vp, --vp-stack, --vp-tls-globals, --vp-map, --vp-heap and --vp-grid to `app`.
+// Adds --vp, --vp-stack, --vp-privatize, --vp-tls-globals, --vp-map, --vp-heap and --vp-grid to `app`.
 void add_vp_options(CLI::App& app, Options& options);
 
 // For programs that take the rank count themselves (their own --ranks; 0: not given) and

@@ -13,6 +13,7 @@
 #include <cstring>
 
 #include "fibers/rank.hpp"
+#include "image/program_image.hpp"
 
 namespace vela::vp::detail {
 
@@ -90,7 +91,15 @@ void report(int signal, siginfo_t* info, void* context) {
     line.hex(at) << " while running ";
     const std::uintptr_t pc = faulting_pc(context);
     Dl_info where{};
-    if (pc != 0 && dladdr(reinterpret_cast<void*>(pc), &where) != 0 && where.dli_sname != nullptr) {
+    const ProgramImage* image = program_image();
+    const char* in_image =
+        image == nullptr ? nullptr
+                         : image->function_at(rank->image_whole ? rank->image : image->shared(),
+                                              reinterpret_cast<void*>(pc));
+    if (in_image != nullptr) {
+      line << in_image;
+    } else if (pc != 0 && dladdr(reinterpret_cast<void*>(pc), &where) != 0 &&
+               where.dli_sname != nullptr) {
       line << where.dli_sname;
     } else {
       line << "code at ";

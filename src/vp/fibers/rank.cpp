@@ -6,10 +6,13 @@
 #include <boost/context/stack_context.hpp>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <new>
 
 #include "fibers/faults.hpp"
+#include "image/program_image.hpp"
+#include "image/rank_libc.hpp"
 #include "memory/active_heap.hpp"
 #include "privatization/thread_locals.hpp"
 #include "vela/rt/rank_seam.hpp"
@@ -216,6 +219,11 @@ void resume(RankContext& rank) {
   ++rank.switches;
   RankContext* outer = running;
   running = &rank;
+  // The rank's errno and C library state go in with it (ranks of one PE share its thread).
+  const int outer_errno = errno;
+  errno = rank.saved_errno;
+  RankLibc* outer_libc = running_rank_libc();
+  set_running_rank_libc(rank.libc);
   if (rank.globals) rank.globals->switch_in();
   SlotHeap* outer_heap = active_heap();
   set_active_heap(rank.resume_heap);
@@ -224,12 +232,16 @@ void resume(RankContext& rank) {
   back_from_rank(rank);
   set_active_heap(outer_heap);
   if (rank.globals) rank.globals->switch_out();
+  set_running_rank_libc(outer_libc);
+  rank.saved_errno = errno;
+  errno = outer_errno;
   running = outer;
   if (rank.state == RankState::finished) {
     // The fiber has returned: its stack and heap are free (the globals' copies and the
     // requests first, while their memory is still there).
     rank.globals.reset();
     rank.drop_requests();
+    close_rank_image(rank);
     rank.stack_resident = world.stacks->resident(static_cast<std::size_t>(rank.rank));
     world.stacks->close(static_cast<std::size_t>(rank.rank), true);
     rank.stack = nullptr;
@@ -325,6 +337,7 @@ RankElement::~RankElement() {
     c.globals->leave();
     c.globals.reset();
   }
+  close_rank_image(c);
   c.requests.clear();
   c.~RankContext();
   world_->contexts[r] = nullptr;
@@ -333,7 +346,10 @@ RankElement::~RankElement() {
 
 void RankElement::start() {
   RankContext& rank = *context_;
-  rank.globals = std::make_unique<RankGlobals>(rank.rank, world_->options->tls_globals, rank.heap);
+  const bool tls = world_->privatization == Privatization::tls && program_image() == nullptr;
+  rank.globals = std::make_unique<RankGlobals>(rank.rank, tls, rank.heap);
+  open_rank_image(rank, world_->stacks->image_region(static_cast<std::size_t>(rank.rank)),
+                  world_->privatization);
   run_on_pe(rank);
 }
 
@@ -472,6 +488,7 @@ void RankElement::pup(pup::Archive& ar) {
     ar.fail("a rank's heap is larger than this process's --vp-heap", ar.offset());
   }
   ar.bytes(stacks.heap_region(static_cast<std::size_t>(r)), heap_used);
+  pup_rank_image(ar, c, stacks.image_region(static_cast<std::size_t>(r)));
   // The context.
   auto state = c.state;
   ar | state | c.waiting_source | c.waiting_tag | c.waiting_collective;

@@ -14,6 +14,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "image/rank_image.hpp"
 #include "memory/stacks.hpp"
 #include "messaging/payload.hpp"
 #include "privatization/privatization.hpp"
@@ -70,6 +71,7 @@ struct RequestState {
 
 struct World;
 class RankElement;
+struct RankLibc;
 
 // A counter per (peer, channel), made on first use; the last one used is found without a hash
 // lookup (a rank mostly talks to the same peer several times in a row).
@@ -123,6 +125,12 @@ struct RankContext {
   std::unique_ptr<RankGlobals> globals;
   SlotHeap* heap = nullptr;         // its slot's heap (runs with one), else nullptr
   SlotHeap* resume_heap = nullptr;  // the heap its code allocates from when it is resumed
+  // A loaded program image (image/rank_image.hpp): its instance, or its tail beside the shared
+  // instance, in its slot; its C library state there; the errno its code last saw.
+  std::byte* image = nullptr;
+  bool image_whole = false;
+  RankLibc* libc = nullptr;
+  int saved_errno = 0;
 
   // Matching, in MPI's order: arrivals not yet received, receives not yet matched.
   std::deque<Incoming> unexpected;
@@ -171,6 +179,7 @@ struct World {
 
   const Options* options = nullptr;
   const std::function<void()>* body = nullptr;
+  Privatization privatization = Privatization::none;
   int size = 0;
   rt::Proxy<RankElement> ranks;
   std::unique_ptr<StackRange> stacks;

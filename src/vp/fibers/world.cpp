@@ -10,6 +10,7 @@
 
 #include "fibers/faults.hpp"
 #include "fibers/rank.hpp"
+#include "image/program_image.hpp"
 #include "memory/active_heap.hpp"
 #include "vela/rt/rank_seam.hpp"
 
@@ -166,11 +167,17 @@ void add_vp_options(CLI::App& app, Options& options) {
   app.add_option("--vp", options.ranks, "Ranks (virtual processors) over the PEs; 0 = one per PE")
       ->check(CLI::Range(0, 1 << 24));
   app.add_option("--vp-stack", options.stack_bytes,
-                 "Bytes of each rank's stack (suffixes k, m: 256k)")
+                 "Bytes of each rank's stack (suffixes k, m: 1m, the default)")
       ->transform(CLI::AsSizeValue(false))
       ->check(CLI::Range(std::size_t{16} * 1024, std::size_t{1} << 32));
+  app.add_option("--vp-privatize", options.privatize,
+                 "What each rank owns of the program's globals: auto (all of them: the default "
+                 "for programs built by vela-mpicc/vela-mpicxx), tls (its thread_local ones), "
+                 "copy (those registered with vela::vp::register_global) or none")
+      ->check(CLI::IsMember({"auto", "tls", "copy", "none"}));
   app.add_flag("--vp-tls-globals", options.tls_globals,
-               "Give each rank its own copy of the program's thread_local variables");
+               "Give each rank its own copy of the program's thread_local variables (the same "
+               "as --vp-privatize tls)");
   app.add_option("--vp-map", options.map, "Initial placement of ranks: block | round-robin")
       ->check(CLI::IsMember({"block", "round-robin"}));
   app.add_option("--vp-heap", options.heap_bytes,
@@ -218,7 +225,11 @@ int run(rt::Runtime& runtime, const Options& options, const std::function<void()
     throw Error("--vp-map '" + options.map + "': expected block or round-robin");
   }
   if (!body) throw Error("vela::vp::run: no rank body given");
-  if (options.tls_globals && runtime.processes() > 1) {
+  const Privatization privatization = choose_privatization(options);
+  // The TLS method of a program linked with its main (a loaded image keeps its thread-locals
+  // in each rank's tail instead).
+  const bool tls_method = privatization == Privatization::tls && program_image() == nullptr;
+  if (tls_method && runtime.processes() > 1) {
     throw Error(
         "--vp-tls-globals: ranks cannot take their own TLS blocks to another process; "
         "this run has " +
@@ -226,9 +237,12 @@ int run(rt::Runtime& runtime, const Options& options, const std::function<void()
         " processes (use vela::vp::privatized<T>, or run in one process)");
   }
   const rt::Shape shape = rank_shape(options, options.ranks > 0 ? options.ranks : runtime.pes());
-  check_privatization(options, runtime.pes());
-  if (options.tls_globals) carry_rank_thread_locals();
+  Options checked = options;
+  checked.tls_globals = tls_method;
+  check_privatization(checked, runtime.pes());
+  if (tls_method) carry_rank_thread_locals();
   World world;
+  world.privatization = privatization;
   world.options = &options;
   world.body = &body;
   world.size = options.ranks > 0 ? options.ranks : runtime.pes();
@@ -247,8 +261,11 @@ int run(rt::Runtime& runtime, const Options& options, const std::function<void()
     throw Error("--vp-heap " + std::to_string(options.heap_bytes) +
                 ": a rank's heap needs at least 4096 bytes (or 0 for the default)");
   }
-  world.stacks = std::make_unique<StackRange>(static_cast<std::size_t>(world.size),
-                                              options.stack_bytes, sizeof(RankContext), heap);
+  world.stacks = std::make_unique<StackRange>(
+      static_cast<std::size_t>(world.size), options.stack_bytes, sizeof(RankContext), heap,
+      rank_image_bytes(privatization), rank_image_alignment());
+  // The program's one instance under none, copy and tls, constructed before the ranks start.
+  const SharedImage shared_image(privatization);
   if (heap > 0) give_stdio_buffers();
   if (world.across_processes) check_across_processes(runtime, world);
   if (checkpoints) check_checkpoints(world);

@@ -3,6 +3,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <string>
@@ -28,9 +29,22 @@ struct Routing {
   std::atomic<std::uintptr_t> end{0};
   std::size_t slot_bytes = 0;
   std::size_t heap_offset = 0;
+  std::size_t heap_bytes = 0;
   std::atomic<bool>* open = nullptr;
 };
 constinit Routing routing;
+
+// `bytes` of address space at a multiple of `alignment`, anywhere (MAP_FAILED if none).
+void* reserve_aligned(std::size_t bytes, std::size_t alignment) {
+  constexpr int flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE;
+  void* p = mmap(nullptr, bytes + alignment, PROT_NONE, flags, -1, 0);
+  if (p == MAP_FAILED) return p;
+  const auto start = reinterpret_cast<std::uintptr_t>(p);
+  const std::uintptr_t aligned = round_up(start, alignment);
+  if (aligned > start) munmap(p, aligned - start);
+  munmap(reinterpret_cast<void*>(aligned + bytes), start + alignment - aligned);
+  return reinterpret_cast<void*>(aligned);
+}
 
 }  // namespace
 
@@ -40,12 +54,13 @@ HeapOwner heap_owning(const void* p) noexcept {
   if (a < begin || a >= routing.end.load(std::memory_order_relaxed)) return {};
   const std::size_t slot = (a - begin) / routing.slot_bytes;
   const std::uintptr_t heap = begin + slot * routing.slot_bytes + routing.heap_offset;
-  if (a <= heap || !routing.open[slot].load(std::memory_order_acquire)) return {true, nullptr};
+  if (a <= heap || a >= heap + routing.heap_bytes || !routing.open[slot].load(std::memory_order_acquire)) return {true, nullptr};
   return {true, reinterpret_cast<SlotHeap*>(heap)};
 }
 
 StackRange::StackRange(std::size_t slots, std::size_t stack_bytes, std::size_t context_bytes,
-                       std::size_t heap_bytes)
+                       std::size_t heap_bytes, std::size_t image_bytes,
+                       std::size_t image_alignment)
     : slots_(slots), page_(static_cast<std::size_t>(sysconf(_SC_PAGESIZE))) {
   if (stack_bytes < 16 * 1024) {
     throw Error("--vp-stack " + std::to_string(stack_bytes) +
@@ -54,7 +69,15 @@ StackRange::StackRange(std::size_t slots, std::size_t stack_bytes, std::size_t c
   stack_bytes_ = round_up(stack_bytes, page_);
   context_bytes_ = round_up(context_bytes, page_);
   heap_bytes_ = round_up(heap_bytes, page_);
-  slot_bytes_ = page_ + stack_bytes_ + context_bytes_ + heap_bytes_;
+  image_alignment = std::max(image_alignment, page_);
+  if ((image_alignment & (image_alignment - 1)) != 0 || image_alignment > (std::size_t{1} << 30)) {
+    throw Error("program image: its segments' alignment " + std::to_string(image_alignment) +
+                " is not a power of two up to 1 GiB");
+  }
+  image_offset_ = round_up(page_ + stack_bytes_ + context_bytes_ + heap_bytes_, image_alignment);
+  image_bytes_ = round_up(image_bytes, image_alignment);
+  slot_bytes_ = image_bytes_ > 0 ? image_offset_ + image_bytes_
+                                 : page_ + stack_bytes_ + context_bytes_ + heap_bytes_;
   if (slots != 0 && slot_bytes_ > SIZE_MAX / 2 / slots) {
     throw Error("--vp " + std::to_string(slots) + " ranks of --vp-stack " +
                 std::to_string(stack_bytes) + " and --vp-heap " + std::to_string(heap_bytes) +
@@ -74,7 +97,7 @@ StackRange::StackRange(std::size_t slots, std::size_t stack_bytes, std::size_t c
     // Taken (another run in this process still holds it) or refused: anywhere will do within
     // one process.
     if (p != MAP_FAILED) munmap(p, total);
-    p = mmap(nullptr, total, PROT_NONE, flags, -1, 0);
+    p = reserve_aligned(total, image_bytes_ > 0 ? image_alignment : page_);
     if (p == MAP_FAILED) {
       throw Error("--vp " + std::to_string(slots) + " ranks of " + std::to_string(slot_bytes_) +
                   "-byte slots (stack and heap): cannot reserve " + std::to_string(total) +
@@ -92,6 +115,7 @@ StackRange::StackRange(std::size_t slots, std::size_t stack_bytes, std::size_t c
     }
     routing.slot_bytes = slot_bytes_;
     routing.heap_offset = page_ + stack_bytes_ + context_bytes_;
+    routing.heap_bytes = heap_bytes_;
     routing.open = open_.get();
     routing.end.store(reinterpret_cast<std::uintptr_t>(base_) + total);
     routing.begin.store(reinterpret_cast<std::uintptr_t>(base_), std::memory_order_release);
@@ -119,13 +143,17 @@ void* StackRange::heap_region(std::size_t slot) const {
   return slot_base(slot) + page_ + stack_bytes_ + context_bytes_;
 }
 
+std::byte* StackRange::image_region(std::size_t slot) const {
+  return image_bytes_ == 0 ? nullptr : slot_base(slot) + image_offset_;
+}
+
 SlotHeap* StackRange::heap(std::size_t slot) const {
   return heap_bytes_ == 0 ? nullptr : static_cast<SlotHeap*>(heap_region(slot));
 }
 
 void* StackRange::open(std::size_t slot, bool fresh) {
   std::byte* bottom = slot_base(slot) + page_;  // above the guard page
-  const std::size_t bytes = slot_bytes_ - page_;
+  const std::size_t bytes = stack_bytes_ + context_bytes_ + heap_bytes_;
   if (mprotect(bottom, bytes, PROT_READ | PROT_WRITE) != 0) {
     throw Error("rank " + std::to_string(slot) + ": cannot commit its " + std::to_string(bytes) +
                 "-byte slot (stack and heap): " + std::strerror(errno));
@@ -144,7 +172,7 @@ void StackRange::close(std::size_t slot, bool keep_context) noexcept {
   };
   std::byte* bottom = slot_base(slot) + page_;
   if (!keep_context) {
-    drop(bottom, slot_bytes_ - page_);
+    drop(bottom, stack_bytes_ + context_bytes_ + heap_bytes_);
     return;
   }
   drop(bottom, stack_bytes_);

@@ -6,7 +6,9 @@
 //   the stack (it grows down towards the guard page),
 //   the rank's context (its RankContext, at a fixed address, so that the references to it in
 //     the rank's own frames stay valid wherever it runs),
-//   the rank's heap (a SlotHeap; only when the run has one: --vp-heap).
+//   the rank's heap (a SlotHeap; only when the run has one: --vp-heap),
+//   the rank's instance of the program image (only for a loaded image: image/program_image.hpp),
+//     at the image's alignment; the image code maps and unmaps it.
 // Nothing is committed until a slot is opened, and closing gives its pages back.
 #pragma once
 
@@ -26,7 +28,8 @@ class StackRange {
   // Error when the range cannot be reserved, naming the sizes. The range's heaps are found by
   // address (heap_owning) while the range lives.
   StackRange(std::size_t slots, std::size_t stack_bytes, std::size_t context_bytes = 0,
-             std::size_t heap_bytes = 0);
+             std::size_t heap_bytes = 0, std::size_t image_bytes = 0,
+             std::size_t image_alignment = 4096);
   ~StackRange();
   StackRange(const StackRange&) = delete;
   StackRange& operator=(const StackRange&) = delete;
@@ -45,6 +48,8 @@ class StackRange {
   // The slot's heap (nullptr without one); valid while the slot is open.
   SlotHeap* heap(std::size_t slot) const;
   void* heap_region(std::size_t slot) const;
+  // The slot's image region (image_bytes of address space, reserved; nullptr without one).
+  std::byte* image_region(std::size_t slot) const;
 
   std::size_t stack_bytes() const { return stack_bytes_; }
   std::size_t heap_bytes() const { return heap_bytes_; }
@@ -61,6 +66,8 @@ class StackRange {
   std::size_t stack_bytes_ = 0;
   std::size_t context_bytes_ = 0;
   std::size_t heap_bytes_ = 0;
+  std::size_t image_offset_ = 0;  // from the slot's start; the image ends the slot
+  std::size_t image_bytes_ = 0;
   std::size_t slot_bytes_ = 0;
   bool fixed_ = false;
   std::unique_ptr<std::atomic<bool>[]> open_;

@@ -1,0 +1,461 @@
+// The loaded program and its instances (program_image.hpp): mapping, exact relocation,
+// constructors and exit functions per instance, and moving an instance's bytes.
+#include "image/program_image.hpp"
+
+#include <dlfcn.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "image/rank_libc.hpp"
+#include "vela/vp/vp.hpp"
+
+// libgcc's registration of unwind tables that no loaded object's headers describe.
+extern "C" void __register_frame(void* begin);
+extern "C" void __deregister_frame(void* begin);
+extern "C" int __cxa_atexit(void (*function)(void*), void* argument, void* dso);
+struct dwarf_eh_bases;
+extern "C" const void* _Unwind_Find_FDE(void* pc, dwarf_eh_bases* bases);
+
+namespace vela::vp::detail {
+
+namespace {
+
+constexpr std::size_t page = 4096;
+// Exit functions an instance can register (atexit, C++ static destructors, thread_local
+// destructors): their array's pages are committed as they are used.
+constexpr std::size_t max_exits = 1 << 16;
+
+std::size_t round_up(std::size_t n, std::size_t to) {
+  return (n + to - 1) / to * to;
+}
+
+struct ExitFunction {
+  void (*function)(void*);
+  void* argument;
+};
+
+// The start of an instance's tail: its C library state first (running_rank_libc() points
+// here, which is how the replacements below find the running instance), then its counters.
+struct Tail {
+  RankLibc libc;
+  std::byte* base = nullptr;  // the instance's start
+  std::uint64_t exits = 0;    // ExitFunctions registered
+};
+
+std::atomic<ProgramImage*> current_image{nullptr};
+// Of the image this process runs: where an instance's thread-locals and exit functions sit.
+std::size_t tls_block_offset = 0;
+std::size_t exit_array_offset = 0;
+// The instance shared by every rank (--vp-privatize none and copy), for exit functions
+// registered outside ranks.
+std::atomic<std::byte*> shared_instance{nullptr};
+
+Tail* running_tail() noexcept {
+  RankLibc* libc = running_rank_libc();
+  if (libc != nullptr) return reinterpret_cast<Tail*>(libc);
+  ProgramImage* image = current_image.load(std::memory_order_acquire);
+  std::byte* shared = shared_instance.load(std::memory_order_acquire);
+  if (image == nullptr || shared == nullptr) return nullptr;
+  return reinterpret_cast<Tail*>(image->libc(shared));
+}
+
+bool record_exit(void (*function)(void*), void* argument) noexcept {
+  Tail* tail = running_tail();
+  if (tail == nullptr) return false;
+  if (tail->exits == max_exits) {
+    static const char message[] =
+        "vela: a rank registered more than 65536 exit functions (atexit, static destructors)\n";
+    (void)!write(STDERR_FILENO, message, sizeof message - 1);
+    std::abort();
+  }
+  auto* exits = reinterpret_cast<ExitFunction*>(tail->base + exit_array_offset);
+  exits[tail->exits++] = {function, argument};
+  return true;
+}
+
+// Bound in place of the C library's: exit functions of image code belong to its instance.
+extern "C" int vela_image_cxa_atexit(void (*function)(void*), void* argument, void* dso) {
+  if (record_exit(function, argument)) return 0;
+  return __cxa_atexit(function, argument, dso);
+}
+
+extern "C" int vela_image_atexit(void (*function)()) {
+  auto* f = reinterpret_cast<void (*)(void*)>(function);  // called with one ignored argument
+  if (record_exit(f, nullptr)) return 0;
+  return __cxa_atexit(f, nullptr, nullptr);
+}
+
+extern "C" int vela_image_thread_atexit(void (*function)(void*), void* object, void* /*dso*/) {
+  if (record_exit(function, object)) return 0;
+  return __cxa_atexit(function, object, nullptr);
+}
+
+// crtbegin's destructor calls this at the instance's end: its exit functions ran already.
+extern "C" void vela_image_cxa_finalize(void* /*dso*/) {}
+
+struct TlsIndex {
+  std::uint64_t module;  // the instance's start (Vela writes it so)
+  std::uint64_t offset;
+};
+
+// Bound in place of the dynamic linker's: a thread_local variable of the image lives in its
+// instance's thread-local block.
+// The running rank's block when it has a tail of its own (auto: its instance; tls: its tail
+// beside the shared instance), else the instance's that the module word names.
+extern "C" void* vela_image_tls_get_addr(TlsIndex* index) {
+  RankLibc* libc = running_rank_libc();
+  std::byte* base = libc != nullptr ? reinterpret_cast<Tail*>(libc)->base
+                                    : reinterpret_cast<std::byte*>(index->module);
+  return base + tls_block_offset + index->offset;
+}
+
+struct Special {
+  const char* name;
+  void* function;
+};
+const Special specials[] = {
+    {"__cxa_atexit", reinterpret_cast<void*>(&vela_image_cxa_atexit)},
+    {"__cxa_finalize", reinterpret_cast<void*>(&vela_image_cxa_finalize)},
+    {"__cxa_thread_atexit_impl", reinterpret_cast<void*>(&vela_image_thread_atexit)},
+    {"__tls_get_addr", reinterpret_cast<void*>(&vela_image_tls_get_addr)},
+    {"atexit", reinterpret_cast<void*>(&vela_image_atexit)},
+};
+
+const LibcSymbol* rank_libc_symbol(const std::string& name) {
+  const auto symbols = rank_libc_symbols();
+  const auto it = std::lower_bound(
+      symbols.begin(), symbols.end(), name,
+      [](const LibcSymbol& s, const std::string& n) { return std::strcmp(s.name, n.c_str()) < 0; });
+  return it != symbols.end() && name == it->name ? &*it : nullptr;
+}
+
+void* map_fixed(std::byte* at, std::size_t bytes, int prot, int fd, std::size_t offset) {
+  const int flags = MAP_PRIVATE | MAP_FIXED | (fd < 0 ? MAP_ANONYMOUS | MAP_NORESERVE : 0);
+  void* p = mmap(at, bytes, prot, flags, fd, static_cast<off_t>(offset));
+  if (p == MAP_FAILED) {
+    throw Error("program image: cannot map " + std::to_string(bytes) + " bytes at " +
+                std::to_string(reinterpret_cast<std::uintptr_t>(at)) + ": " +
+                std::strerror(errno) + " (too many ranks for vm.max_map_count?)");
+  }
+  return p;
+}
+
+}  // namespace
+
+// How a symbol a relocation names is bound, resolved once per process.
+struct ProgramImage::Binding {
+  enum Kind : std::uint8_t { none, in_image, address, libc_field, thread_local_ } kind = none;
+  std::uint64_t value = 0;  // image offset, absolute address or field offset
+};
+
+ProgramImage* program_image() noexcept {
+  return current_image.load(std::memory_order_acquire);
+}
+
+void set_program_image(ProgramImage* image) noexcept {
+  current_image.store(image, std::memory_order_release);
+}
+
+ProgramImage::ProgramImage(std::span<const std::byte> bytes, std::string name)
+    : name_(std::move(name)), elf_(read_elf_image(bytes, name_)) {
+  writable_begin_ = elf_.span;
+  for (const ElfSegment& s : elf_.segments) {
+    if (s.writable) writable_begin_ = std::min(writable_begin_, s.address / page * page);
+  }
+  tail_offset_ = elf_.span;
+  tls_offset_ = round_up(tail_offset_ + sizeof(Tail), std::max<std::size_t>(elf_.tls.alignment, 64));
+  exits_offset_ = round_up(tls_offset_ + elf_.tls.memory_bytes, page);
+  instance_bytes_ = round_up(exits_offset_ + max_exits * sizeof(ExitFunction), elf_.alignment);
+  tls_block_offset = tls_offset_;
+  exit_array_offset = exits_offset_;
+  fd_ = memfd_create(name_.c_str(), MFD_CLOEXEC);
+  if (fd_ < 0 || write(fd_, bytes.data(), bytes.size()) != static_cast<ssize_t>(bytes.size())) {
+    throw Error("program image '" + name_ + "': cannot keep it in memory: " +
+                std::strerror(errno));
+  }
+  if (elf_.tls.file_bytes > 0) {
+    const ElfSegment* s = nullptr;
+    for (const ElfSegment& x : elf_.segments) {
+      if (elf_.tls.address >= x.address && elf_.tls.address + elf_.tls.file_bytes <= x.address + x.file_bytes) s = &x;
+    }
+    if (s == nullptr) throw Error("program image '" + name_ + "': its thread-locals' initial bytes lie outside the file");
+    const std::size_t at = s->file_offset + (elf_.tls.address - s->address);
+    tls_image_.assign(bytes.begin() + static_cast<std::ptrdiff_t>(at),
+                      bytes.begin() + static_cast<std::ptrdiff_t>(at + elf_.tls.file_bytes));
+  }
+  resolve();
+}
+
+ProgramImage::~ProgramImage() {
+  if (fd_ >= 0) close(fd_);
+}
+
+// Every symbol the relocations name: the image's own (bound per instance), Vela's versions of
+// the per-instance C library state, or an address in the process's libraries (the image's
+// DT_NEEDED ones are loaded first). Missing strong symbols are one error naming them.
+void ProgramImage::resolve() {
+  for (const std::string& library : elf_.needed) {
+    void* handle = dlopen(library.c_str(), RTLD_NOW | RTLD_GLOBAL);
+    if (handle == nullptr) {
+      throw Error("program image '" + name_ + "': cannot load the library it needs, " + library +
+                  ": " + dlerror());
+    }
+    needed_.push_back(handle);
+  }
+  bindings_.assign(elf_.symbols.size(), Binding{});
+  std::vector<bool> used(elf_.symbols.size());
+  for (const ElfRelocation& r : elf_.relocations) used[r.symbol] = true;
+  std::string missing;
+  int missing_count = 0;
+  for (std::size_t i = 1; i < elf_.symbols.size(); ++i) {
+    if (!used[i]) continue;
+    const ElfSymbol& s = elf_.symbols[i];
+    Binding& b = bindings_[i];
+    if (s.defined) {
+      b = {s.thread_local_ ? Binding::thread_local_ : Binding::in_image, s.value};
+      continue;
+    }
+    if (s.thread_local_) {
+      throw Error("program image '" + name_ + "': it uses the thread-local variable " + s.name +
+                  " of another library, which a loaded image cannot reach");
+    }
+    const auto special = std::find_if(std::begin(specials), std::end(specials),
+                                      [&](const Special& x) { return s.name == x.name; });
+    if (special != std::end(specials)) {
+      b = {Binding::address, reinterpret_cast<std::uint64_t>(special->function)};
+      continue;
+    }
+    if (const LibcSymbol* libc = rank_libc_symbol(s.name)) {
+      b = libc->function != nullptr
+              ? Binding{Binding::address, reinterpret_cast<std::uint64_t>(libc->function)}
+              : Binding{Binding::libc_field, libc->field_offset};
+      continue;
+    }
+    void* address = s.version.empty() ? nullptr
+                                      : dlvsym(RTLD_DEFAULT, s.name.c_str(), s.version.c_str());
+    if (address == nullptr) address = dlsym(RTLD_DEFAULT, s.name.c_str());
+    if (address == nullptr && !s.weak) {
+      if (missing_count++ < 8) missing += (missing.empty() ? "" : ", ") + s.name;
+      continue;
+    }
+    b = {Binding::address, reinterpret_cast<std::uint64_t>(address)};
+  }
+  if (missing_count > 0) {
+    throw Error("program image '" + name_ + "': " + std::to_string(missing_count) +
+                " symbol(s) it uses are defined nowhere in the process: " + missing +
+                (missing_count > 8 ? ", ..." : "") +
+                " (link the libraries that define them, or use MPI calls Vela provides)");
+  }
+}
+
+void ProgramImage::map_segments(std::byte* at, bool with_file_data) const {
+  for (const ElfSegment& s : elf_.segments) {
+    const std::size_t start = s.address / page * page;
+    const std::size_t file_end = round_up(s.address + s.file_bytes, page);
+    const std::size_t end = round_up(s.address + s.memory_bytes, page);
+    int prot = PROT_READ | (s.executable ? PROT_EXEC : 0) | (s.writable ? PROT_WRITE : 0);
+    if (s.writable && !with_file_data) {
+      map_fixed(at + start, end - start, prot, -1, 0);  // filled by the caller
+      continue;
+    }
+    if (s.file_bytes > 0) map_fixed(at + start, file_end - start, prot, fd_, s.file_offset / page * page);
+    if (s.memory_bytes > s.file_bytes) {
+      // .bss: the rest of the last file page is zeroed, the pages after it are anonymous.
+      std::memset(at + s.address + s.file_bytes, 0, file_end - (s.address + s.file_bytes));
+      if (end > file_end) map_fixed(at + file_end, end - file_end, prot, -1, 0);
+    }
+  }
+  map_fixed(at + tail_offset_, instance_bytes_ - tail_offset_, PROT_READ | PROT_WRITE, -1, 0);
+}
+
+void ProgramImage::relocate(std::byte* at) const {
+  const auto base = reinterpret_cast<std::uint64_t>(at);
+  const auto symbol = [&](std::uint32_t index) -> std::uint64_t {
+    const Binding& b = bindings_[index];
+    switch (b.kind) {
+      case Binding::in_image: return base + b.value;
+      case Binding::libc_field: return base + tail_offset_ + b.value;
+      case Binding::thread_local_: return b.value;
+      default: return b.value;
+    }
+  };
+  for (const ElfRelocation& r : elf_.relocations) {
+    std::uint64_t value = 0;
+    switch (r.kind) {
+      case RelocationKind::relative: value = base + static_cast<std::uint64_t>(r.addend); break;
+      case RelocationKind::absolute:
+      case RelocationKind::global_data:
+      case RelocationKind::jump_slot:
+        value = symbol(r.symbol) + static_cast<std::uint64_t>(r.addend);
+        break;
+      case RelocationKind::tls_module: value = base; break;
+      case RelocationKind::tls_offset:
+        value = (r.symbol != 0 ? bindings_[r.symbol].value : 0) + static_cast<std::uint64_t>(r.addend);
+        break;
+      case RelocationKind::irelative: continue;  // below, once everything else is in place
+    }
+    std::memcpy(at + r.offset, &value, sizeof value);
+  }
+  for (const ElfRelocation& r : elf_.relocations) {
+    if (r.kind != RelocationKind::irelative) continue;
+    using Resolver = std::uint64_t (*)();
+    const std::uint64_t value = reinterpret_cast<Resolver>(at + r.addend)();
+    std::memcpy(at + r.offset, &value, sizeof value);
+  }
+}
+
+// The unwinder sorts a registered table on the first search after it, allocating; a search
+// made here, outside the rank, makes that allocation come from the process's heap rather than
+// the rank's (whose memory leaves with the rank).
+void ProgramImage::register_frames(std::byte* at) const {
+  if (elf_.eh_frame == 0) return;
+  __register_frame(at + elf_.eh_frame);
+  struct {
+    void* tbase;
+    void* dbase;
+    void* func;
+  } bases{};
+  _Unwind_Find_FDE(at + elf_.main, reinterpret_cast<dwarf_eh_bases*>(&bases));
+}
+
+void ProgramImage::instantiate(std::byte* at) const {
+  map_segments(at, true);
+  relocate(at);
+  make_tail(at);
+  register_frames(at);
+}
+
+void ProgramImage::make_tail(std::byte* at) const {
+  auto* tail = ::new (at + tail_offset_) Tail;
+  tail->base = at;
+  init_rank_libc(tail->libc);
+  if (!tls_image_.empty()) std::memcpy(at + tls_offset_, tls_image_.data(), tls_image_.size());
+}
+
+void ProgramImage::instantiate_tail(std::byte* at) const {
+  map_fixed(at + tail_offset_, instance_bytes_ - tail_offset_, PROT_READ | PROT_WRITE, -1, 0);
+  make_tail(at);
+}
+
+void ProgramImage::release_tail(std::byte* at) const noexcept {
+  mmap(at + tail_offset_, instance_bytes_ - tail_offset_, PROT_NONE,
+       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
+}
+
+RankLibc* ProgramImage::libc(std::byte* at) const {
+  return &reinterpret_cast<Tail*>(at + tail_offset_)->libc;
+}
+
+void ProgramImage::construct(std::byte* at, int argc, char** argv) const {
+  using Init = void (*)(int, char**, char**);
+  if (elf_.init != 0) reinterpret_cast<Init>(at + elf_.init)(argc, argv, environ);
+  for (std::uint64_t i = 0; i < elf_.init_count; ++i) {
+    Init f = nullptr;
+    std::memcpy(&f, at + elf_.init_array + i * 8, sizeof f);
+    if (f != nullptr && reinterpret_cast<std::uintptr_t>(f) != ~std::uintptr_t{0}) f(argc, argv, environ);
+  }
+}
+
+void ProgramImage::destruct(std::byte* at) const {
+  auto* tail = reinterpret_cast<Tail*>(at + tail_offset_);
+  auto* exits = reinterpret_cast<ExitFunction*>(at + exits_offset_);
+  // Last registered first, including those registered by exit functions themselves.
+  while (tail->exits > 0) {
+    const ExitFunction e = exits[--tail->exits];
+    e.function(e.argument);
+  }
+  using Fini = void (*)();
+  for (std::uint64_t i = elf_.fini_count; i > 0; --i) {
+    Fini f = nullptr;
+    std::memcpy(&f, at + elf_.fini_array + (i - 1) * 8, sizeof f);
+    if (f != nullptr && reinterpret_cast<std::uintptr_t>(f) != ~std::uintptr_t{0}) f();
+  }
+  if (elf_.fini != 0) reinterpret_cast<Fini>(at + elf_.fini)();
+}
+
+int ProgramImage::call_main(std::byte* at, int argc, char** argv) const {
+  using Main = int (*)(int, char**, char**);
+  return reinterpret_cast<Main>(at + elf_.main)(argc, argv, environ);
+}
+
+int ProgramImage::run_main(std::byte* at, int argc, char** argv) const {
+  construct(at, argc, argv);
+  const int status = call_main(at, argc, argv);
+  destruct(at);
+  return status;
+}
+
+std::byte* ProgramImage::shared() const {
+  return shared_instance.load(std::memory_order_acquire);
+}
+
+void ProgramImage::set_shared(std::byte* at) const {
+  shared_instance.store(at, std::memory_order_release);
+}
+
+void ProgramImage::release(std::byte* at) const noexcept {
+  if (elf_.eh_frame != 0) __deregister_frame(at + elf_.eh_frame);
+  mmap(at, instance_bytes_, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1,
+       0);
+}
+
+// The writable pages go as a bitmap of those not all zero and their bytes; then the tail up
+// to the last exit function registered.
+void ProgramImage::pup(pup::Archive& ar, std::byte* at) const {
+  if (ar.unpacking()) map_segments(at, false);
+  pup_writable(ar, at);
+  pup_tail(ar, at);
+  if (ar.unpacking()) register_frames(at);
+}
+
+void ProgramImage::pup_writable(pup::Archive& ar, std::byte* at) const {
+  const std::size_t pages = (elf_.span - writable_begin_) / page;
+  std::vector<std::uint8_t> present(pages);
+  if (!ar.unpacking()) {
+    static const std::byte zeros[page] = {};
+    for (std::size_t p = 0; p < pages; ++p) {
+      present[p] = std::memcmp(at + writable_begin_ + p * page, zeros, page) != 0 ? 1 : 0;
+    }
+  }
+  ar.bytes(present.data(), pages);
+  for (std::size_t p = 0; p < pages; ++p) {
+    if (present[p] > 1) ar.fail("a program image page's mark is not 0 or 1", ar.offset());
+    if (present[p] != 0) ar.bytes(at + writable_begin_ + p * page, page);
+  }
+}
+
+void ProgramImage::pup_tail(pup::Archive& ar, std::byte* at) const {
+  if (ar.unpacking()) {
+    map_fixed(at + tail_offset_, instance_bytes_ - tail_offset_, PROT_READ | PROT_WRITE, -1, 0);
+  }
+  auto* tail = reinterpret_cast<Tail*>(at + tail_offset_);
+  std::uint64_t exits = ar.unpacking() ? 0 : tail->exits;
+  ar | exits;
+  if (exits > max_exits) ar.fail("a program image's exit functions are too many", ar.offset());
+  ar.bytes(at + tail_offset_, exits_offset_ - tail_offset_);
+  ar.bytes(at + exits_offset_, exits * sizeof(ExitFunction));
+  if (ar.unpacking()) {
+    if (tail->base != at) ar.fail("a program image arrived for another address", ar.offset());
+  }
+}
+
+const char* ProgramImage::function_at(const std::byte* at, const void* address) const noexcept {
+  const auto a = reinterpret_cast<std::uintptr_t>(address);
+  const auto base = reinterpret_cast<std::uintptr_t>(at);
+  if (at == nullptr || a < base || a >= base + elf_.span) return nullptr;
+  const std::uint64_t offset = a - base;
+  const ElfSymbol* best = nullptr;
+  for (const ElfSymbol& s : elf_.symbols) {
+    if (s.defined && !s.thread_local_ && s.value <= offset && (best == nullptr || s.value > best->value)) best = &s;
+  }
+  return best != nullptr ? best->name.c_str() : nullptr;
+}
+
+}  // namespace vela::vp::detail
