@@ -139,6 +139,7 @@ RankContext* current() {
 
 void carry_rank_thread_locals() {
   carry_thread_local(&running, sizeof running);
+  carry_running_rank_libc();
 }
 
 RankContext& current(const char* call) {

@@ -113,7 +113,8 @@ void read_segments(const Reader& r, const Elf64_Ehdr& h, ElfImage& image, Elf64_
       r.check_range(p.p_offset, p.p_filesz, "a loadable segment");
       image.segments.push_back({p.p_vaddr, p.p_memsz, p.p_offset, p.p_filesz,
                                 (p.p_flags & PF_W) != 0, (p.p_flags & PF_X) != 0});
-      image.alignment = std::max<std::uint64_t>(image.alignment, std::max<std::uint64_t>(p.p_align, 4096));
+      image.alignment =
+          std::max<std::uint64_t>(image.alignment, std::max<std::uint64_t>(p.p_align, 4096));
       image.span = std::max(image.span, page_round(p.p_vaddr + p.p_memsz));
     } else if (p.p_type == PT_DYNAMIC) {
       dynamic = p;
@@ -145,28 +146,63 @@ Dynamic read_dynamic(const Reader& r, const Elf64_Phdr& p, ElfImage& image) {
     const auto e = r.at<Elf64_Dyn>(at, "a dynamic entry");
     const std::uint64_t v = e.d_un.d_val;
     switch (e.d_tag) {
-      case DT_NULL: return d;
-      case DT_NEEDED: d.needed.push_back(v); break;
-      case DT_RELA: d.rela = v; break;
-      case DT_RELASZ: d.rela_bytes = v; break;
-      case DT_JMPREL: d.jmprel = v; break;
-      case DT_PLTRELSZ: d.jmprel_bytes = v; break;
+      case DT_NULL:
+        return d;
+      case DT_NEEDED:
+        d.needed.push_back(v);
+        break;
+      case DT_RELA:
+        d.rela = v;
+        break;
+      case DT_RELASZ:
+        d.rela_bytes = v;
+        break;
+      case DT_JMPREL:
+        d.jmprel = v;
+        break;
+      case DT_PLTRELSZ:
+        d.jmprel_bytes = v;
+        break;
       case DT_PLTREL:
         if (v != DT_RELA) r.fail("PLT relocations are not RELA (expected x86-64's)");
         break;
-      case DT_REL: r.fail("REL relocations (expected x86-64's RELA)");
-      case DT_STRTAB: d.strtab = v; break;
-      case DT_STRSZ: d.strtab_bytes = v; break;
-      case DT_INIT: image.init = v; break;
-      case DT_FINI: image.fini = v; break;
-      case DT_INIT_ARRAY: image.init_array = v; break;
-      case DT_INIT_ARRAYSZ: image.init_count = v / 8; break;
-      case DT_FINI_ARRAY: image.fini_array = v; break;
-      case DT_FINI_ARRAYSZ: image.fini_count = v / 8; break;
-      case DT_TEXTREL: d.textrel = true; break;
-      case DT_FLAGS: d.flags = v; break;
-      case DT_FLAGS_1: d.flags_1 = v; break;
-      default: break;
+      case DT_REL:
+        r.fail("REL relocations (expected x86-64's RELA)");
+      case DT_STRTAB:
+        d.strtab = v;
+        break;
+      case DT_STRSZ:
+        d.strtab_bytes = v;
+        break;
+      case DT_INIT:
+        image.init = v;
+        break;
+      case DT_FINI:
+        image.fini = v;
+        break;
+      case DT_INIT_ARRAY:
+        image.init_array = v;
+        break;
+      case DT_INIT_ARRAYSZ:
+        image.init_count = v / 8;
+        break;
+      case DT_FINI_ARRAY:
+        image.fini_array = v;
+        break;
+      case DT_FINI_ARRAYSZ:
+        image.fini_count = v / 8;
+        break;
+      case DT_TEXTREL:
+        d.textrel = true;
+        break;
+      case DT_FLAGS:
+        d.flags = v;
+        break;
+      case DT_FLAGS_1:
+        d.flags_1 = v;
+        break;
+      default:
+        break;
     }
   }
   return d;
@@ -174,12 +210,14 @@ Dynamic read_dynamic(const Reader& r, const Elf64_Phdr& p, ElfImage& image) {
 
 void check_dynamic(const Reader& r, const Dynamic& d, const ElfImage& image) {
   if (d.textrel || (d.flags & DF_TEXTREL) != 0) {
-    r.fail("its code needs relocating (text relocations): compile every file of the program "
-           "as position-independent code (vela-mpicc does; add -fPIC to other compilers)");
+    r.fail(
+        "its code needs relocating (text relocations): compile every file of the program "
+        "as position-independent code (vela-mpicc does; add -fPIC to other compilers)");
   }
   if ((d.flags & DF_STATIC_TLS) != 0) {
-    r.fail("it uses the initial-exec thread-local model (-ftls-model=initial-exec), which a "
-           "loaded image cannot: compile without it");
+    r.fail(
+        "it uses the initial-exec thread-local model (-ftls-model=initial-exec), which a "
+        "loaded image cannot: compile without it");
   }
   const auto inside = [&](std::uint64_t address, std::uint64_t count, const char* what) {
     if (count > (std::uint64_t{1} << 32) || !in_memory(image, address, count * 8, false)) {
@@ -203,8 +241,8 @@ Sections read_sections(const Reader& r, const Elf64_Ehdr& h, ElfImage& image) {
   if (h.e_shnum == 0 || h.e_shentsize != sizeof(Elf64_Shdr) || h.e_shstrndx >= h.e_shnum) {
     r.fail("no usable section headers (a stripped image is fine, a missing table is not)");
   }
-  const auto names = r.at<Elf64_Shdr>(h.e_shoff + h.e_shstrndx * sizeof(Elf64_Shdr),
-                                      "the section names' header");
+  const auto names =
+      r.at<Elf64_Shdr>(h.e_shoff + h.e_shstrndx * sizeof(Elf64_Shdr), "the section names' header");
   r.check_range(names.sh_offset, names.sh_size, "the section names");
   for (std::uint64_t i = 0; i < h.e_shnum; ++i) {
     const auto sh = r.at<Elf64_Shdr>(h.e_shoff + i * sizeof(Elf64_Shdr), "a section header");
@@ -282,17 +320,33 @@ void read_relocations(const Reader& r, ElfImage& image, std::uint64_t address,
     out.addend = rela.r_addend;
     out.symbol = static_cast<std::uint32_t>(ELF64_R_SYM(rela.r_info));
     switch (ELF64_R_TYPE(rela.r_info)) {
-      case R_X86_64_NONE: continue;
-      case R_X86_64_RELATIVE: out.kind = RelocationKind::relative; break;
-      case R_X86_64_64: out.kind = RelocationKind::absolute; break;
-      case R_X86_64_GLOB_DAT: out.kind = RelocationKind::global_data; break;
-      case R_X86_64_JUMP_SLOT: out.kind = RelocationKind::jump_slot; break;
-      case R_X86_64_DTPMOD64: out.kind = RelocationKind::tls_module; break;
-      case R_X86_64_DTPOFF64: out.kind = RelocationKind::tls_offset; break;
-      case R_X86_64_IRELATIVE: out.kind = RelocationKind::irelative; break;
+      case R_X86_64_NONE:
+        continue;
+      case R_X86_64_RELATIVE:
+        out.kind = RelocationKind::relative;
+        break;
+      case R_X86_64_64:
+        out.kind = RelocationKind::absolute;
+        break;
+      case R_X86_64_GLOB_DAT:
+        out.kind = RelocationKind::global_data;
+        break;
+      case R_X86_64_JUMP_SLOT:
+        out.kind = RelocationKind::jump_slot;
+        break;
+      case R_X86_64_DTPMOD64:
+        out.kind = RelocationKind::tls_module;
+        break;
+      case R_X86_64_DTPOFF64:
+        out.kind = RelocationKind::tls_offset;
+        break;
+      case R_X86_64_IRELATIVE:
+        out.kind = RelocationKind::irelative;
+        break;
       case R_X86_64_TPOFF64:
-        r.fail("it uses the initial-exec thread-local model (R_X86_64_TPOFF64), which a loaded "
-               "image cannot: compile without -ftls-model=initial-exec");
+        r.fail(
+            "it uses the initial-exec thread-local model (R_X86_64_TPOFF64), which a loaded "
+            "image cannot: compile without -ftls-model=initial-exec");
       default:
         r.fail("relocation type " + std::to_string(ELF64_R_TYPE(rela.r_info)) +
                " is not one a position-independent x86-64 shared object carries");
@@ -328,7 +382,8 @@ ElfImage read_elf_image(std::span<const std::byte> bytes, std::string_view name)
   check_dynamic(r, d, image);
   if (d.strtab_bytes == 0) r.fail("no dynamic string table");
   d.strtab_file = file_offset(r, image, d.strtab, d.strtab_bytes, "the dynamic string table");
-  for (std::uint64_t n : d.needed) image.needed.push_back(r.string(d.strtab_file, d.strtab_bytes, n));
+  for (std::uint64_t n : d.needed)
+    image.needed.push_back(r.string(d.strtab_file, d.strtab_bytes, n));
   const Sections s = read_sections(r, h, image);
   image.symbols = read_symbols(r, s, d);
   read_relocations(r, image, d.rela, d.rela_bytes);

@@ -31,13 +31,13 @@ struct ElfSegment {
 
 // The relocation types a position-independent x86-64 shared object carries.
 enum class RelocationKind : std::uint8_t {
-  relative,      // base + addend
-  absolute,      // symbol + addend (R_X86_64_64)
-  global_data,   // symbol (GOT entry, R_X86_64_GLOB_DAT)
-  jump_slot,     // symbol (PLT's GOT entry)
-  tls_module,    // the module of a thread-local symbol (R_X86_64_DTPMOD64)
-  tls_offset,    // a thread-local symbol's offset in its module's block (R_X86_64_DTPOFF64)
-  irelative,     // the address an ifunc resolver at base + addend returns
+  relative,     // base + addend
+  absolute,     // symbol + addend (R_X86_64_64)
+  global_data,  // symbol (GOT entry, R_X86_64_GLOB_DAT)
+  jump_slot,    // symbol (PLT's GOT entry)
+  tls_module,   // the module of a thread-local symbol (R_X86_64_DTPMOD64)
+  tls_offset,   // a thread-local symbol's offset in its module's block (R_X86_64_DTPOFF64)
+  irelative,    // the address an ifunc resolver at base + addend returns
 };
 
 struct ElfRelocation {

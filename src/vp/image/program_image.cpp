@@ -141,8 +141,8 @@ void* map_fixed(std::byte* at, std::size_t bytes, int prot, int fd, std::size_t 
   void* p = mmap(at, bytes, prot, flags, fd, static_cast<off_t>(offset));
   if (p == MAP_FAILED) {
     throw Error("program image: cannot map " + std::to_string(bytes) + " bytes at " +
-                std::to_string(reinterpret_cast<std::uintptr_t>(at)) + ": " +
-                std::strerror(errno) + " (too many ranks for vm.max_map_count?)");
+                std::to_string(reinterpret_cast<std::uintptr_t>(at)) + ": " + std::strerror(errno) +
+                " (too many ranks for vm.max_map_count?)");
   }
   return p;
 }
@@ -151,8 +151,10 @@ void* map_fixed(std::byte* at, std::size_t bytes, int prot, int fd, std::size_t 
 
 // How a symbol a relocation names is bound, resolved once per process.
 struct ProgramImage::Binding {
-  enum Kind : std::uint8_t { none, in_image, address, libc_field, thread_local_ } kind = none;
+  enum Kind : std::uint8_t { none, in_image, address, libc_function, libc_field, thread_local_ };
+  Kind kind = none;
   std::uint64_t value = 0;  // image offset, absolute address or field offset
+  std::uint64_t own = 0;    // C library symbols: the library's own (for a shared instance)
 };
 
 ProgramImage* program_image() noexcept {
@@ -170,22 +172,26 @@ ProgramImage::ProgramImage(std::span<const std::byte> bytes, std::string name)
     if (s.writable) writable_begin_ = std::min(writable_begin_, s.address / page * page);
   }
   tail_offset_ = elf_.span;
-  tls_offset_ = round_up(tail_offset_ + sizeof(Tail), std::max<std::size_t>(elf_.tls.alignment, 64));
+  tls_offset_ =
+      round_up(tail_offset_ + sizeof(Tail), std::max<std::size_t>(elf_.tls.alignment, 64));
   exits_offset_ = round_up(tls_offset_ + elf_.tls.memory_bytes, page);
   instance_bytes_ = round_up(exits_offset_ + max_exits * sizeof(ExitFunction), elf_.alignment);
   tls_block_offset = tls_offset_;
   exit_array_offset = exits_offset_;
   fd_ = memfd_create(name_.c_str(), MFD_CLOEXEC);
   if (fd_ < 0 || write(fd_, bytes.data(), bytes.size()) != static_cast<ssize_t>(bytes.size())) {
-    throw Error("program image '" + name_ + "': cannot keep it in memory: " +
-                std::strerror(errno));
+    throw Error("program image '" + name_ + "': cannot keep it in memory: " + std::strerror(errno));
   }
   if (elf_.tls.file_bytes > 0) {
     const ElfSegment* s = nullptr;
     for (const ElfSegment& x : elf_.segments) {
-      if (elf_.tls.address >= x.address && elf_.tls.address + elf_.tls.file_bytes <= x.address + x.file_bytes) s = &x;
+      if (elf_.tls.address >= x.address &&
+          elf_.tls.address + elf_.tls.file_bytes <= x.address + x.file_bytes)
+        s = &x;
     }
-    if (s == nullptr) throw Error("program image '" + name_ + "': its thread-locals' initial bytes lie outside the file");
+    if (s == nullptr)
+      throw Error("program image '" + name_ +
+                  "': its thread-locals' initial bytes lie outside the file");
     const std::size_t at = s->file_offset + (elf_.tls.address - s->address);
     tls_image_.assign(bytes.begin() + static_cast<std::ptrdiff_t>(at),
                       bytes.begin() + static_cast<std::ptrdiff_t>(at + elf_.tls.file_bytes));
@@ -232,15 +238,16 @@ void ProgramImage::resolve() {
       b = {Binding::address, reinterpret_cast<std::uint64_t>(special->function)};
       continue;
     }
+    void* address =
+        s.version.empty() ? nullptr : dlvsym(RTLD_DEFAULT, s.name.c_str(), s.version.c_str());
+    if (address == nullptr) address = dlsym(RTLD_DEFAULT, s.name.c_str());
     if (const LibcSymbol* libc = rank_libc_symbol(s.name)) {
       b = libc->function != nullptr
-              ? Binding{Binding::address, reinterpret_cast<std::uint64_t>(libc->function)}
+              ? Binding{Binding::libc_function, reinterpret_cast<std::uint64_t>(libc->function)}
               : Binding{Binding::libc_field, libc->field_offset};
+      b.own = reinterpret_cast<std::uint64_t>(address);
       continue;
     }
-    void* address = s.version.empty() ? nullptr
-                                      : dlvsym(RTLD_DEFAULT, s.name.c_str(), s.version.c_str());
-    if (address == nullptr) address = dlsym(RTLD_DEFAULT, s.name.c_str());
     if (address == nullptr && !s.weak) {
       if (missing_count++ < 8) missing += (missing.empty() ? "" : ", ") + s.name;
       continue;
@@ -265,7 +272,8 @@ void ProgramImage::map_segments(std::byte* at, bool with_file_data) const {
       map_fixed(at + start, end - start, prot, -1, 0);  // filled by the caller
       continue;
     }
-    if (s.file_bytes > 0) map_fixed(at + start, file_end - start, prot, fd_, s.file_offset / page * page);
+    if (s.file_bytes > 0)
+      map_fixed(at + start, file_end - start, prot, fd_, s.file_offset / page * page);
     if (s.memory_bytes > s.file_bytes) {
       // .bss: the rest of the last file page is zeroed, the pages after it are anonymous.
       std::memset(at + s.address + s.file_bytes, 0, file_end - (s.address + s.file_bytes));
@@ -275,31 +283,43 @@ void ProgramImage::map_segments(std::byte* at, bool with_file_data) const {
   map_fixed(at + tail_offset_, instance_bytes_ - tail_offset_, PROT_READ | PROT_WRITE, -1, 0);
 }
 
-void ProgramImage::relocate(std::byte* at) const {
+void ProgramImage::relocate(std::byte* at, bool rank_libc) const {
   const auto base = reinterpret_cast<std::uint64_t>(at);
   const auto symbol = [&](std::uint32_t index) -> std::uint64_t {
     const Binding& b = bindings_[index];
     switch (b.kind) {
-      case Binding::in_image: return base + b.value;
-      case Binding::libc_field: return base + tail_offset_ + b.value;
-      case Binding::thread_local_: return b.value;
-      default: return b.value;
+      case Binding::in_image:
+        return base + b.value;
+      case Binding::libc_function:
+        return rank_libc ? b.value : b.own;
+      case Binding::libc_field:
+        return rank_libc ? base + tail_offset_ + b.value : b.own;
+      case Binding::thread_local_:
+        return b.value;
+      default:
+        return b.value;
     }
   };
   for (const ElfRelocation& r : elf_.relocations) {
     std::uint64_t value = 0;
     switch (r.kind) {
-      case RelocationKind::relative: value = base + static_cast<std::uint64_t>(r.addend); break;
+      case RelocationKind::relative:
+        value = base + static_cast<std::uint64_t>(r.addend);
+        break;
       case RelocationKind::absolute:
       case RelocationKind::global_data:
       case RelocationKind::jump_slot:
         value = symbol(r.symbol) + static_cast<std::uint64_t>(r.addend);
         break;
-      case RelocationKind::tls_module: value = base; break;
-      case RelocationKind::tls_offset:
-        value = (r.symbol != 0 ? bindings_[r.symbol].value : 0) + static_cast<std::uint64_t>(r.addend);
+      case RelocationKind::tls_module:
+        value = base;
         break;
-      case RelocationKind::irelative: continue;  // below, once everything else is in place
+      case RelocationKind::tls_offset:
+        value =
+            (r.symbol != 0 ? bindings_[r.symbol].value : 0) + static_cast<std::uint64_t>(r.addend);
+        break;
+      case RelocationKind::irelative:
+        continue;  // below, once everything else is in place
     }
     std::memcpy(at + r.offset, &value, sizeof value);
   }
@@ -325,9 +345,9 @@ void ProgramImage::register_frames(std::byte* at) const {
   _Unwind_Find_FDE(at + elf_.main, reinterpret_cast<dwarf_eh_bases*>(&bases));
 }
 
-void ProgramImage::instantiate(std::byte* at) const {
+void ProgramImage::instantiate(std::byte* at, bool rank_libc) const {
   map_segments(at, true);
-  relocate(at);
+  relocate(at, rank_libc);
   make_tail(at);
   register_frames(at);
 }
@@ -359,11 +379,12 @@ void ProgramImage::construct(std::byte* at, int argc, char** argv) const {
   for (std::uint64_t i = 0; i < elf_.init_count; ++i) {
     Init f = nullptr;
     std::memcpy(&f, at + elf_.init_array + i * 8, sizeof f);
-    if (f != nullptr && reinterpret_cast<std::uintptr_t>(f) != ~std::uintptr_t{0}) f(argc, argv, environ);
+    if (f != nullptr && reinterpret_cast<std::uintptr_t>(f) != ~std::uintptr_t{0})
+      f(argc, argv, environ);
   }
 }
 
-void ProgramImage::destruct(std::byte* at) const {
+void ProgramImage::run_exits(std::byte* at) const {
   auto* tail = reinterpret_cast<Tail*>(at + tail_offset_);
   auto* exits = reinterpret_cast<ExitFunction*>(at + exits_offset_);
   // Last registered first, including those registered by exit functions themselves.
@@ -371,6 +392,10 @@ void ProgramImage::destruct(std::byte* at) const {
     const ExitFunction e = exits[--tail->exits];
     e.function(e.argument);
   }
+}
+
+void ProgramImage::destruct(std::byte* at) const {
+  run_exits(at);
   using Fini = void (*)();
   for (std::uint64_t i = elf_.fini_count; i > 0; --i) {
     Fini f = nullptr;
@@ -453,7 +478,9 @@ const char* ProgramImage::function_at(const std::byte* at, const void* address) 
   const std::uint64_t offset = a - base;
   const ElfSymbol* best = nullptr;
   for (const ElfSymbol& s : elf_.symbols) {
-    if (s.defined && !s.thread_local_ && s.value <= offset && (best == nullptr || s.value > best->value)) best = &s;
+    if (s.defined && !s.thread_local_ && s.value <= offset &&
+        (best == nullptr || s.value > best->value))
+      best = &s;
   }
   return best != nullptr ? best->name.c_str() : nullptr;
 }

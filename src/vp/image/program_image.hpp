@@ -59,8 +59,10 @@ class ProgramImage {
 
   // Makes a fresh instance at `at` (instance_bytes() of address space, reserved or free):
   // maps, relocates, sets its C library state and thread-locals to their initial values, and
-  // registers its unwind tables. Its constructors have not run (run_main runs them).
-  void instantiate(std::byte* at) const;
+  // registers its unwind tables. Its constructors have not run (run_main runs them). With
+  // `rank_libc`, the C library symbols of image/rank_libc.hpp are bound to the instance's own
+  // state (a rank's instance); without, to the C library's (the instance the ranks share).
+  void instantiate(std::byte* at, bool rank_libc) const;
   // Inside the rank owning the instance (or on the main thread for the shared one): its
   // constructors, its main with these arguments, its exit functions and destructors. Returns
   // main's value.
@@ -74,6 +76,8 @@ class ProgramImage {
   // around a whole run).
   void construct(std::byte* at, int argc, char** argv) const;
   void destruct(std::byte* at) const;
+  // The exit functions registered in the instance or tail at `at` alone, last first.
+  void run_exits(std::byte* at) const;
   // Gives the instance's memory back and leaves the range reserved (inaccessible).
   void release(std::byte* at) const noexcept;
   // A tail alone at `at` (a rank's thread-locals and C library state beside a shared instance:
@@ -96,7 +100,7 @@ class ProgramImage {
  private:
   struct Binding;
   void map_segments(std::byte* at, bool with_file_data) const;
-  void relocate(std::byte* at) const;
+  void relocate(std::byte* at, bool rank_libc) const;
   void register_frames(std::byte* at) const;
   void make_tail(std::byte* at) const;
   void pup_writable(pup::Archive& ar, std::byte* at) const;
@@ -110,9 +114,9 @@ class ProgramImage {
   std::size_t tls_offset_ = 0;      // the thread-local block's, in the tail
   std::size_t exits_offset_ = 0;    // the exit functions', in the tail
   std::size_t instance_bytes_ = 0;
-  std::vector<Binding> bindings_;   // by symbol index
+  std::vector<Binding> bindings_;     // by symbol index
   std::vector<std::byte> tls_image_;  // the thread-locals' initial bytes
-  std::vector<void*> needed_;       // dlopen handles
+  std::vector<void*> needed_;         // dlopen handles
 };
 
 // The image this process runs (set by the main of image programs before ranks start), or

@@ -85,7 +85,7 @@ SharedImage::SharedImage(Privatization method) {
                 std::to_string(bytes) + " bytes at its fixed address: " + std::strerror(errno));
   }
   at_ = static_cast<std::byte*>(p);
-  image->instantiate(at_);
+  image->instantiate(at_, false);
   image->set_shared(at_);
   image->construct(at_, 0, nullptr);
 }
@@ -105,7 +105,7 @@ void open_rank_image(RankContext& rank, std::byte* region, Privatization method)
   rank.image = region;
   rank.image_whole = method == Privatization::automatic;
   if (rank.image_whole) {
-    image->instantiate(region);
+    image->instantiate(region, true);
   } else {
     image->instantiate_tail(region);
   }
@@ -149,7 +149,10 @@ int run_image_main(int argc, char** argv) {
   RankContext& rank = current("main");
   const ProgramImage& image = *program_image();
   if (rank.image_whole) return image.run_main(rank.image, argc, argv);
-  return image.call_main(image.shared(), argc, argv);
+  const int status = image.call_main(image.shared(), argc, argv);
+  // What the rank registered (its thread-locals' destructors, atexit) went to its tail.
+  if (rank.image != nullptr) image.run_exits(rank.image);
+  return status;
 }
 
 }  // namespace vela::vp::detail

@@ -54,13 +54,14 @@ HeapOwner heap_owning(const void* p) noexcept {
   if (a < begin || a >= routing.end.load(std::memory_order_relaxed)) return {};
   const std::size_t slot = (a - begin) / routing.slot_bytes;
   const std::uintptr_t heap = begin + slot * routing.slot_bytes + routing.heap_offset;
-  if (a <= heap || a >= heap + routing.heap_bytes || !routing.open[slot].load(std::memory_order_acquire)) return {true, nullptr};
+  if (a <= heap || a >= heap + routing.heap_bytes ||
+      !routing.open[slot].load(std::memory_order_acquire))
+    return {true, nullptr};
   return {true, reinterpret_cast<SlotHeap*>(heap)};
 }
 
 StackRange::StackRange(std::size_t slots, std::size_t stack_bytes, std::size_t context_bytes,
-                       std::size_t heap_bytes, std::size_t image_bytes,
-                       std::size_t image_alignment)
+                       std::size_t heap_bytes, std::size_t image_bytes, std::size_t image_alignment)
     : slots_(slots), page_(static_cast<std::size_t>(sysconf(_SC_PAGESIZE))) {
   if (stack_bytes < 16 * 1024) {
     throw Error("--vp-stack " + std::to_string(stack_bytes) +

@@ -55,8 +55,7 @@ int main(int argc, char** argv) {
   }
   std::unique_ptr<vela::vp::detail::ProgramImage> image;
   try {
-    image = std::make_unique<vela::vp::detail::ProgramImage>(
-        std::span(begin, end), program);
+    image = std::make_unique<vela::vp::detail::ProgramImage>(std::span(begin, end), program);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "%s: error: %s\n", program.c_str(), e.what());
     return 1;
