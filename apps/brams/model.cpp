@@ -16,7 +16,8 @@
  * legacy code keeps it; that header gives each rank its own copy by the privatization method
  * this copy is compiled for. Built with -DBRAMS_STANDALONE it is an ordinary Open MPI program
  * (mpicxx -DBRAMS_STANDALONE model.cpp netcdf_output.cpp), which prints the same checksum for the
- * same --ranks.
+ * same --ranks; the same build by vela-mpicxx (its module state plain globals) runs as Vela
+ * ranks, each with its own instance of the program (--vp-privatize auto).
  *
  * The checksum hashes every cell's bits with its global position (sums modulo 2^64, so the
  * order of the reduction does not matter): equal checksums mean equal fields, bit for bit,
@@ -30,7 +31,9 @@
 
 #ifdef BRAMS_STANDALONE
 #include <mpi.h>
-#define MPI_Migrate() ((void)0) /* plain MPI has no balancing point */
+#ifndef MPI_Migrate
+#define MPI_Migrate() ((void)0) /* plain MPI has no balancing point (Vela's mpi.h has one) */
+#endif
 #define BRAMS_ENTRY brams_model
 #else
 #define VELA_MPI_NO_MAIN

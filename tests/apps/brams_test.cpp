@@ -111,6 +111,30 @@ TEST(Brams, ChecksumIsTheSameForEveryPrivatizationMethod) {
   EXPECT_NE(copy.out.find("--pes 1"), std::string::npos) << copy.out;
 }
 
+#if defined(BRAMS_IMAGE_BINARY)
+// The plain-MPI source (module state as plain globals) built unchanged by vela-mpicxx: every
+// rank its own instance of the program, so the checksum is the reference one on any PEs, with
+// a balancer moving ranks, and across processes; with the globals shared it is not.
+TEST(Brams, PlainGlobalsAsALoadedImageGiveTheSameChecksum) {
+  const std::string reference = checksum(problem + " --ranks 1 --pes 1");
+  for (const std::string layout : {"--vp 6 --pes 1", "--vp 6 --pes 2 --lb rotate",
+                                   "--vp 5 --pes 2 --lb greedy"}) {
+    EXPECT_EQ(vela::testing::program_checksum(BRAMS_IMAGE_BINARY, problem + " " + layout),
+              reference)
+        << layout;
+  }
+  const std::string env = mpirun_env();
+  const Result probe = run_program(env + MPIEXEC, "-np 1 true");
+  if (probe.status != 0) GTEST_SKIP() << "mpirun cannot start processes here:\n" << probe.out;
+  const Result across = run_program(env + MPIEXEC, std::string("-np 2 ") + BRAMS_IMAGE_BINARY +
+                                                       " " + problem + " --vp 6 --lb rotate");
+  EXPECT_EQ(across.status, 0) << across.out;
+  EXPECT_EQ(field(across.out, "checksum"), reference) << across.out;
+  const Result shared = run_program(BRAMS_IMAGE_BINARY, problem + " --vp 6 --pes 1 --vp-privatize none");
+  EXPECT_NE(field(shared.out, "checksum"), reference) << shared.out;
+}
+#endif
+
 // The same source built against Open MPI and run by mpirun with N processes prints the
 // checksum of --ranks N (of any N) on Vela.
 TEST(Brams, OpenMpiRunOfTheSameSourceGivesTheSameChecksum) {

@@ -147,6 +147,27 @@ void* map_fixed(std::byte* at, std::size_t bytes, int prot, int fd, std::size_t 
   return p;
 }
 
+// Where this executable lies (this function is in it).
+const void* executable_base() {
+  Dl_info info{};
+  dladdr(reinterpret_cast<void*>(&executable_base), &info);
+  return info.dli_fbase;
+}
+
+// The address the dynamic linker would bind `s` to: the executable's definition first (it
+// interposes, versioned reference or not: Vela's malloc family is the executable's), else the
+// version asked for, else the default version.
+void* lookup(const ElfSymbol& s) {
+  void* first = dlsym(RTLD_DEFAULT, s.name.c_str());
+  Dl_info info{};
+  if (first != nullptr && dladdr(first, &info) != 0 && info.dli_fbase == executable_base()) {
+    return first;
+  }
+  void* versioned =
+      s.version.empty() ? nullptr : dlvsym(RTLD_DEFAULT, s.name.c_str(), s.version.c_str());
+  return versioned != nullptr ? versioned : first;
+}
+
 }  // namespace
 
 // How a symbol a relocation names is bound, resolved once per process.
@@ -238,9 +259,7 @@ void ProgramImage::resolve() {
       b = {Binding::address, reinterpret_cast<std::uint64_t>(special->function)};
       continue;
     }
-    void* address =
-        s.version.empty() ? nullptr : dlvsym(RTLD_DEFAULT, s.name.c_str(), s.version.c_str());
-    if (address == nullptr) address = dlsym(RTLD_DEFAULT, s.name.c_str());
+    void* address = lookup(s);
     if (const LibcSymbol* libc = rank_libc_symbol(s.name)) {
       b = libc->function != nullptr
               ? Binding{Binding::libc_function, reinterpret_cast<std::uint64_t>(libc->function)}

@@ -139,6 +139,30 @@ TEST(ImagePrograms, PrivatizeValuesAreChecked) {
   EXPECT_THAT(classic.out, HasSubstr("--vp-privatize auto: this program was linked with its main"));
 }
 
+// A fault in a rank of an image names the rank and the program's function; under mpirun the
+// whole job ends, with the message, instead of hanging.
+TEST(ImagePrograms, FaultsNameTheRankAndTheFunction) {
+  const ProgramResult segv = run_program(std::string(FAULT_VELA) + " --vp 3 --pes 2 segv", "");
+  EXPECT_NE(segv.status, 0);
+  EXPECT_THAT(segv.out, ::testing::ContainsRegex(
+                            "rank 2 on PE [01] \\(process 0\\): segmentation fault at 0x10 "
+                            "while running crash_here"));
+  const ProgramResult overflow =
+      run_program(std::string(FAULT_VELA) + " --vp 3 --pes 2 overflow", "");
+  EXPECT_NE(overflow.status, 0);
+  // The default stack is 1 MiB.
+  EXPECT_THAT(overflow.out, HasSubstr("stack overflow in its 1048576-byte stack (use --vp-stack)"));
+  const ProgramResult across =
+      run_program("timeout 120 " + mpirun(2, FAULT_VELA, "--vp 4 segv"), "");
+  EXPECT_NE(across.status, 0);
+  EXPECT_NE(across.status, 124) << "the job did not end";
+  EXPECT_THAT(across.out, ::testing::ContainsRegex("rank 3 on PE [0-9]+ \\(process 1\\): "
+                                                   "segmentation fault at 0x10 while running "
+                                                   "crash_here"));
+  const ProgramResult fine = run_program(std::string(FAULT_VELA) + " --vp 3 --pes 2 none", "");
+  EXPECT_EQ(fine.status, 0) << fine.out;
+}
+
 class ImageWrapper : public vela::testing::ScratchDirTest {};
 
 TEST_F(ImageWrapper, ShowGlobalsListsNameSizeAndSource) {
