@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <string>
 
 #include "image/rank_libc.hpp"
@@ -47,6 +48,7 @@ struct Tail {
   RankLibc libc;
   std::byte* base = nullptr;  // the instance's start
   std::uint64_t exits = 0;    // ExitFunctions registered
+  bool whole = false;         // a whole instance's tail (else a tail beside the shared one)
 };
 
 std::atomic<ProgramImage*> current_image{nullptr};
@@ -100,6 +102,27 @@ extern "C" int vela_image_thread_atexit(void (*function)(void*), void* object, v
 // crtbegin's destructor calls this at the instance's end: its exit functions ran already.
 extern "C" void vela_image_cxa_finalize(void* /*dso*/) {}
 
+// Bound in place of the C library's exit: the first rank to call it ends the process, after
+// its own exit functions and destructors (as its process's exit would run them); a rank
+// calling it meanwhile on another PE waits (glibc's exit is not safe to run twice at once).
+extern "C" [[noreturn]] void vela_image_exit(int status) {
+  static std::mutex first;
+  first.lock();  // never unlocked: the process ends
+  Tail* tail = reinterpret_cast<Tail*>(running_rank_libc());
+  const ProgramImage* image = current_image.load(std::memory_order_acquire);
+  std::byte* shared = shared_instance.load(std::memory_order_acquire);
+  if (tail == nullptr && image != nullptr && shared != nullptr) {
+    image->destruct(shared);  // the instance every rank shares (none, copy)
+  } else if (tail != nullptr && image != nullptr) {
+    if (tail->whole) {
+      image->destruct(tail->base);
+    } else {
+      image->run_exits(tail->base);
+    }
+  }
+  std::exit(status);
+}
+
 struct TlsIndex {
   std::uint64_t module;  // the instance's start (Vela writes it so)
   std::uint64_t offset;
@@ -126,6 +149,7 @@ const Special specials[] = {
     {"__cxa_thread_atexit_impl", reinterpret_cast<void*>(&vela_image_thread_atexit)},
     {"__tls_get_addr", reinterpret_cast<void*>(&vela_image_tls_get_addr)},
     {"atexit", reinterpret_cast<void*>(&vela_image_atexit)},
+    {"exit", reinterpret_cast<void*>(&vela_image_exit)},
 };
 
 const LibcSymbol* rank_libc_symbol(const std::string& name) {
@@ -368,6 +392,7 @@ void ProgramImage::instantiate(std::byte* at, bool rank_libc) const {
   map_segments(at, true);
   relocate(at, rank_libc);
   make_tail(at);
+  reinterpret_cast<Tail*>(at + tail_offset_)->whole = true;
   register_frames(at);
 }
 

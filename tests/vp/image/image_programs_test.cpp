@@ -163,6 +163,15 @@ TEST(ImagePrograms, FaultsNameTheRankAndTheFunction) {
   EXPECT_EQ(fine.status, 0) << fine.out;
 }
 
+// Every rank calling exit() at once, on two PEs: the first ends the process with its status.
+TEST(ImagePrograms, ExitFromRanksOnSeveralPesEndsTheProcess) {
+  for (int run = 0; run < 5; ++run) {
+    const ProgramResult r = run_program(std::string(FAULT_VELA) + " --vp 4 --pes 2 exit", "");
+    EXPECT_EQ(r.status, 3) << r.out;
+    EXPECT_THAT(r.out, Not(HasSubstr("segmentation fault")));
+  }
+}
+
 class ImageWrapper : public vela::testing::ScratchDirTest {};
 
 TEST_F(ImageWrapper, ShowGlobalsListsNameSizeAndSource) {

@@ -1,5 +1,8 @@
 /* A rank that faults: `segv` makes the last rank write through a bad pointer in crash_here(),
- * `overflow` makes it recurse until its stack runs out; any other argument, nothing. */
+ * `overflow` makes it recurse until its stack runs out; `exit` makes every rank call exit(3)
+ * after MPI_Finalize (as programs do after printing their usage); any other argument,
+ * nothing. */
+#include <stdlib.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <string.h>
@@ -26,5 +29,6 @@ int main(int argc, char** argv) {
   if (rank == size - 1 && argc > 1 && strcmp(argv[1], "overflow") == 0) printf("%d\n", recurse(1));
   MPI_Barrier(MPI_COMM_WORLD);
   MPI_Finalize();
+  if (argc > 1 && strcmp(argv[1], "exit") == 0) exit(3);
   return 0;
 }
