@@ -119,6 +119,9 @@ void read_segments(const Reader& r, const Elf64_Ehdr& h, ElfImage& image, Elf64_
     } else if (p.p_type == PT_DYNAMIC) {
       dynamic = p;
       have_dynamic = true;
+    } else if (p.p_type == PT_GNU_EH_FRAME) {
+      image.eh_frame_hdr = p.p_vaddr;
+      image.eh_frame_hdr_bytes = p.p_filesz;
     } else if (p.p_type == PT_TLS) {
       if (p.p_filesz > p.p_memsz || p.p_align == 0 || (p.p_align & (p.p_align - 1)) != 0 ||
           p.p_memsz > (std::uint64_t{1} << 32)) {
@@ -389,6 +392,10 @@ ElfImage read_elf_image(std::span<const std::byte> bytes, std::string_view name)
   read_relocations(r, image, d.rela, d.rela_bytes);
   read_relocations(r, image, d.jmprel, d.jmprel_bytes);
   if (image.eh_frame != 0 && !in_memory(image, image.eh_frame, 4, false)) image.eh_frame = 0;
+  if (image.eh_frame_hdr != 0 &&
+      !in_memory(image, image.eh_frame_hdr, image.eh_frame_hdr_bytes, false)) {
+    image.eh_frame_hdr = image.eh_frame_hdr_bytes = 0;
+  }
   find_main(r, image);
   return image;
 }

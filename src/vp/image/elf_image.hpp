@@ -76,9 +76,11 @@ struct ElfImage {
   std::uint64_t init_count = 0;
   std::uint64_t fini_array = 0;
   std::uint64_t fini_count = 0;
-  std::uint64_t eh_frame = 0;  // .eh_frame's address (0: none), for the unwinder
-  std::uint64_t main = 0;      // the program's main
-  ElfTls tls;                  // memory_bytes 0: no thread-locals
+  std::uint64_t eh_frame = 0;      // .eh_frame's address (0: none), for the unwinder
+  std::uint64_t eh_frame_hdr = 0;  // PT_GNU_EH_FRAME's (0: none): the sorted FDE table
+  std::uint64_t eh_frame_hdr_bytes = 0;
+  std::uint64_t main = 0;  // the program's main
+  ElfTls tls;              // memory_bytes 0: no thread-locals
 };
 
 // Reads `bytes` (the whole file). Throws vela::vp::Error naming `name` and what is wrong.

@@ -15,16 +15,22 @@
 #include <string>
 
 #include "image/rank_libc.hpp"
+#include "memory/stacks.hpp"
 #include "vela/vp/vp.hpp"
 
 // libgcc's registration of unwind tables that no loaded object's headers describe.
 extern "C" void __register_frame(void* begin);
 extern "C" void __deregister_frame(void* begin);
 extern "C" int __cxa_atexit(void (*function)(void*), void* argument, void* dso);
-struct dwarf_eh_bases;
-extern "C" const void* _Unwind_Find_FDE(void* pc, dwarf_eh_bases* bases);
 
 namespace vela::vp::detail {
+
+// What the unwinder asks of _Unwind_Find_FDE besides the FDE (libgcc's layout).
+struct dwarf_eh_bases {
+  void* tbase;
+  void* dbase;
+  void* func;
+};
 
 namespace {
 
@@ -194,6 +200,32 @@ void* lookup(const ElfSymbol& s) {
 
 }  // namespace
 
+using FindFde = const void* (*)(void*, dwarf_eh_bases*);
+// libgcc's own, for every frame outside the program's instances.
+const FindFde next_find_fde = reinterpret_cast<FindFde>(dlsym(RTLD_NEXT, "_Unwind_Find_FDE"));
+
+// The instance holding code address `pc`: a rank's (in its slot) or the shared one.
+std::byte* instance_holding(const void* pc, const ProgramImage& image) noexcept {
+  if (std::byte* region = image_region_holding(pc)) return region;
+  std::byte* shared = shared_instance.load(std::memory_order_acquire);
+  const auto a = reinterpret_cast<std::uintptr_t>(pc);
+  const auto s = reinterpret_cast<std::uintptr_t>(shared);
+  return shared != nullptr && a >= s && a < s + image.elf().span ? shared : nullptr;
+}
+
+// The unwinder's search for the frame description of `pc` (libgcc calls it through its PLT,
+// and the wrappers export it from the executable, so this one is called): in an instance of
+// the program, a binary search of the image's own sorted table (.eh_frame_hdr), O(log FDEs)
+// and nothing registered per instance; anywhere else, libgcc's.
+extern "C" const void* _Unwind_Find_FDE(void* pc, dwarf_eh_bases* bases) {
+  if (const ProgramImage* image = current_image.load(std::memory_order_acquire)) {
+    if (std::byte* at = instance_holding(pc, *image)) {
+      if (const void* fde = image->find_fde(at, pc, bases)) return fde;
+    }
+  }
+  return next_find_fde != nullptr ? next_find_fde(pc, bases) : nullptr;
+}
+
 // How a symbol a relocation names is bound, resolved once per process.
 struct ProgramImage::Binding {
   enum Kind : std::uint8_t { none, in_image, address, libc_function, libc_field, thread_local_ };
@@ -216,6 +248,7 @@ ProgramImage::ProgramImage(std::span<const std::byte> bytes, std::string name)
   for (const ElfSegment& s : elf_.segments) {
     if (s.writable) writable_begin_ = std::min(writable_begin_, s.address / page * page);
   }
+  check_pages();
   tail_offset_ = elf_.span;
   tls_offset_ =
       round_up(tail_offset_ + sizeof(Tail), std::max<std::size_t>(elf_.tls.alignment, 64));
@@ -241,7 +274,143 @@ ProgramImage::ProgramImage(std::span<const std::byte> bytes, std::string name)
     tls_image_.assign(bytes.begin() + static_cast<std::ptrdiff_t>(at),
                       bytes.begin() + static_cast<std::ptrdiff_t>(at + elf_.tls.file_bytes));
   }
+  read_fde_table(bytes);
   resolve();
+}
+
+namespace {
+
+// A little-endian integer of `n` bytes at `p`.
+std::int64_t read_signed(const std::byte* p, int n) {
+  std::int64_t v = 0;
+  std::memcpy(&v, p, static_cast<std::size_t>(n));
+  if (n == 4) v = static_cast<std::int32_t>(v);
+  return v;
+}
+
+// The pointer encoding of a CIE's FDEs ('R' in its augmentation), or -1 when it has none or
+// one this reader does not take.
+int fde_encoding(std::span<const std::byte> bytes, std::size_t cie) {
+  if (cie + 9 > bytes.size()) return -1;
+  const auto* p = reinterpret_cast<const unsigned char*>(bytes.data()) + cie + 8;  // version
+  const auto* end = reinterpret_cast<const unsigned char*>(bytes.data()) + bytes.size();
+  const unsigned char* augmentation = p + 1;
+  const unsigned char* q = augmentation;
+  while (q < end && *q != 0) ++q;
+  if (q >= end || *augmentation != 'z') return -1;
+  ++q;
+  const auto uleb = [&] {
+    std::uint64_t v = 0;
+    for (int shift = 0; q < end && shift < 64; shift += 7) {
+      const unsigned char b = *q++;
+      v |= std::uint64_t{b & 0x7fu} << shift;
+      if ((b & 0x80) == 0) break;
+    }
+    return v;
+  };
+  uleb();  // code alignment
+  uleb();  // data alignment (the sign does not matter here)
+  if (*p == 1) {
+    ++q;  // return register, a byte in version 1
+  } else {
+    uleb();
+  }
+  uleb();  // augmentation data length
+  for (const unsigned char* a = augmentation + 1; a < end && *a != 0 && q < end; ++a) {
+    if (*a == 'R') return *q;
+    if (*a == 'L') {
+      ++q;
+    } else if (*a == 'P') {
+      const unsigned char e = *q++;
+      const int size = (e & 0x0f) == 0x0b || (e & 0x0f) == 0x03 ? 4 : 8;
+      q += size;
+    } else if (*a != 'S' && *a != 'B') {
+      return -1;
+    }
+  }
+  return -1;
+}
+
+}  // namespace
+
+// The image's sorted table of FDEs from .eh_frame_hdr, with each FDE's code range, when it is in
+// the form GCC and ld write on x86-64 (pc-relative 4-byte pointers, a table of 4-byte offsets
+// from the header); otherwise left empty, and the instances' tables are registered with libgcc.
+void ProgramImage::read_fde_table(std::span<const std::byte> bytes) {
+  if (elf_.eh_frame_hdr == 0 || elf_.eh_frame_hdr_bytes < 12) return;
+  const ElfSegment* segment = nullptr;
+  for (const ElfSegment& x : elf_.segments) {
+    if (!x.writable && elf_.eh_frame_hdr >= x.address &&
+        elf_.eh_frame_hdr + elf_.eh_frame_hdr_bytes <= x.address + x.file_bytes) {
+      segment = &x;
+    }
+  }
+  if (segment == nullptr || segment->file_offset != segment->address) return;
+  const std::byte* hdr = bytes.data() + elf_.eh_frame_hdr;
+  const auto u8 = [&](std::size_t i) { return std::to_integer<unsigned>(hdr[i]); };
+  if (u8(0) != 1 || u8(1) != 0x1b || u8(2) != 0x03 || u8(3) != 0x3b) return;
+  const std::uint64_t count = static_cast<std::uint32_t>(read_signed(hdr + 8, 4));
+  if (12 + count * 8 > elf_.eh_frame_hdr_bytes) return;
+  std::vector<Fde> table;
+  table.reserve(count);
+  for (std::uint64_t i = 0; i < count; ++i) {
+    const std::int64_t start =
+        static_cast<std::int64_t>(elf_.eh_frame_hdr) + read_signed(hdr + 12 + i * 8, 4);
+    const std::int64_t fde =
+        static_cast<std::int64_t>(elf_.eh_frame_hdr) + read_signed(hdr + 16 + i * 8, 4);
+    if (fde < 0 || static_cast<std::uint64_t>(fde) + 16 > segment->file_bytes + segment->address)
+      return;
+    const std::byte* f = bytes.data() + fde;
+    const std::int64_t cie_pointer = read_signed(f + 4, 4);
+    const std::int64_t cie = fde + 4 - cie_pointer;
+    if (read_signed(f, 4) == -1 || cie < 0 ||
+        fde_encoding(bytes, static_cast<std::size_t>(cie)) != 0x1b)
+      return;
+    if (fde + 8 + read_signed(f + 8, 4) != start) return;  // pc_begin, pc-relative
+    const auto range = static_cast<std::uint32_t>(read_signed(f + 12, 4));
+    table.push_back({static_cast<std::uint64_t>(start), static_cast<std::uint64_t>(start) + range,
+                     static_cast<std::uint64_t>(fde)});
+  }
+  if (!std::is_sorted(table.begin(), table.end(),
+                      [](const Fde& a, const Fde& b) { return a.start < b.start; })) {
+    return;
+  }
+  fdes_ = std::move(table);
+}
+
+const void* ProgramImage::find_fde(std::byte* at, const void* pc, dwarf_eh_bases* bases) const {
+  const std::uint64_t offset = static_cast<std::uint64_t>(static_cast<const std::byte*>(pc) - at);
+  auto it = std::upper_bound(fdes_.begin(), fdes_.end(), offset,
+                             [](std::uint64_t o, const Fde& f) { return o < f.start; });
+  if (it == fdes_.begin()) return nullptr;
+  --it;
+  if (offset >= it->end) return nullptr;
+  bases->tbase = nullptr;
+  bases->dbase = nullptr;
+  bases->func = at + it->start;
+  return at + it->fde;
+}
+
+// Segments must not share a page (each page gets one protection), and the read-only and
+// executable ones are mapped as one when they sit in the file at their own addresses.
+void ProgramImage::check_pages() {
+  std::size_t previous_end = 0;
+  code_in_place_ = true;
+  for (const ElfSegment& s : elf_.segments) {
+    if (s.address / page * page < previous_end) {
+      throw Error("program image '" + name_ +
+                  "': two of its segments share a page (link it without -z noseparate-code)");
+    }
+    previous_end = round_up(s.address + s.memory_bytes, page);
+    if (s.writable) continue;
+    if (s.file_offset != s.address || s.file_bytes != s.memory_bytes || s.address < code_end_) {
+      code_in_place_ = false;
+    }
+    code_end_ = std::max(code_end_, round_up(s.address + s.file_bytes, page));
+  }
+  for (const ElfSegment& s : elf_.segments) {
+    if (s.writable && s.address < code_end_) code_in_place_ = false;
+  }
 }
 
 ProgramImage::~ProgramImage() {
@@ -305,25 +474,43 @@ void ProgramImage::resolve() {
   }
 }
 
+// Few mappings per instance, since each is a kernel memory area and vm.max_map_count (65,530 by
+// default) bounds a process's: the read-only and executable segments as one read+execute
+// mapping of the file when they lie in it at their own addresses (ld's layout), each writable
+// segment's file bytes as one, and one anonymous mapping for the last segment's .bss and the
+// tail together.
 void ProgramImage::map_segments(std::byte* at, bool with_file_data) const {
+  if (code_in_place_) map_fixed(at, code_end_, PROT_READ | PROT_EXEC, fd_, 0);
+  std::size_t anonymous_from = tail_offset_;
   for (const ElfSegment& s : elf_.segments) {
+    if (!s.writable && code_in_place_) continue;
     const std::size_t start = s.address / page * page;
     const std::size_t file_end = round_up(s.address + s.file_bytes, page);
     const std::size_t end = round_up(s.address + s.memory_bytes, page);
-    int prot = PROT_READ | (s.executable ? PROT_EXEC : 0) | (s.writable ? PROT_WRITE : 0);
+    const int prot = PROT_READ | (s.executable ? PROT_EXEC : 0) | (s.writable ? PROT_WRITE : 0);
     if (s.writable && !with_file_data) {
-      map_fixed(at + start, end - start, prot, -1, 0);  // filled by the caller
+      // Filled by the caller.
+      if (end == elf_.span) {
+        anonymous_from = start;
+      } else {
+        map_fixed(at + start, end - start, prot, -1, 0);
+      }
       continue;
     }
-    if (s.file_bytes > 0)
+    if (s.file_bytes > 0) {
       map_fixed(at + start, file_end - start, prot, fd_, s.file_offset / page * page);
+    }
     if (s.memory_bytes > s.file_bytes) {
       // .bss: the rest of the last file page is zeroed, the pages after it are anonymous.
       std::memset(at + s.address + s.file_bytes, 0, file_end - (s.address + s.file_bytes));
-      if (end > file_end) map_fixed(at + file_end, end - file_end, prot, -1, 0);
+      if (end > file_end && end == elf_.span) {
+        anonymous_from = file_end;
+      } else if (end > file_end) {
+        map_fixed(at + file_end, end - file_end, prot, -1, 0);
+      }
     }
   }
-  map_fixed(at + tail_offset_, instance_bytes_ - tail_offset_, PROT_READ | PROT_WRITE, -1, 0);
+  map_fixed(at + anonymous_from, instance_bytes_ - anonymous_from, PROT_READ | PROT_WRITE, -1, 0);
 }
 
 void ProgramImage::relocate(std::byte* at, bool rank_libc) const {
@@ -378,14 +565,10 @@ void ProgramImage::relocate(std::byte* at, bool rank_libc) const {
 // made here, outside the rank, makes that allocation come from the process's heap rather than
 // the rank's (whose memory leaves with the rank).
 void ProgramImage::register_frames(std::byte* at) const {
-  if (elf_.eh_frame == 0) return;
+  if (elf_.eh_frame == 0 || !fdes_.empty()) return;
   __register_frame(at + elf_.eh_frame);
-  struct {
-    void* tbase;
-    void* dbase;
-    void* func;
-  } bases{};
-  _Unwind_Find_FDE(at + elf_.main, reinterpret_cast<dwarf_eh_bases*>(&bases));
+  dwarf_eh_bases bases{};
+  _Unwind_Find_FDE(at + elf_.main, &bases);
 }
 
 void ProgramImage::instantiate(std::byte* at, bool rank_libc) const {
@@ -470,7 +653,7 @@ void ProgramImage::set_shared(std::byte* at) const {
 }
 
 void ProgramImage::release(std::byte* at) const noexcept {
-  if (elf_.eh_frame != 0) __deregister_frame(at + elf_.eh_frame);
+  if (elf_.eh_frame != 0 && fdes_.empty()) __deregister_frame(at + elf_.eh_frame);
   mmap(at, instance_bytes_, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1,
        0);
 }

@@ -39,6 +39,8 @@ namespace vela::vp::detail {
 
 struct RankLibc;
 
+struct dwarf_eh_bases;
+
 class ProgramImage {
  public:
   // Reads the image in `bytes` (a copy is kept in an in-memory file), loads the libraries it
@@ -93,6 +95,10 @@ class ProgramImage {
   // not all zero, and its tail. Unpacking maps the image's code at `at` and copies them in.
   void pup(pup::Archive& ar, std::byte* at) const;
 
+  // The frame description entry of code address `pc` of the instance at `at`, with its bases,
+  // or nullptr (the unwinder's question: _Unwind_Find_FDE in program_image.cpp).
+  const void* find_fde(std::byte* at, const void* pc, dwarf_eh_bases* bases) const;
+
   // The name of the image's function that `address` of the instance at `at` lies in, or
   // nullptr. No allocation: the fault reports call it in a signal handler.
   const char* function_at(const std::byte* at, const void* address) const noexcept;
@@ -103,6 +109,8 @@ class ProgramImage {
   void relocate(std::byte* at, bool rank_libc) const;
   void register_frames(std::byte* at) const;
   void make_tail(std::byte* at) const;
+  void check_pages();
+  void read_fde_table(std::span<const std::byte> bytes);
   void pup_writable(pup::Archive& ar, std::byte* at) const;
   void resolve();
 
@@ -110,13 +118,22 @@ class ProgramImage {
   ElfImage elf_;
   int fd_ = -1;
   std::size_t writable_begin_ = 0;  // the first writable segment's first page
+  bool code_in_place_ = false;      // the non-writable segments map as one (map_segments)
+  std::size_t code_end_ = 0;        // and end there
   std::size_t tail_offset_ = 0;     // = elf_.span
   std::size_t tls_offset_ = 0;      // the thread-local block's, in the tail
   std::size_t exits_offset_ = 0;    // the exit functions', in the tail
   std::size_t instance_bytes_ = 0;
   std::vector<Binding> bindings_;     // by symbol index
   std::vector<std::byte> tls_image_;  // the thread-locals' initial bytes
-  std::vector<void*> needed_;         // dlopen handles
+  // The FDEs by code range (image offsets), sorted; empty: instances register theirs instead.
+  struct Fde {
+    std::uint64_t start;
+    std::uint64_t end;
+    std::uint64_t fde;
+  };
+  std::vector<Fde> fdes_;
+  std::vector<void*> needed_;  // dlopen handles
 };
 
 // The image this process runs (set by the main of image programs before ranks start), or

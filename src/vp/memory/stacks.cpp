@@ -34,6 +34,16 @@ struct Routing {
 };
 constinit Routing routing;
 
+// The range whose slots have image regions (one vp::run at a time has them).
+struct Images {
+  std::atomic<std::uintptr_t> begin{0};
+  std::atomic<std::uintptr_t> end{0};
+  std::size_t slot_bytes = 0;
+  std::size_t offset = 0;
+  std::size_t bytes = 0;
+};
+constinit Images images;
+
 // `bytes` of address space at a multiple of `alignment`, anywhere (MAP_FAILED if none).
 void* reserve_aligned(std::size_t bytes, std::size_t alignment) {
   constexpr int flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE;
@@ -58,6 +68,16 @@ HeapOwner heap_owning(const void* p) noexcept {
       !routing.open[slot].load(std::memory_order_acquire))
     return {true, nullptr};
   return {true, reinterpret_cast<SlotHeap*>(heap)};
+}
+
+std::byte* image_region_holding(const void* p) noexcept {
+  const auto a = reinterpret_cast<std::uintptr_t>(p);
+  const std::uintptr_t begin = images.begin.load(std::memory_order_acquire);
+  if (begin == 0 || a < begin || a >= images.end.load(std::memory_order_relaxed)) return nullptr;
+  const std::uintptr_t region =
+      begin + (a - begin) / images.slot_bytes * images.slot_bytes + images.offset;
+  if (a < region || a >= region + images.bytes) return nullptr;
+  return reinterpret_cast<std::byte*>(region);
 }
 
 StackRange::StackRange(std::size_t slots, std::size_t stack_bytes, std::size_t context_bytes,
@@ -121,10 +141,22 @@ StackRange::StackRange(std::size_t slots, std::size_t stack_bytes, std::size_t c
     routing.end.store(reinterpret_cast<std::uintptr_t>(base_) + total);
     routing.begin.store(reinterpret_cast<std::uintptr_t>(base_), std::memory_order_release);
   }
+  if (image_bytes_ > 0 && images.begin.load() == 0) {
+    images.slot_bytes = slot_bytes_;
+    images.offset = image_offset_;
+    images.bytes = image_bytes_;
+    images.end.store(reinterpret_cast<std::uintptr_t>(base_) + total);
+    images.begin.store(reinterpret_cast<std::uintptr_t>(base_), std::memory_order_release);
+    images_ = true;
+  }
 }
 
 StackRange::~StackRange() {
   if (base_ == nullptr) return;
+  if (images_) {
+    images.begin.store(0, std::memory_order_release);
+    images.end.store(0);
+  }
   if (heap_bytes_ > 0) {
     routing.begin.store(0, std::memory_order_release);
     routing.end.store(0);

@@ -70,6 +70,7 @@ class StackRange {
   std::size_t image_bytes_ = 0;
   std::size_t slot_bytes_ = 0;
   bool fixed_ = false;
+  bool images_ = false;  // image_region_holding() answers for this range
   std::unique_ptr<std::atomic<bool>[]> open_;
 };
 
@@ -81,5 +82,9 @@ struct HeapOwner {
   SlotHeap* heap = nullptr;
 };
 HeapOwner heap_owning(const void* p) noexcept;
+
+// The start of the image region of the rank slot that `p` lies in, or nullptr (no range with
+// image regions, or `p` outside them). Lock-free: the unwinder asks it for every frame.
+std::byte* image_region_holding(const void* p) noexcept;
 
 }  // namespace vela::vp::detail
