@@ -6,6 +6,7 @@
 #include <elf.h>
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <string>
 
@@ -51,6 +52,10 @@ class Reader {
 
   std::size_t size() const { return bytes_.size(); }
 
+  bool starts_with(const char* prefix, std::size_t n) const {
+    return bytes_.size() >= n && std::memcmp(bytes_.data(), prefix, n) == 0;
+  }
+
  private:
   std::span<const std::byte> bytes_;
   std::string_view name_;
@@ -68,13 +73,17 @@ std::uint64_t page_round(std::uint64_t n) {
   return (n + 4095) / 4096 * 4096;
 }
 
+// The magic number and the class first: a short file of another kind, or a 32-bit ELF file
+// (whose header is shorter than a 64-bit one), is told so rather than that its header is cut.
 Elf64_Ehdr read_header(const Reader& r) {
+  const std::string expected = " (expected an x86-64 ELF shared object, as vela-mpicc builds)";
+  if (r.size() == 0) r.fail("the file is empty" + expected);
+  if (!r.starts_with(ELFMAG, SELFMAG)) r.fail("not an ELF file" + expected);
+  const char* const other = "expected a 64-bit little-endian x86-64 ELF file";
+  const auto ident = r.at<std::array<unsigned char, EI_NIDENT>>(0, "the ELF header");
+  if (ident[EI_CLASS] != ELFCLASS64 || ident[EI_DATA] != ELFDATA2LSB) r.fail(other);
   const auto h = r.at<Elf64_Ehdr>(0, "the ELF header");
-  if (std::memcmp(h.e_ident, ELFMAG, SELFMAG) != 0) r.fail("not an ELF file");
-  if (h.e_ident[EI_CLASS] != ELFCLASS64 || h.e_ident[EI_DATA] != ELFDATA2LSB ||
-      h.e_machine != EM_X86_64) {
-    r.fail("expected a 64-bit little-endian x86-64 ELF file");
-  }
+  if (h.e_machine != EM_X86_64) r.fail(other);
   if (h.e_type != ET_DYN) r.fail("expected a shared object (ET_DYN), as vela-mpicc builds");
   if (h.e_phentsize != sizeof(Elf64_Phdr) || h.e_phnum == 0) r.fail("no program headers");
   return h;
