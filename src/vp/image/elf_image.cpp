@@ -226,8 +226,9 @@ Sections read_sections(const Reader& r, const Elf64_Ehdr& h, ElfImage& image) {
     } else if (sh.sh_type == SHT_GNU_verneed) {
       s.verneed = sh;
       s.have_verneed = true;
-    } else if (sh.sh_type == SHT_PROGBITS &&
+    } else if ((sh.sh_type == SHT_PROGBITS || sh.sh_type == SHT_X86_64_UNWIND) &&
                r.string(names.sh_offset, names.sh_size, sh.sh_name) == ".eh_frame") {
+      // GNU ld and lld type it PROGBITS; gold, as the x86-64 psABI says, X86_64_UNWIND.
       image.eh_frame = sh.sh_addr;
     }
   }
