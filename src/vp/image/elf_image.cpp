@@ -73,6 +73,10 @@ std::uint64_t page_round(std::uint64_t n) {
   return (n + 4095) / 4096 * 4096;
 }
 
+// The largest segment or TLS alignment taken (GCC aligns nothing beyond 2^28 bytes): the loader
+// rounds an instance's offsets up to these, which must stay far from overflowing.
+constexpr std::uint64_t max_alignment = std::uint64_t{1} << 30;
+
 // The magic number and the class first: a short file of another kind, or a 32-bit ELF file
 // (whose header is shorter than a 64-bit one), is told so rather than that its header is cut.
 Elf64_Ehdr read_header(const Reader& r) {
@@ -115,8 +119,8 @@ void read_segments(const Reader& r, const Elf64_Ehdr& h, ElfImage& image, Elf64_
     const auto p = r.at<Elf64_Phdr>(h.e_phoff + i * sizeof(Elf64_Phdr), "a program header");
     if (p.p_type == PT_LOAD) {
       if (p.p_filesz > p.p_memsz || (p.p_align > 1 && (p.p_align & (p.p_align - 1)) != 0) ||
-          p.p_vaddr % 4096 != p.p_offset % 4096 || p.p_memsz > (std::uint64_t{1} << 40) ||
-          p.p_vaddr > (std::uint64_t{1} << 40)) {
+          p.p_align > max_alignment || p.p_vaddr % 4096 != p.p_offset % 4096 ||
+          p.p_memsz > (std::uint64_t{1} << 40) || p.p_vaddr > (std::uint64_t{1} << 40)) {
         r.fail("a loadable segment is malformed");
       }
       r.check_range(p.p_offset, p.p_filesz, "a loadable segment");
@@ -129,7 +133,7 @@ void read_segments(const Reader& r, const Elf64_Ehdr& h, ElfImage& image, Elf64_
       have_dynamic = true;
     } else if (p.p_type == PT_TLS) {
       if (p.p_filesz > p.p_memsz || p.p_align == 0 || (p.p_align & (p.p_align - 1)) != 0 ||
-          p.p_memsz > (std::uint64_t{1} << 32)) {
+          p.p_align > max_alignment || p.p_memsz > (std::uint64_t{1} << 32)) {
         r.fail("the thread-local segment is malformed");
       }
       image.tls = {p.p_vaddr, p.p_filesz, p.p_memsz, p.p_align};
@@ -140,6 +144,15 @@ void read_segments(const Reader& r, const Elf64_Ehdr& h, ElfImage& image, Elf64_
   std::sort(image.segments.begin(), image.segments.end(),
             [](const ElfSegment& a, const ElfSegment& b) { return a.address < b.address; });
   if (image.segments.front().address != 0) r.fail("the first segment does not start at 0");
+  // The loader maps each segment's pages with its own protection: a page shared with the next
+  // segment would take the next one's (a relocation then writes to a read-only page).
+  for (std::size_t i = 1; i < image.segments.size(); ++i) {
+    const ElfSegment& before = image.segments[i - 1];
+    if (page_round(before.address + before.memory_bytes) >
+        image.segments[i].address / 4096 * 4096) {
+      r.fail("loadable segments share a page (expected each on pages of its own)");
+    }
+  }
   if (image.tls.memory_bytes > 0 &&
       !in_memory(image, image.tls.address, image.tls.file_bytes, false)) {
     r.fail("the thread-local image lies outside the segments");
