@@ -7,6 +7,8 @@
 //   vt_reader        the rank files export_vt writes for some of those traces
 //   params           key=value settings of every parameter of every strategy, policy and
 //                    predictor: its default, its bounds, each choice, a value out of range
+//   elf_image_reader none (the toolkit makes no program images): its seeds are small real
+//                    images in fuzz/corpus/elf_image_reader/ (fuzz/elf_image_seeds.sh)
 // The repository keeps only a small seed corpus (fuzz/corpus/<target>/): inputs the fuzzer found
 // that reach what no valid file does (the readers' rejections). Everything here is a pure
 // function of the toolkit's code, so a run that regenerates it starts from the same inputs.
@@ -223,7 +225,8 @@ int main(int argc, char** argv) {
   }
   try {
     const fs::path root(argv[1]);
-    for (const char* target : {"instance_reader", "trace_reader", "vt_reader", "params"}) {
+    for (const char* target :
+         {"instance_reader", "trace_reader", "vt_reader", "params", "elf_image_reader"}) {
       fs::remove_all(root / target);
       fs::create_directories(root / target);
     }

@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (fuzz/, clang with ASan+UBSan, build-fuzz/) and runs each over its
 # corpus: the seeds in fuzz/corpus/<target>/ (inputs the fuzzer found that reach the readers'
-# rejections) and what the toolkit's generators make, written again for every run to
-# build-fuzz/corpus/<target>/ (fuzz/make_corpus.cpp, and the vt test fixtures). New inputs found
-# go to a scratch directory, not the repository.
+# rejections; for elf_image_reader, small real program images) and what the toolkit's
+# generators make, written again for every run to build-fuzz/corpus/<target>/
+# (fuzz/make_corpus.cpp, and the vt test fixtures). New inputs found go to a scratch directory,
+# not the repository.
 #   scripts/fuzz.sh                   each target for 20 s (what CI runs)
 #   scripts/fuzz.sh --runs N          each target for N executions (docs/results/reliability.md)
 #   scripts/fuzz.sh --seconds S       each target for S seconds
 #   scripts/fuzz.sh --target NAME     one target only (instance_reader, trace_reader, vt_reader,
-#                                     params)
+#                                     params, elf_image_reader)
 # A crash, a sanitizer report, a leak or an input that takes over 10 s fails the run; the input
 # that did it is left in out/fuzz/ to reproduce with build-fuzz/fuzz/fuzz_<target> FILE.
 set -euo pipefail
@@ -34,7 +35,7 @@ while [[ $# -gt 0 ]]; do
   esac
 done
 
-targets=(instance_reader trace_reader vt_reader params)
+targets=(instance_reader trace_reader vt_reader params elf_image_reader)
 if [[ -n $only ]]; then
   [[ " ${targets[*]} " == *" $only "* ]] || { echo "fuzz.sh: --target '$only': expected one of ${targets[*]}" >&2; exit 2; }
   targets=("$only")

@@ -6,6 +6,7 @@
 #include <elf.h>
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <string>
 
@@ -51,6 +52,10 @@ class Reader {
 
   std::size_t size() const { return bytes_.size(); }
 
+  bool starts_with(const char* prefix, std::size_t n) const {
+    return bytes_.size() >= n && std::memcmp(bytes_.data(), prefix, n) == 0;
+  }
+
  private:
   std::span<const std::byte> bytes_;
   std::string_view name_;
@@ -68,13 +73,21 @@ std::uint64_t page_round(std::uint64_t n) {
   return (n + 4095) / 4096 * 4096;
 }
 
+// The largest segment or TLS alignment taken (GCC aligns nothing beyond 2^28 bytes): the loader
+// rounds an instance's offsets up to these, which must stay far from overflowing.
+constexpr std::uint64_t max_alignment = std::uint64_t{1} << 30;
+
+// The magic number and the class first: a short file of another kind, or a 32-bit ELF file
+// (whose header is shorter than a 64-bit one), is told so rather than that its header is cut.
 Elf64_Ehdr read_header(const Reader& r) {
+  const std::string expected = " (expected an x86-64 ELF shared object, as vela-mpicc builds)";
+  if (r.size() == 0) r.fail("the file is empty" + expected);
+  if (!r.starts_with(ELFMAG, SELFMAG)) r.fail("not an ELF file" + expected);
+  const char* const other = "expected a 64-bit little-endian x86-64 ELF file";
+  const auto ident = r.at<std::array<unsigned char, EI_NIDENT>>(0, "the ELF header");
+  if (ident[EI_CLASS] != ELFCLASS64 || ident[EI_DATA] != ELFDATA2LSB) r.fail(other);
   const auto h = r.at<Elf64_Ehdr>(0, "the ELF header");
-  if (std::memcmp(h.e_ident, ELFMAG, SELFMAG) != 0) r.fail("not an ELF file");
-  if (h.e_ident[EI_CLASS] != ELFCLASS64 || h.e_ident[EI_DATA] != ELFDATA2LSB ||
-      h.e_machine != EM_X86_64) {
-    r.fail("expected a 64-bit little-endian x86-64 ELF file");
-  }
+  if (h.e_machine != EM_X86_64) r.fail(other);
   if (h.e_type != ET_DYN) r.fail("expected a shared object (ET_DYN), as vela-mpicc builds");
   if (h.e_phentsize != sizeof(Elf64_Phdr) || h.e_phnum == 0) r.fail("no program headers");
   return h;
@@ -106,8 +119,8 @@ void read_segments(const Reader& r, const Elf64_Ehdr& h, ElfImage& image, Elf64_
     const auto p = r.at<Elf64_Phdr>(h.e_phoff + i * sizeof(Elf64_Phdr), "a program header");
     if (p.p_type == PT_LOAD) {
       if (p.p_filesz > p.p_memsz || (p.p_align > 1 && (p.p_align & (p.p_align - 1)) != 0) ||
-          p.p_vaddr % 4096 != p.p_offset % 4096 || p.p_memsz > (std::uint64_t{1} << 40) ||
-          p.p_vaddr > (std::uint64_t{1} << 40)) {
+          p.p_align > max_alignment || p.p_vaddr % 4096 != p.p_offset % 4096 ||
+          p.p_memsz > (std::uint64_t{1} << 40) || p.p_vaddr > (std::uint64_t{1} << 40)) {
         r.fail("a loadable segment is malformed");
       }
       r.check_range(p.p_offset, p.p_filesz, "a loadable segment");
@@ -124,7 +137,7 @@ void read_segments(const Reader& r, const Elf64_Ehdr& h, ElfImage& image, Elf64_
       image.eh_frame_hdr_bytes = p.p_filesz;
     } else if (p.p_type == PT_TLS) {
       if (p.p_filesz > p.p_memsz || p.p_align == 0 || (p.p_align & (p.p_align - 1)) != 0 ||
-          p.p_memsz > (std::uint64_t{1} << 32)) {
+          p.p_align > max_alignment || p.p_memsz > (std::uint64_t{1} << 32)) {
         r.fail("the thread-local segment is malformed");
       }
       image.tls = {p.p_vaddr, p.p_filesz, p.p_memsz, p.p_align};
@@ -135,6 +148,15 @@ void read_segments(const Reader& r, const Elf64_Ehdr& h, ElfImage& image, Elf64_
   std::sort(image.segments.begin(), image.segments.end(),
             [](const ElfSegment& a, const ElfSegment& b) { return a.address < b.address; });
   if (image.segments.front().address != 0) r.fail("the first segment does not start at 0");
+  // The loader maps each segment's pages with its own protection: a page shared with the next
+  // segment would take the next one's (a relocation then writes to a read-only page).
+  for (std::size_t i = 1; i < image.segments.size(); ++i) {
+    const ElfSegment& before = image.segments[i - 1];
+    if (page_round(before.address + before.memory_bytes) >
+        image.segments[i].address / 4096 * 4096) {
+      r.fail("loadable segments share a page (expected each on pages of its own)");
+    }
+  }
   if (image.tls.memory_bytes > 0 &&
       !in_memory(image, image.tls.address, image.tls.file_bytes, false)) {
     r.fail("the thread-local image lies outside the segments");
@@ -258,8 +280,9 @@ Sections read_sections(const Reader& r, const Elf64_Ehdr& h, ElfImage& image) {
     } else if (sh.sh_type == SHT_GNU_verneed) {
       s.verneed = sh;
       s.have_verneed = true;
-    } else if (sh.sh_type == SHT_PROGBITS &&
+    } else if ((sh.sh_type == SHT_PROGBITS || sh.sh_type == SHT_X86_64_UNWIND) &&
                r.string(names.sh_offset, names.sh_size, sh.sh_name) == ".eh_frame") {
+      // GNU ld and lld type it PROGBITS; gold, as the x86-64 psABI says, X86_64_UNWIND.
       image.eh_frame = sh.sh_addr;
     }
   }

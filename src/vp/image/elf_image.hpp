@@ -4,11 +4,12 @@
 // object, segments, dynamic entries, relocations and symbols inside the file), and returns
 // plain offsets and names: nothing points into the bytes afterwards.
 //
-// Invariants of a returned ElfImage: segments are sorted, page-aligned in the same way in file
-// and memory, and lie within `span`; every relocation's target and every address the image
-// names (init arrays, main, the TLS image) lies within a segment; every relocation's symbol
-// index is valid. Cost: one pass over the program and section headers, the dynamic section,
-// the relocations and the dynamic symbols: O(file size).
+// Invariants of a returned ElfImage: segments are sorted, each on pages of its own, page-aligned
+// in the same way in file and memory, and lie within `span`; alignments (the image's, the TLS
+// segment's) are powers of two of at most 1 GiB; every relocation's target and every address
+// the image names (init arrays, main, the TLS image) lies within a segment; every relocation's
+// symbol index is valid. Cost: one pass over the program and section headers, the dynamic
+// section, the relocations and the dynamic symbols: O(file size).
 #pragma once
 
 #include <cstddef>
