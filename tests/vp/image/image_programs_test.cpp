@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -182,6 +183,45 @@ TEST_F(ImageWrapper, ShowGlobalsListsNameSizeAndSource) {
   EXPECT_THAT(r.out, ::testing::ContainsRegex("calls[.0-9]* +4 "));
   EXPECT_THAT(r.out, ::testing::ContainsRegex("my_rank +4  .*globals_steps.c"));
   EXPECT_THAT(r.out, Not(HasSubstr("__dso_handle")));
+}
+
+// The globals of a static library linked into the program are the rank's too.
+TEST_F(ImageWrapper, StaticLibraryGlobalsArePerRank) {
+  const std::string library = path("count.c");
+  std::ofstream(library) << "int count = 0;\nint bump(void) { return ++count; }\n";
+  const std::string main = path("main.c");
+  std::ofstream(main) << R"(#include <mpi.h>
+#include <stdio.h>
+int bump(void);
+int main(int argc, char** argv) {
+  int rank;
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Barrier(MPI_COMM_WORLD);
+  printf("rank %d count %d\n", rank, bump());
+  MPI_Finalize();
+  return 0;
+}
+)";
+  ASSERT_EQ(run_program(VELA_MPICC, "-c " + library + " -o " + path("count.o")).status, 0);
+  ASSERT_EQ(run_program("ar", "rcs " + path("libcount.a") + " " + path("count.o")).status, 0);
+  const ProgramResult built =
+      run_program(VELA_MPICC, main + " -L" + dir_.string() + " -lcount -o " + path("counted"));
+  ASSERT_EQ(built.status, 0) << built.out;
+  const std::vector<std::string> own{"rank 0 count 1", "rank 1 count 1", "rank 2 count 1"};
+  EXPECT_EQ(vela(path("counted") + " --vp 3 --pes 1"), own);
+  EXPECT_EQ(vela(path("counted") + " --vp 3 --pes 2"), own);
+  // Shared, the ranks count 1, 2 and 3 between them (in the order they come).
+  const ProgramResult shared =
+      run_program(path("counted") + " --vp 3 --pes 1 --vp-privatize none", "");
+  EXPECT_THAT(shared.out, HasSubstr("count 3"));
+  // A static library of code that is not position-independent cannot go into an image.
+  ASSERT_EQ(run_program("cc", "-fno-pic -c " + library + " -o " + path("fixed.o")).status, 0);
+  ASSERT_EQ(run_program("ar", "rcs " + path("libfixed.a") + " " + path("fixed.o")).status, 0);
+  const ProgramResult fixed =
+      run_program(VELA_MPICC, main + " -L" + dir_.string() + " -lfixed -o " + path("fixed"));
+  EXPECT_NE(fixed.status, 0);
+  EXPECT_THAT(fixed.out, HasSubstr("must be position-independent code"));
 }
 
 TEST_F(ImageWrapper, LinkingWithSharedGlobalsWarns) {

@@ -165,6 +165,29 @@ TEST_F(MpiWrapper, ShowmePrintsTheCommands) {
   EXPECT_THAT(r.out, HasSubstr("-Werror=implicit-function-declaration"));
 }
 
+#if defined(VELA_SANITIZED_BUILD)
+// Sanitizer builds link programs with their main: automatic privatization is refused, saying
+// why and what to use, at link time and at run time.
+TEST_F(MpiWrapper, SanitizerBuildsRefuseAutomaticPrivatization) {
+  const ProgramResult link = run_program(VELA_MPICC, "--vp-privatize auto x.c -o x");
+  EXPECT_NE(link.status, 0);
+  EXPECT_THAT(link.out, HasSubstr("sanitizer build"));
+  EXPECT_THAT(link.out, HasSubstr("use none, tls or copy"));
+  const std::string source = write("plain.c", std::string(R"(#include <mpi.h>
+int main(void) {
+  MPI_Init(0, 0);
+  MPI_Finalize();
+  return 0;
+}
+)"));
+  ASSERT_EQ(run_program(VELA_MPICC, source + " -o " + path("plain")).status, 0);
+  const ProgramResult run = run_program(path("plain"), "--vp 2 --vp-privatize auto");
+  EXPECT_NE(run.status, 0);
+  EXPECT_THAT(run.out, HasSubstr("a sanitizer build does not load programs as images"));
+  EXPECT_EQ(run_program(path("plain"), "--vp 2 --vp-privatize none").status, 0);
+}
+#endif
+
 // The libraries' machine code unless the program asks for link-time optimization.
 TEST_F(MpiWrapper, LinksWithoutLinkTimeOptimizationUnlessAsked) {
   for (const char* compiler : {VELA_MPICC, VELA_MPICXX}) {
