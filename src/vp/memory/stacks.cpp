@@ -106,13 +106,12 @@ StackRange::StackRange(std::size_t slots, std::size_t stack_bytes, std::size_t c
   }
   const std::size_t total = slots * slot_bytes_;
   if (total == 0) return;
-  constexpr int flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE;
 #if defined(__SANITIZE_THREAD__)
   // ThreadSanitizer keeps its shadow memory where the fixed address lies.
   void* p = MAP_FAILED;
 #else
   void* p = mmap(reinterpret_cast<void*>(fixed_address), total, PROT_NONE,
-                 flags | MAP_FIXED_NOREPLACE, -1, 0);
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
 #endif
   if (p == MAP_FAILED || p != reinterpret_cast<void*>(fixed_address)) {
     // Taken (another run in this process still holds it) or refused: anywhere will do within
