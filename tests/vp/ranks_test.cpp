@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <bit>
+#include <cerrno>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -595,6 +596,19 @@ TEST(Ranks, YieldLetsTheOtherRanksOfThePeRun) {
     }
   });
   EXPECT_EQ(trace, (std::vector<int>{0, 1, 2, 0, 1, 2, 0, 1, 2}));
+}
+
+// Ranks of one PE share its thread, hence the C library's errno: each rank's goes in and out
+// with it, so a value a rank set is what it reads after other ranks ran and set theirs.
+TEST(Ranks, EachRankKeepsItsOwnErrno) {
+  std::vector<int> seen(3, -1);
+  run({3, 1}, [&] {
+    errno = 100 + vp::rank();
+    vp::yield();  // the others run and set theirs
+    vp::yield();
+    seen[static_cast<std::size_t>(vp::rank())] = errno;
+  });
+  EXPECT_EQ(seen, (std::vector<int>{100, 101, 102}));
 }
 
 // ThreadSanitizer counts each fiber as a thread and stops at 8,128 of them.
