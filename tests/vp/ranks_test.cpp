@@ -860,6 +860,27 @@ TEST(Ranks, CommandLineOptions) {
   vp::add_vp_options(bad, w);
   const char* wrong[] = {"prog", "--vp-map", "diagonal"};
   EXPECT_THROW(bad.parse(3, const_cast<char**>(wrong)), CLI::ValidationError);
+  // A malformed grid is a parse error like the others (a program that reports CLI11's errors
+  // prints it and exits; an exception of another type ended such programs with terminate).
+  for (const char* grid : {"0x0", "abc", "2x", "-1", "1x1x1x1"}) {
+    CLI::App app_with_grid;
+    vp::Options g;
+    vp::add_vp_options(app_with_grid, g);
+    const char* args[] = {"prog", "--vp-grid", grid};
+    try {
+      app_with_grid.parse(3, const_cast<char**>(args));
+      ADD_FAILURE() << grid << " was accepted";
+    } catch (const CLI::ParseError& e) {
+      EXPECT_NE(std::string(e.what()).find("expected X, XxY or XxYxZ"), std::string::npos)
+          << grid << ": " << e.what();
+    }
+  }
+  // --vp-privatize takes its four values only.
+  CLI::App privatize;
+  vp::Options p;
+  vp::add_vp_options(privatize, p);
+  const char* method[] = {"prog", "--vp-privatize", "everything"};
+  EXPECT_THROW(privatize.parse(3, const_cast<char**>(method)), CLI::ValidationError);
 }
 
 }  // namespace

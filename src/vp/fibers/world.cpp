@@ -186,7 +186,15 @@ void add_vp_options(CLI::App& app, Options& options) {
       ->transform(CLI::AsSizeValue(false))
       ->check(CLI::Range(std::size_t{0}, std::size_t{1} << 40));
   app.add_option_function<std::string>(
-         "--vp-grid", [&options](const std::string& text) { options.grid = parse_grid(text); },
+         "--vp-grid",
+         [&options](const std::string& text) {
+           // A parse error like the other options' (programs report CLI11's errors).
+           try {
+             options.grid = parse_grid(text);
+           } catch (const Error& e) {
+             throw CLI::ValidationError(e.what());
+           }
+         },
          "Grid of ranks the program decomposes over, X[xY[xZ]] (rank r at r % X, r / X % Y, "
          "r / XY): coordinates for geometric strategies and the block map")
       ->type_name("XxYxZ");
