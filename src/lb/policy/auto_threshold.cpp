@@ -104,7 +104,7 @@ std::vector<PeId> start_placement(const LoadWindow& window, const Instance& late
 }
 
 std::uint64_t hash_of(const std::vector<PeId>& pes) {
-  std::uint64_t h = 1469598103934665603ULL;
+  std::uint64_t h = 14695981039346656037ULL;
   for (const PeId p : pes) h = (h ^ static_cast<std::uint32_t>(p)) * 1099511628211ULL;
   return h;
 }

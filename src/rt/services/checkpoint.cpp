@@ -36,7 +36,10 @@ static_assert(std::endian::native == std::endian::little,
               "checkpoint files are little-endian, as this machine writes them");
 
 constexpr char magic[8] = {'V', 'E', 'L', 'A', 'C', 'K', 'P', 'T'};
-constexpr std::uint32_t version = 1;
+// Version 2: the checksum is FNV-1a with its standard offset basis. Version 1 files (the same
+// layout, checksummed from a basis one digit short of it) are still read.
+constexpr std::uint32_t version = 2;
+constexpr std::uint32_t oldest_version = 1;
 constexpr std::size_t header_bytes = sizeof(magic) + 4 + 8;  // magic, version, body length
 constexpr std::size_t trailer_bytes = 8;                     // checksum of the body
 
@@ -61,7 +64,8 @@ struct CheckpointFile {
 // FNV-1a over 64 bits: detects a flipped or lost byte of the body (not an adversary's edit; a
 // checkpoint is the run's own file). Written here rather than linking a hashing library for a
 // few lines; fed piece by piece as the body is written.
-constexpr std::uint64_t checksum_start = 1469598103934665603ull;
+constexpr std::uint64_t checksum_start = 14695981039346656037ull;  // FNV-1a's offset basis
+constexpr std::uint64_t version1_checksum_start = 1469598103934665603ull;
 std::uint64_t checksum(std::span<const std::byte> bytes, std::uint64_t h = checksum_start) {
   for (const std::byte b : bytes) h = (h ^ static_cast<std::uint8_t>(b)) * 1099511628211ull;
   return h;
@@ -207,9 +211,10 @@ CheckpointFile read_checkpoint(const std::filesystem::path& path) {
   }
   std::uint32_t file_version = 0;
   std::memcpy(&file_version, head + sizeof(magic), 4);
-  if (file_version != version) {
+  if (file_version < oldest_version || file_version > version) {
     bad_file(path, "checkpoint format version " + std::to_string(file_version) +
-                       ", this build reads version " + std::to_string(version));
+                       ", this build reads versions " + std::to_string(oldest_version) + " to " +
+                       std::to_string(version));
   }
   std::uint64_t length = 0;
   std::memcpy(&length, head + sizeof(magic) + 4, 8);
@@ -225,7 +230,7 @@ CheckpointFile read_checkpoint(const std::filesystem::path& path) {
       !in.read(reinterpret_cast<char*>(&stored), 8)) {
     bad_file(path, "cannot read its body");
   }
-  if (checksum(body) != stored) {
+  if (checksum(body, file_version == 1 ? version1_checksum_start : checksum_start) != stored) {
     bad_file(path, "corrupted: the body's checksum does not match the one stored");
   }
   CheckpointFile file;

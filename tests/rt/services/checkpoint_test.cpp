@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <bit>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -211,6 +212,54 @@ std::vector<char> read_all(const fs::path& p) {
 void write_all(const fs::path& p, const std::vector<char>& bytes) {
   std::ofstream out(p, std::ios::binary | std::ios::trunc);
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+// 64-bit FNV-1a as docs/checkpoint-format.md specifies it, from `basis`.
+std::uint64_t fnv1a(const char* data, std::size_t n,
+                    std::uint64_t basis = 14695981039346656037ull) {
+  std::uint64_t h = basis;
+  for (std::size_t i = 0; i < n; ++i)
+    h = (h ^ static_cast<unsigned char>(data[i])) * 1099511628211ull;
+  return h;
+}
+
+// The trailer is FNV-1a of the body with the standard parameters (a checker written from the
+// document accepts real files), and files of version 1, whose checksum started from a basis
+// one digit short, are still read.
+TEST(Checkpoint, TheChecksumIsStandardFnv1aAndVersionOneFilesAreRead) {
+  // The reference itself, against FNV's published test vectors.
+  ASSERT_EQ(fnv1a("", 0), 0xcbf29ce484222325ull);
+  ASSERT_EQ(fnv1a("a", 1), 0xaf63dc4c8601ec8cull);
+  ASSERT_EQ(fnv1a("foobar", 6), 0x85944171f73967e8ull);
+
+  const fs::path file = written_checkpoint("fnv");
+  const fs::path dir = file.parent_path();
+  std::vector<char> bytes = read_all(file);
+  ASSERT_GT(bytes.size(), 28u);
+  std::uint32_t version = 0;
+  std::memcpy(&version, bytes.data() + 8, 4);
+  EXPECT_EQ(version, 2u);
+  const std::size_t body = bytes.size() - 28;
+  std::uint64_t stored = 0;
+  std::memcpy(&stored, bytes.data() + 20 + body, 8);
+  EXPECT_EQ(stored, fnv1a(bytes.data() + 20, body));
+
+  // The same body as version 1 wrote it.
+  version = 1;
+  std::memcpy(bytes.data() + 8, &version, 4);
+  const std::uint64_t old = fnv1a(bytes.data() + 20, body, 1469598103934665603ull);
+  std::memcpy(bytes.data() + 20 + body, &old, 8);
+  write_all(file, bytes);
+  EXPECT_EQ(restart_error(dir), "no error; 1 sums");
+  // A version 1 file with the standard checksum is corrupted, and an unknown version refused.
+  std::memcpy(bytes.data() + 20 + body, &stored, 8);
+  write_all(file, bytes);
+  EXPECT_NE(restart_error(dir).find("corrupted"), std::string::npos);
+  version = 3;
+  std::memcpy(bytes.data() + 8, &version, 4);
+  write_all(file, bytes);
+  EXPECT_NE(restart_error(dir).find("reads versions 1 to 2"), std::string::npos);
+  fs::remove_all(dir);
 }
 
 TEST(Checkpoint, ACorruptedOrTruncatedCheckpointIsRefusedNamingTheFile) {
