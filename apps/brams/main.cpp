@@ -174,6 +174,14 @@ int main(int argc, char** argv) {
       fmt::print("pes: {}  ranks: {}  lb steps: {}  migrations: {}\n", runtime.pes(), n, s.lb_steps,
                  s.migrations);
       fmt::print("{}", s.balancing_line());
+      // What the user guide says every application prints of its checkpoints and restarts.
+      if (s.restored > 0) {
+        fmt::print("restart: {} ranks from sync point {}\n", s.restored, s.restored_sync);
+      }
+      if (s.checkpoints > 0) {
+        fmt::print("checkpoints: {}  {} bytes each  {:.3f} ms each\n", s.checkpoints,
+                   s.checkpoint_bytes / s.checkpoints, 1e3 * s.checkpoint_seconds / s.checkpoints);
+      }
     }
     return code;
   } catch (const std::exception& e) {

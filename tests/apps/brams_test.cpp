@@ -117,8 +117,8 @@ TEST(Brams, ChecksumIsTheSameForEveryPrivatizationMethod) {
 // a balancer moving ranks, and across processes; with the globals shared it is not.
 TEST(Brams, PlainGlobalsAsALoadedImageGiveTheSameChecksum) {
   const std::string reference = checksum(problem + " --ranks 1 --pes 1");
-  for (const std::string layout : {"--vp 6 --pes 1", "--vp 6 --pes 2 --lb rotate",
-                                   "--vp 5 --pes 2 --lb greedy"}) {
+  for (const std::string layout :
+       {"--vp 6 --pes 1", "--vp 6 --pes 2 --lb rotate", "--vp 5 --pes 2 --lb greedy"}) {
     EXPECT_EQ(vela::testing::program_checksum(BRAMS_IMAGE_BINARY, problem + " " + layout),
               reference)
         << layout;
@@ -130,7 +130,8 @@ TEST(Brams, PlainGlobalsAsALoadedImageGiveTheSameChecksum) {
                                                        " " + problem + " --vp 6 --lb rotate");
   EXPECT_EQ(across.status, 0) << across.out;
   EXPECT_EQ(field(across.out, "checksum"), reference) << across.out;
-  const Result shared = run_program(BRAMS_IMAGE_BINARY, problem + " --vp 6 --pes 1 --vp-privatize none");
+  const Result shared =
+      run_program(BRAMS_IMAGE_BINARY, problem + " --vp 6 --pes 1 --vp-privatize none");
   EXPECT_NE(field(shared.out, "checksum"), reference) << shared.out;
 }
 #endif
@@ -399,6 +400,17 @@ TEST_F(BramsFiles, RestartFromACheckpointGivesTheSameChecksum) {
       checksum(problem + " --pes 2 --lb greedy --checkpoint " + dir + " --checkpoint-every 2"),
       reference);
   ASSERT_TRUE(std::filesystem::exists(dir + "/ranks.ckpt"));
+  // Like every application, it says what its checkpoints and restarts did.
+  const Result written = run_program(BRAMS_BINARY, problem + " --pes 2 --no-pin --checkpoint " +
+                                                       path("again") + " --checkpoint-every 2");
+  const std::string line = field(written.out, "checkpoints");
+  EXPECT_NE(line.find(" bytes each  "), std::string::npos) << written.out;
+  EXPECT_NE(line.find(" ms each"), std::string::npos) << written.out;
+  EXPECT_NE(line.rfind("0 ", 0), 0u) << written.out;  // at least one checkpoint
+  const Result restarted =
+      run_program(BRAMS_BINARY, problem + " --pes 1 --no-pin --restart " + dir);
+  EXPECT_EQ(field(restarted.out, "restart").rfind("8 ranks from sync point ", 0), 0u)
+      << restarted.out;
   for (const int pes : {1, 3}) {
     EXPECT_EQ(checksum(problem + " --pes " + std::to_string(pes) + " --restart " + dir), reference)
         << pes << " PEs";
