@@ -10,6 +10,7 @@
 //               "bytes" (a float), in the file of the sender's PE
 #include <algorithm>
 #include <array>
+#include <cerrno>
 #include <charconv>
 #include <cstdint>
 #include <cstdio>
@@ -70,9 +71,15 @@ class RankFile {
   void flush() {
     std::FILE* file = std::fopen(temporary_.c_str(), started_ ? "ab" : "wb");
     started_ = true;
-    bool ok = file != nullptr && std::fwrite(text_.data(), 1, text_.size(), file) == text_.size();
-    if (file != nullptr) ok = std::fclose(file) == 0 && ok;
-    if (!ok) throw TraceError(path_ + ": cannot write");
+    // The first failure's reason (the disk full, a file size limit, no permission) is reported.
+    int error = file == nullptr ? errno : 0;
+    if (file != nullptr && std::fwrite(text_.data(), 1, text_.size(), file) != text_.size()) {
+      error = errno;
+    }
+    if (file != nullptr && std::fclose(file) != 0 && error == 0) error = errno;
+    if (error != 0) {
+      throw TraceError(path_ + ": cannot write: " + std::strerror(error));
+    }
     text_.clear();
   }
 
