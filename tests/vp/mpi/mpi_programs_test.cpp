@@ -225,6 +225,8 @@ TEST(MpiAcrossProcesses, RanksMoveBetweenProcessesWithTheirState) {
   EXPECT_EQ(full.status, 1) << full.out;
   EXPECT_THAT(full.out, HasSubstr("a rank's heap is full")) << full.out;
   EXPECT_THAT(full.out, HasSubstr("--vp-heap")) << full.out;
+  // The sizing rule is in the message (issue 36, finding 6).
+  EXPECT_THAT(full.out, HasSubstr("more than twice its largest allocation")) << full.out;
   struct Layout {
     int processes;
     const char* args;
