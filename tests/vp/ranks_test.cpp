@@ -636,6 +636,14 @@ TEST(Ranks, TenThousandRanksStartAndFinish) {
   EXPECT_LT(info.stack_bytes_touched / many_ranks, 64u * 1024u);
 }
 
+// More ranks than the kernel's mapping limit allows a process: refused at once with that
+// reason (issue 36, finding 5), not at some rank's start with "cannot commit its slot".
+TEST(Ranks, MoreRanksThanTheMappingLimitAreRefusedWithTheReason) {
+  const std::string e = error_of({200000, 1}, [] {});
+  EXPECT_NE(e.find("vm.max_map_count"), std::string::npos) << e;
+  EXPECT_NE(e.find("200000 ranks"), std::string::npos) << e;
+}
+
 TEST(Ranks, ADeadlockIsReportedNotAHang) {
   const std::string e = error_of({3, 2}, [] {
     if (vp::rank() == 1) {

@@ -2,9 +2,11 @@
 // deadlock reported and the blocked ranks unwound), and the calls about the rank itself.
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstdio>
+#include <fstream>
 #include <stdexcept>
 #include <string>
 
@@ -118,6 +120,32 @@ void check_checkpoints(const World& world) {
         "program lacks one of them (a sanitizer build, a program that does not call "
         "vela::vp::prepare_ranks_across_processes, or the address is taken)");
   }
+}
+
+// Every open rank slot splits the process's reservation into more kernel memory mappings (2
+// per rank: its stack, context and heap, and the inaccessible rest; 3 more for an instance of a
+// program image, 1 for a tail), and the kernel refuses a process more than vm.max_map_count of
+// them: refused up front, with that reason, rather than failing at some rank's start.
+void check_map_count(std::int64_t ranks_here, Privatization privatization) {
+  std::ifstream limit_file("/proc/sys/vm/max_map_count");
+  std::int64_t limit = 0;
+  if (!(limit_file >> limit) || limit <= 0) return;  // not Linux, or not readable: no check
+  std::int64_t in_use = 0;
+  std::ifstream maps("/proc/self/maps");
+  for (std::string line; std::getline(maps, line);) ++in_use;
+  const bool image = program_image() != nullptr;
+  const std::int64_t per_rank = 2 + (image && privatization == Privatization::automatic ? 3
+                                     : image && privatization == Privatization::tls     ? 1
+                                                                                        : 0);
+  const std::int64_t needed = in_use + ranks_here * per_rank;
+  if (needed <= limit) return;
+  throw Error("--vp: this process would hold " + std::to_string(ranks_here) + " ranks, about " +
+              std::to_string(needed) + " memory mappings (" + std::to_string(per_rank) +
+              " per rank), more than the system allows a process (vm.max_map_count = " +
+              std::to_string(limit) + "): at most about " +
+              std::to_string((limit - in_use) / per_rank) +
+              " ranks per process here; use more processes under mpirun, or raise "
+              "vm.max_map_count (sysctl)");
 }
 
 std::array<std::int32_t, 3> parse_grid(const std::string& text) {
@@ -269,6 +297,8 @@ int run(rt::Runtime& runtime, const Options& options, const std::function<void()
     throw Error("--vp-heap " + std::to_string(options.heap_bytes) +
                 ": a rank's heap needs at least 4096 bytes (or 0 for the default)");
   }
+  const std::int64_t processes = std::max(runtime.processes(), 1);
+  check_map_count((world.size + processes - 1) / processes, privatization);
   world.stacks = std::make_unique<StackRange>(
       static_cast<std::size_t>(world.size), options.stack_bytes, sizeof(RankContext), heap,
       rank_image_bytes(privatization), rank_image_alignment());
