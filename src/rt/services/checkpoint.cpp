@@ -14,6 +14,7 @@
 // and resumes them all: the computation goes on from the sync point with the same result.
 // The format is in docs/file-formats.md.
 #include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <array>
@@ -92,6 +93,25 @@ std::filesystem::path file_of(const std::string& dir, const std::string& collect
                            std::strerror(errno));
 }
 
+// Temporary files that writers killed while writing left beside `path` (NAME.ckpt.tmpPID of a
+// process that no longer exists) go; a live writer's stays. Called before each write and at a
+// restart, so a killed run's leftovers do not pile up.
+void remove_stale_temporaries(const std::filesystem::path& path) {
+  std::error_code ec;
+  const std::string prefix = path.filename().string() + ".tmp";
+  for (const auto& entry : std::filesystem::directory_iterator(path.parent_path(), ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.size() <= prefix.size() || name.rfind(prefix, 0) != 0) continue;
+    const std::string digits = name.substr(prefix.size());
+    if (digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos) continue;
+    const auto pid = static_cast<pid_t>(std::stol(digits));
+    if (pid > 0 && ::kill(pid, 0) != 0 && errno == ESRCH) {
+      std::error_code ignored;
+      std::filesystem::remove(entry.path(), ignored);
+    }
+  }
+}
+
 // A new file written through a temporary one in the same directory, synced, then renamed over
 // it (commit()): readers see the old file or the new one, whole. Dropped without commit(), the
 // temporary file goes.
@@ -161,6 +181,7 @@ std::uint64_t write_file(const std::filesystem::path& path, const CheckpointHead
   std::uint64_t length = front.size() + 8;
   for (const SavedElement& e : elements) length += prefix_bytes + e.state.size();
 
+  remove_stale_temporaries(path);
   AtomicFile out(path);
   out.write(magic, sizeof(magic));
   out.write(&version, 4);
@@ -333,6 +354,7 @@ void on_checkpoint_part(PeState& pe, Message& message) {
 
 void restore_collection(RuntimeState& state, CollectionInfo& info) {
   const std::filesystem::path path = file_of(state.options.restart, info.name, "--restart");
+  remove_stale_temporaries(path);
   CheckpointFile file = read_checkpoint(path);
   const CheckpointHead& head = file.head;
   const Shape& shape = info.shape;

@@ -2,6 +2,7 @@
 // uninterrupted run's results; a checkpoint that could not hold the state (a message in flight)
 // is skipped; bad checkpoints and options are refused with the file or option named.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <bit>
@@ -259,6 +260,34 @@ TEST(Checkpoint, TheChecksumIsStandardFnv1aAndVersionOneFilesAreRead) {
   std::memcpy(bytes.data() + 8, &version, 4);
   write_all(file, bytes);
   EXPECT_NE(restart_error(dir).find("reads versions 1 to 2"), std::string::npos);
+  fs::remove_all(dir);
+}
+
+// A writer killed while writing leaves NAME.ckpt.tmpPID behind; the next checkpoint (and a
+// restart) removes it when that process is gone, and leaves a live writer's alone (issue 36,
+// finding 8).
+TEST(Checkpoint, TemporariesOfDeadWritersAreRemoved) {
+  const fs::path dir = fresh_dir("stale");
+  fs::create_directories(dir);
+  const pid_t dead = ::fork();
+  if (dead == 0) ::_exit(0);
+  ASSERT_GT(dead, 0);
+  ::waitpid(dead, nullptr, 0);  // gone (and reaped)
+  const fs::path stale = dir / ("steppers.ckpt.tmp" + std::to_string(dead));
+  const fs::path live = dir / ("steppers.ckpt.tmp" + std::to_string(::getppid()));
+  const fs::path other = dir / "notes.txt.tmp1";
+  for (const fs::path& p : {stale, live, other}) write_all(p, std::vector<char>(100, 'x'));
+  vela::rt::Options o = options(2);
+  o.checkpoint = dir.string();
+  o.checkpoint_every = 2;
+  run_steppers(o, 3);
+  EXPECT_FALSE(fs::exists(stale));
+  EXPECT_TRUE(fs::exists(live));
+  EXPECT_TRUE(fs::exists(other));
+  // At a restart too.
+  write_all(stale, std::vector<char>(100, 'x'));
+  EXPECT_EQ(restart_error(dir), "no error; 1 sums");
+  EXPECT_FALSE(fs::exists(stale));
   fs::remove_all(dir);
 }
 
