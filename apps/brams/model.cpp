@@ -836,12 +836,20 @@ void brams_globals_copy(bool enable) {
 }
 #endif
 
+/* Every rank finds the same bad option and rank 0 says what it is: the barrier makes sure it
+ * has said so before some rank's MPI_Abort ends the run. */
+static void abort_after_rank0_spoke() {
+  fflush(stderr);
+  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Abort(MPI_COMM_WORLD, 1);
+}
+
 int BRAMS_ENTRY(int argc, char** argv) {
   int rank = 0, size = 1;
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  if (!parse(argc, argv, rank) || !decompose(rank, size)) MPI_Abort(MPI_COMM_WORLD, 1);
+  if (!parse(argc, argv, rank) || !decompose(rank, size)) abort_after_rank0_spoke();
   if (config->output[0] != '\0' && !brams_netcdf_available()) {
     if (rank == 0) {
       fprintf(stderr,
@@ -849,7 +857,7 @@ int BRAMS_ENTRY(int argc, char** argv) {
               "rebuild)\n",
               config->output);
     }
-    MPI_Abort(MPI_COMM_WORLD, 1);
+    abort_after_rank0_spoke();
   }
   allocate();
   set_time_step();

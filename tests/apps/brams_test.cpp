@@ -136,6 +136,17 @@ TEST(Brams, PlainGlobalsAsALoadedImageGiveTheSameChecksum) {
 }
 #endif
 
+// More ranks than columns: every rank finds it and aborts, and rank 0's message is printed every
+// time (it was lost in about half the runs when another rank's MPI_Abort came first: issue
+// 36, finding 7).
+TEST(Brams, AnOptionErrorIsAlwaysPrinted) {
+  for (int run = 0; run < 6; ++run) {
+    const Result r = run_program(BRAMS_BINARY, "--ranks 2000 --nx 4 --ny 4 --pes 2 --no-pin");
+    EXPECT_EQ(r.status, 1) << r.out;
+    EXPECT_NE(r.out.find("more than the 4 x 4 columns"), std::string::npos) << r.out;
+  }
+}
+
 // The same source built against Open MPI and run by mpirun with N processes prints the
 // checksum of --ranks N (of any N) on Vela.
 TEST(Brams, OpenMpiRunOfTheSameSourceGivesTheSameChecksum) {
