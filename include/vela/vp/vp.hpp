@@ -163,7 +163,7 @@ class Request {
 
 // How ranks are run.
 struct Options {
-  int ranks = 0;                         // --vp: ranks; 0 = one per PE
+  int ranks = 0;  // --vp: ranks; 0 = one per PE
   // --vp-stack: each rank's stack (a guard page below; pages are committed as they are touched)
   std::size_t stack_bytes = 1024 * 1024;
   // --vp-privatize: auto | tls | copy | none; empty: auto for a program built by vela-mpicc or
@@ -185,7 +185,8 @@ struct Options {
   std::string identity;
 };
 
-// Adds --vp, --vp-stack, --vp-privatize, --vp-tls-globals, --vp-map, --vp-heap and --vp-grid to `app`.
+// Adds --vp, --vp-stack, --vp-privatize, --vp-tls-globals, --vp-map, --vp-heap and --vp-grid to
+// `app`.
 void add_vp_options(CLI::App& app, Options& options);
 
 // For programs that take the rank count themselves (their own --ranks; 0: not given) and
