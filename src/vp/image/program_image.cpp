@@ -198,8 +198,6 @@ void* lookup(const ElfSymbol& s) {
   return versioned != nullptr ? versioned : first;
 }
 
-}  // namespace
-
 using FindFde = const void* (*)(void*, dwarf_eh_bases*);
 // libgcc's own, for every frame outside the program's instances.
 const FindFde next_find_fde = reinterpret_cast<FindFde>(dlsym(RTLD_NEXT, "_Unwind_Find_FDE"));
@@ -212,6 +210,8 @@ std::byte* instance_holding(const void* pc, const ProgramImage& image) noexcept 
   const auto s = reinterpret_cast<std::uintptr_t>(shared);
   return shared != nullptr && a >= s && a < s + image.elf().span ? shared : nullptr;
 }
+
+}  // namespace
 
 // The unwinder's search for the frame description of `pc` (libgcc calls it through its PLT,
 // and the wrappers export it from the executable, so this one is called): in an instance of
@@ -248,7 +248,7 @@ ProgramImage::ProgramImage(std::span<const std::byte> bytes, std::string name)
   for (const ElfSegment& s : elf_.segments) {
     if (s.writable) writable_begin_ = std::min(writable_begin_, s.address / page * page);
   }
-  check_pages();
+  find_code_in_place();
   tail_offset_ = elf_.span;
   tls_offset_ =
       round_up(tail_offset_ + sizeof(Tail), std::max<std::size_t>(elf_.tls.alignment, 64));
@@ -391,17 +391,11 @@ const void* ProgramImage::find_fde(std::byte* at, const void* pc, dwarf_eh_bases
   return at + it->fde;
 }
 
-// Segments must not share a page (each page gets one protection), and the read-only and
-// executable ones are mapped as one when they sit in the file at their own addresses.
-void ProgramImage::check_pages() {
-  std::size_t previous_end = 0;
+// The read-only and executable segments are mapped as one when they sit in the file at their
+// own addresses (the reader has checked that no two segments share a page).
+void ProgramImage::find_code_in_place() {
   code_in_place_ = true;
   for (const ElfSegment& s : elf_.segments) {
-    if (s.address / page * page < previous_end) {
-      throw Error("program image '" + name_ +
-                  "': two of its segments share a page (link it without -z noseparate-code)");
-    }
-    previous_end = round_up(s.address + s.memory_bytes, page);
     if (s.writable) continue;
     if (s.file_offset != s.address || s.file_bytes != s.memory_bytes || s.address < code_end_) {
       code_in_place_ = false;

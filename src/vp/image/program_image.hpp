@@ -109,7 +109,7 @@ class ProgramImage {
   void relocate(std::byte* at, bool rank_libc) const;
   void register_frames(std::byte* at) const;
   void make_tail(std::byte* at) const;
-  void check_pages();
+  void find_code_in_place();
   void read_fde_table(std::span<const std::byte> bytes);
   void pup_writable(pup::Archive& ar, std::byte* at) const;
   void resolve();
