@@ -145,6 +145,22 @@ class CallLabel {
   int rank_index_ = -1;
   int size_ = 0;
 };
+
+// For layers built on ranks: while alive, what the calling thread allocates comes from the
+// running rank's own heap (moving with the rank to another process and into its checkpoints),
+// even inside a CallLabel. For the objects a layer keeps for a rank (vela/mpi.h's
+// communicators, groups, datatypes). Does nothing outside a rank or where ranks have no heaps.
+class RankHeapScope {
+ public:
+  RankHeapScope() noexcept;
+  ~RankHeapScope();
+  RankHeapScope(const RankHeapScope&) = delete;
+  RankHeapScope& operator=(const RankHeapScope&) = delete;
+
+ private:
+  void* saved_ = nullptr;
+  bool set_ = false;
+};
 }  // namespace detail
 
 // A non-blocking operation under way (isend, irecv). A null request (default, or after a
@@ -234,13 +250,19 @@ double wtime();
 // Whether the calling thread is running a rank.
 bool in_rank();
 
-void send(const void* buffer, std::size_t count, Type type, int dest, int tag);
-Status recv(void* buffer, std::size_t count, Type type, int source, int tag);
-Request isend(const void* buffer, std::size_t count, Type type, int dest, int tag);
-Request irecv(void* buffer, std::size_t count, Type type, int source, int tag);
+// `context` (0: the run's own) separates groups of ranks that a layer above makes (vela/mpi.h's
+// communicators): a message matches only receives and probes of its context.
+void send(const void* buffer, std::size_t count, Type type, int dest, int tag,
+          std::uint32_t context = 0);
+Status recv(void* buffer, std::size_t count, Type type, int source, int tag,
+            std::uint32_t context = 0);
+Request isend(const void* buffer, std::size_t count, Type type, int dest, int tag,
+              std::uint32_t context = 0);
+Request irecv(void* buffer, std::size_t count, Type type, int source, int tag,
+              std::uint32_t context = 0);
 Status sendrecv(const void* send_buffer, std::size_t send_count, Type send_type, int dest,
                 int send_tag, void* recv_buffer, std::size_t recv_count, Type recv_type, int source,
-                int recv_tag);
+                int recv_tag, std::uint32_t context = 0);
 
 // Completes `request` (blocking) and nulls it.
 Status wait(Request& request);
@@ -251,8 +273,8 @@ int waitany(std::span<Request> requests, Status* status = nullptr);
 // Completes `request` if it can without blocking (and nulls it).
 bool test(Request& request, Status* status = nullptr);
 
-Status probe(int source, int tag);
-std::optional<Status> iprobe(int source, int tag);
+Status probe(int source, int tag, std::uint32_t context = 0);
+std::optional<Status> iprobe(int source, int tag, std::uint32_t context = 0);
 
 void barrier();
 void bcast(void* buffer, std::size_t count, Type type, int root);
@@ -273,6 +295,72 @@ void scatter(const void* in, std::size_t count, Type type, void* out, int root);
 // `in` holds size() blocks of `count` elements, block d for rank d; `out` receives block r from
 // rank r.
 void alltoall(const void* in, std::size_t count, Type type, void* out);
+
+// ---- collectives over some of the ranks (for layers such as vela/mpi.h) ----
+
+// Ranks taking part in a collective, numbered 0..size-1: member i is rank `ranks[i]`, or
+// `first + i * stride` when `ranks` is null (the whole run is {size(), first 0, stride 1}).
+// `context` must differ from that of every other group the calling rank belongs to, and `calls`
+// points to the caller's count of collectives made on this group (it numbers their messages:
+// every member makes the same collectives in the same order).
+struct Members {
+  std::uint32_t context = 0;
+  int size = 0;
+  int index = 0;  // the caller's position
+  int first = 0;
+  int stride = 1;
+  const std::int32_t* ranks = nullptr;
+  std::uint32_t* calls = nullptr;
+  int rank_of(int member) const {
+    return ranks != nullptr ? ranks[member] : first + member * stride;
+  }
+};
+
+// A reduction's combination of two runs of `count` elements: inout[i] = in[i] op inout[i], where
+// `in` holds the lower members' values (MPI's user-function convention).
+struct Combine {
+  void (*function)(const void* in, void* inout, std::size_t count, const void* data) = nullptr;
+  const void* data = nullptr;
+};
+
+// The primitives of a layer's own collective algorithms: one collective call on `members`, its
+// messages on the collective channel under the call's number.
+class Collective {
+ public:
+  Collective(const Members& members, const char* call);
+  const Members& members() const { return members_; }
+  // Sends `bytes` bytes to member `to` (eager: returns once the data is copied or delivered).
+  void put(const void* data, std::size_t bytes, int to) const;
+  // Receives from member `from` into `data`, which holds `capacity` bytes; returns the bytes.
+  std::size_t get(void* data, std::size_t capacity, int from) const;
+
+ private:
+  Members members_;
+  int tag_;
+  const char* call_;
+  void* rank_;
+};
+
+namespace group {
+// vp's collectives on `members` (bytes in, bytes out; `element` bytes per reduced element).
+// Reductions combine in member order along a tree fixed by the member count: the same bits for
+// any placement.
+void barrier(const Members& members, const char* call);
+void bcast(const Members& members, void* buffer, std::size_t bytes, int root, const char* call);
+void reduce(const Members& members, const void* in, void* out, std::size_t count,
+            std::size_t element, Combine combine, int root, const char* call);
+void allreduce(const Members& members, const void* in, void* out, std::size_t count,
+               std::size_t element, Combine combine, const char* call);
+// Blocks of `bytes` per member in member order.
+void gather(const Members& members, const void* in, std::size_t bytes, void* out, int root,
+            const char* call);
+void scatter(const Members& members, const void* in, std::size_t bytes, void* out, int root,
+             const char* call);
+void allgather(const Members& members, const void* in, std::size_t bytes, void* out,
+               const char* call);
+void alltoall(const Members& members, const void* in, std::size_t bytes, void* out,
+              const char* call);
+}  // namespace group
 
 // The balancing point (AMPI's MPI_Migrate): collective over all ranks. The runtime's strategy
 // (--lb, or --lb-policy) runs on the ranks' measured loads and moved ranks resume on their new

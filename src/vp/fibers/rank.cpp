@@ -297,6 +297,18 @@ CallLabel::~CallLabel() {
   if (heap_ != nullptr) set_active_heap(static_cast<SlotHeap*>(heap_));
 }
 
+RankHeapScope::RankHeapScope() noexcept {
+  const RankContext* rank = current();
+  if (rank == nullptr || rank->heap == nullptr) return;
+  saved_ = active_heap();
+  set_active_heap(rank->heap);
+  set_ = true;
+}
+
+RankHeapScope::~RankHeapScope() {
+  if (set_) set_active_heap(static_cast<SlotHeap*>(saved_));
+}
+
 void suspend(RankContext& rank, RankState state, const char* call) {
   rank.state = state;
   rank.resume_heap = active_heap();

@@ -25,17 +25,19 @@ namespace vela::vp::detail {
 
 // Who sent a message and how to match it. `seq` numbers the messages from one rank to another
 // in one channel, so that they are matched in send order even when a migration let a later one
-// overtake an earlier one in the runtime.
-// Packed as its 16 raw bytes (pup::bitwise below): one copy, not one per field.
+// overtake an earlier one in the runtime. `context` keeps the messages of one group of ranks
+// (an MPI communicator) from matching another's: 0 is the whole run's.
+// Packed as its 20 raw bytes (pup::bitwise below): one copy, not one per field.
 struct Envelope {
   std::int32_t source = 0;
   std::int32_t tag = 0;
   std::uint32_t seq = 0;
+  std::uint32_t context = 0;
   std::uint8_t channel = 0;  // 0: point-to-point, 1: collectives (they never match each other)
   Type type = Type::bytes;
   std::uint16_t unused = 0;  // the padding, named so that every byte packed is set
 };
-static_assert(sizeof(Envelope) == 16 && std::has_unique_object_representations_v<Envelope>);
+static_assert(sizeof(Envelope) == 20 && std::has_unique_object_representations_v<Envelope>);
 
 }  // namespace vela::vp::detail
 
@@ -64,6 +66,7 @@ struct RequestState {
   Type type = Type::bytes;
   int source = any_source;
   int tag = any_tag;
+  std::uint32_t context = 0;
   std::uint8_t channel = p2p_channel;
   Status status;
   std::exception_ptr error;  // a truncation or a type mismatch, raised by the wait
@@ -257,17 +260,22 @@ void block(RankContext& rank, int source, int tag, bool collective, const char* 
 // An arrival for `rank` (on its PE, outside its fiber): put in order, matched against posted
 // receives, and whether the rank should be resumed.
 bool accept(RankContext& rank, const Envelope& envelope, Payload&& data);
+// Where a message goes or comes from, besides its peer and tag.
+struct Route {
+  std::uint8_t channel = p2p_channel;
+  std::uint32_t context = 0;
+};
 // Inside the fiber: sends `bytes` bytes to rank `dest`.
 void post_message(RankContext& rank, const void* buffer, std::size_t bytes, Type type, int dest,
-                  int tag, std::uint8_t channel);
+                  int tag, Route route);
 // Inside the fiber: a blocking receive.
 Status receive_now(RankContext& rank, void* buffer, std::size_t count, Type type, int source,
-                   int tag, std::uint8_t channel, const char* call);
+                   int tag, Route route, const char* call);
 // Inside the fiber: blocks until `request` completes; returns its status and frees it.
 Status complete(RankContext& rank, RequestState* request);
 // Posts a receive (matching what already arrived first).
 RequestState* post_receive(RankContext& rank, void* buffer, std::size_t count, Type type,
-                           int source, int tag, std::uint8_t channel, const char* call);
+                           int source, int tag, Route route, const char* call);
 
 // Checks arguments the MPI way; each throws Error naming `call`. Inline, the errors out of line.
 [[noreturn]] void bad_peer(const char* call, const char* what, int peer, int size,

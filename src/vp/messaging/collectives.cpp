@@ -1,8 +1,10 @@
 // Collectives over point-to-point messages on their own channel (they never match a program's
-// receives, any-tag included), each call's messages tagged with the call's number (every rank
-// makes the same collective calls in the same order). Trees are binomial; a deterministic
-// reduction combines along a tree fixed by the rank count, left operand the lower ranks, so its
-// bits depend on nothing else.
+// receives, any-tag included), each call's messages tagged with the call's number on its group of
+// ranks (every member makes the same collective calls in the same order) and carrying the
+// group's context. The algorithms work on members 0..n-1 of a group (vp::Members); the whole
+// run is the group of every rank. Trees are binomial (log2 n rounds, each member sends and
+// receives O(log n) messages); a deterministic reduction combines along a tree fixed by the
+// member count, left operand the lower members, so its bits depend on nothing else.
 #include <cstring>
 #include <string>
 #include <type_traits>
@@ -15,52 +17,50 @@ namespace vela::vp {
 
 using namespace detail;
 
+Collective::Collective(const Members& members, const char* call)
+    : members_(members),
+      tag_(static_cast<int>((*members.calls)++ & static_cast<std::uint32_t>(max_tag))),
+      call_(call),
+      rank_(&current(call)) {}
+
+void Collective::put(const void* data, std::size_t bytes, int to) const {
+  post_message(*static_cast<RankContext*>(rank_), data, bytes, Type::bytes, members_.rank_of(to),
+               tag_, {collective_channel, members_.context});
+}
+
+std::size_t Collective::get(void* data, std::size_t capacity, int from) const {
+  const int source = from == any_source ? any_source : members_.rank_of(from);
+  return receive_now(*static_cast<RankContext*>(rank_), data, capacity, Type::bytes, source, tag_,
+                     {collective_channel, members_.context}, call_)
+      .bytes;
+}
+
 namespace {
 
-struct Collective {
-  RankContext& rank;
-  int tag;
-  const char* call;
-};
-
-Collective begin(const char* call) {
-  RankContext& rank = current(call);
-  const int tag = static_cast<int>(rank.collectives++ & static_cast<std::uint32_t>(max_tag));
-  return {rank, tag, call};
-}
-
-void put(const Collective& c, const void* data, std::size_t bytes, Type type, int to) {
-  post_message(c.rank, data, bytes, type, to, c.tag, collective_channel);
-}
-
-Status get(const Collective& c, void* data, std::size_t count, Type type, int from) {
-  return receive_now(c.rank, data, count, type, from, c.tag, collective_channel, c.call);
-}
-
-// Binomial broadcast from `root` of `bytes` at `data`.
-void tree_bcast(const Collective& c, void* data, std::size_t count, Type type, int root) {
-  const int n = c.rank.world->size;
-  const int rel = (c.rank.rank - root + n) % n;
+// Binomial broadcast from member `root` of `bytes` at `data`.
+void tree_bcast(const Collective& c, void* data, std::size_t bytes, int root) {
+  const int n = c.members().size;
+  const int rel = (c.members().index - root + n) % n;
   int mask = 1;
   while (mask < n) {
     if ((rel & mask) != 0) {
-      get(c, data, count, type, (rel - mask + root) % n);
+      c.get(data, bytes, (rel - mask + root) % n);
       break;
     }
     mask <<= 1;
   }
   for (mask >>= 1; mask > 0; mask >>= 1) {
-    if (rel + mask < n) put(c, data, count * size_of(type), type, (rel + mask + root) % n);
+    if (rel + mask < n) c.put(data, bytes, (rel + mask + root) % n);
   }
 }
 
-// Reduces into `acc` (holding this rank's values) along the binomial tree rooted at rank 0;
-// rank 0 ends with the result.
-void tree_reduce(const Collective& c, std::byte* acc, std::size_t count, Type type, Op op,
-                 Order order) {
-  const int n = c.rank.world->size;
-  const int r = c.rank.rank;
-  const std::size_t bytes = count * size_of(type);
+// Reduces into `acc` (holding this member's values) along the binomial tree rooted at member 0;
+// member 0 ends with the result. `acc` may be swapped with scratch.
+void tree_reduce(const Collective& c, std::vector<std::byte>& acc, std::size_t count,
+                 std::size_t element, Combine combine, Order order) {
+  const int n = c.members().size;
+  const int r = c.members().index;
+  const std::size_t bytes = count * element;
   std::vector<std::byte> child(bytes);
   int children = 0;
   int mask = 1;
@@ -69,113 +69,87 @@ void tree_reduce(const Collective& c, std::byte* acc, std::size_t count, Type ty
     if (r + mask < n) ++children;
   }
   if (order == Order::deterministic) {
-    // Children in increasing distance: each covers the ranks just above what acc covers.
+    // Children in increasing distance: each covers the members just above what acc covers.
     for (int m = 1; m < mask && m < n; m <<= 1) {
       if (r + m >= n) break;
-      get(c, child.data(), count, type, r + m);
-      if (count > 0) combine(op, type, acc, child.data(), count, c.call);
+      c.get(child.data(), bytes, r + m);
+      if (count > 0) {
+        combine.function(acc.data(), child.data(), count, combine.data);
+        acc.swap(child);
+      }
     }
   } else {
     for (int k = 0; k < children; ++k) {
-      get(c, child.data(), count, type, any_source);
-      if (count > 0) combine(op, type, acc, child.data(), count, c.call);
+      c.get(child.data(), bytes, any_source);
+      if (count > 0) {
+        combine.function(acc.data(), child.data(), count, combine.data);
+        acc.swap(child);
+      }
     }
   }
-  if (r != 0) put(c, acc, bytes, type, r - mask);
+  if (r != 0) c.put(acc.data(), bytes, r - mask);
 }
 
-void check_root(const char* call, int root) {
-  RankContext& rank = current(call);
-  check_peer(call, "root", root, rank.world->size, false);
+void check_member(const char* call, const char* what, int member, const Members& members) {
+  if (member < 0 || member >= members.size) [[unlikely]]
+    bad_peer(call, what, member, members.size, false);
 }
 
-}  // namespace
-
-void barrier() {
-  const Collective c = begin("barrier");
-  std::byte none{};
-  tree_reduce(c, &none, 0, Type::bytes, Op::sum, Order::arrival);
-  tree_bcast(c, &none, 0, Type::bytes, 0);
-}
-
-void bcast(void* buffer, std::size_t count, Type type, int root) {
-  constexpr const char* call = "bcast";
-  check_root(call, root);
-  check_buffer(call, buffer, count, type);
-  tree_bcast(begin(call), buffer, count, type, root);
-}
-
-namespace {
-
-void reduce_to(const char* call, const void* in, void* out, std::size_t count, Type type, Op op,
-               int root, Order order, bool everyone) {
-  RankContext& rank = current(call);
-  if (!everyone) check_peer(call, "root", root, rank.world->size, false);
-  const std::size_t bytes = check_buffer(call, in, count, type);
-  check_op(call, type, op);
-  if (everyone || rank.rank == root) check_buffer(call, out, count, type);
-  const Collective c = begin(call);
+void reduce_to(const Members& members, const void* in, void* out, std::size_t count,
+               std::size_t element, Combine combine, int root, Order order, bool everyone,
+               const char* call) {
+  if (!everyone) check_member(call, "root", root, members);
+  const std::size_t bytes = count * element;
+  const Collective c(members, call);
   std::vector<std::byte> acc(bytes);
   if (bytes > 0) std::memcpy(acc.data(), in, bytes);
-  tree_reduce(c, acc.data(), count, type, op, order);
+  tree_reduce(c, acc, count, element, combine, order);
+  const int me = members.index;
   if (everyone) {
-    tree_bcast(c, acc.data(), count, type, 0);
+    tree_bcast(c, acc.data(), bytes, 0);
     if (bytes > 0) std::memcpy(out, acc.data(), bytes);
     return;
   }
   if (root != 0) {
-    if (rank.rank == 0) put(c, acc.data(), bytes, type, root);
-    if (rank.rank == root) get(c, acc.data(), count, type, 0);
+    if (me == 0) c.put(acc.data(), bytes, root);
+    if (me == root) c.get(acc.data(), bytes, 0);
   }
-  if (rank.rank == root && bytes > 0) std::memcpy(out, acc.data(), bytes);
+  if (me == root && bytes > 0) std::memcpy(out, acc.data(), bytes);
 }
 
-}  // namespace
-
-void reduce(const void* in, void* out, std::size_t count, Type type, Op op, int root, Order order) {
-  reduce_to("reduce", in, out, count, type, op, root, order, false);
-}
-
-void allreduce(const void* in, void* out, std::size_t count, Type type, Op op, Order order) {
-  reduce_to("allreduce", in, out, count, type, op, 0, order, true);
-}
-
-namespace {
-
-// What gather and scatter share: the root's buffer `blocks` holds a block of `count` elements per
-// rank, in rank order; `own` is the calling rank's block. Gathering, every block travels from
-// its rank's `own` to the root's `blocks`; scattering, the other way. The root's own block is
-// moved within the root.
+// What gather and scatter share: the root's buffer `blocks` holds a block of `bytes` per member,
+// in member order; `own` is the calling member's block. Gathering, every block travels from its
+// member's `own` to the root's `blocks`; scattering, the other way. The root's own block is moved
+// within the root.
 template <bool gathering>
-void gather_or_scatter(const char* call, std::conditional_t<gathering, const void*, void*> own,
-                       std::conditional_t<gathering, void*, const void*> blocks, std::size_t count,
-                       Type type, int root) {
-  check_root(call, root);
-  const std::size_t bytes = check_buffer(call, own, count, type);
-  const Collective c = begin(call);
-  const int n = c.rank.world->size;
-  if (c.rank.rank != root) {
+void gather_or_scatter(const Members& members,
+                       std::conditional_t<gathering, const void*, void*> own,
+                       std::conditional_t<gathering, void*, const void*> blocks, std::size_t bytes,
+                       int root, const char* call) {
+  check_member(call, "root", root, members);
+  const Collective c(members, call);
+  const int n = members.size;
+  if (members.index != root) {
     if constexpr (gathering) {
-      put(c, own, bytes, type, root);
+      c.put(own, bytes, root);
     } else {
-      get(c, own, count, type, root);
+      c.get(own, bytes, root);
     }
     return;
   }
-  check_buffer(call, blocks, count * static_cast<std::size_t>(n), type);
   for (int r = 0; r < n; ++r) {
     const std::size_t at = static_cast<std::size_t>(r) * bytes;
     if constexpr (gathering) {
       std::byte* block = static_cast<std::byte*>(blocks) + at;
       if (r != root) {
-        get(c, block, count, type, r);
+        c.get(block, bytes, r);
       } else if (bytes > 0) {
         std::memmove(block, own, bytes);
       }
     } else {
       const std::byte* block = static_cast<const std::byte*>(blocks) + at;
       if (r != root) {
-        put(c, block, bytes, type, r);
+        c.put(block, bytes, r);
       } else if (bytes > 0) {
         std::memmove(own, block, bytes);
       }
@@ -185,46 +159,165 @@ void gather_or_scatter(const char* call, std::conditional_t<gathering, const voi
 
 }  // namespace
 
+namespace group {
+
+void barrier(const Members& members, const char* call) {
+  const Collective c(members, call);
+  std::vector<std::byte> none;
+  const Combine nothing{[](const void*, void*, std::size_t, const void*) {}, nullptr};
+  tree_reduce(c, none, 0, 1, nothing, Order::arrival);
+  tree_bcast(c, nullptr, 0, 0);
+}
+
+void bcast(const Members& members, void* buffer, std::size_t bytes, int root, const char* call) {
+  check_member(call, "root", root, members);
+  tree_bcast(Collective(members, call), buffer, bytes, root);
+}
+
+void reduce(const Members& members, const void* in, void* out, std::size_t count,
+            std::size_t element, Combine combine, int root, const char* call) {
+  reduce_to(members, in, out, count, element, combine, root, Order::deterministic, false, call);
+}
+
+void allreduce(const Members& members, const void* in, void* out, std::size_t count,
+               std::size_t element, Combine combine, const char* call) {
+  reduce_to(members, in, out, count, element, combine, 0, Order::deterministic, true, call);
+}
+
+void gather(const Members& members, const void* in, std::size_t bytes, void* out, int root,
+            const char* call) {
+  gather_or_scatter<true>(members, in, out, bytes, root, call);
+}
+
+void scatter(const Members& members, const void* in, std::size_t bytes, void* out, int root,
+             const char* call) {
+  gather_or_scatter<false>(members, out, in, bytes, root, call);
+}
+
+void allgather(const Members& members, const void* in, std::size_t bytes, void* out,
+               const char* call) {
+  gather(members, in, bytes, out, 0, call);
+  bcast(members, out, bytes * static_cast<std::size_t>(members.size), 0, call);
+}
+
+void alltoall(const Members& members, const void* in, std::size_t bytes, void* out,
+              const char* call) {
+  const Collective c(members, call);
+  const int n = members.size;
+  const int me = members.index;
+  const auto* from = static_cast<const std::byte*>(in);
+  auto* to = static_cast<std::byte*>(out);
+  for (int d = 1; d < n; ++d) {
+    const int dest = (me + d) % n;
+    c.put(from + static_cast<std::size_t>(dest) * bytes, bytes, dest);
+  }
+  if (bytes > 0) {
+    std::memmove(to + static_cast<std::size_t>(me) * bytes,
+                 from + static_cast<std::size_t>(me) * bytes, bytes);
+  }
+  for (int d = 1; d < n; ++d) {
+    const int source = (me - d + n) % n;
+    c.get(to + static_cast<std::size_t>(source) * bytes, bytes, source);
+  }
+}
+
+}  // namespace group
+
+// ---- the whole run's collectives, typed ----
+
+namespace {
+
+Members everyone(const char* call) {
+  RankContext& rank = current(call);
+  Members m;
+  m.size = rank.world->size;
+  m.index = rank.rank;
+  m.calls = &rank.collectives;
+  return m;
+}
+
+// vp's operators as a Combine: every one of them is commutative (with the same bits either way
+// round), so inout op= in is in op inout.
+struct TypedOp {
+  Op op;
+  Type type;
+  const char* call;
+};
+
+void combine_typed(const void* in, void* inout, std::size_t count, const void* data) {
+  const auto& t = *static_cast<const TypedOp*>(data);
+  combine(t.op, t.type, inout, in, count, t.call);
+}
+
+void reduce_typed(const char* call, const void* in, void* out, std::size_t count, Type type, Op op,
+                  int root, Order order, bool everyone_gets) {
+  const Members m = everyone(call);
+  if (!everyone_gets) check_member(call, "root", root, m);
+  check_buffer(call, in, count, type);
+  check_op(call, type, op);
+  if (everyone_gets || m.index == root) check_buffer(call, out, count, type);
+  const TypedOp t{op, type, call};
+  reduce_to(m, in, out, count, size_of(type), {&combine_typed, &t}, root, order, everyone_gets,
+            call);
+}
+
+}  // namespace
+
+void barrier() {
+  constexpr const char* call = "barrier";
+  group::barrier(everyone(call), call);
+}
+
+void bcast(void* buffer, std::size_t count, Type type, int root) {
+  constexpr const char* call = "bcast";
+  const Members m = everyone(call);
+  check_member(call, "root", root, m);
+  const std::size_t bytes = check_buffer(call, buffer, count, type);
+  group::bcast(m, buffer, bytes, root, call);
+}
+
+void reduce(const void* in, void* out, std::size_t count, Type type, Op op, int root, Order order) {
+  reduce_typed("reduce", in, out, count, type, op, root, order, false);
+}
+
+void allreduce(const void* in, void* out, std::size_t count, Type type, Op op, Order order) {
+  reduce_typed("allreduce", in, out, count, type, op, 0, order, true);
+}
+
 void gather(const void* in, std::size_t count, Type type, void* out, int root) {
-  gather_or_scatter<true>("gather", in, out, count, type, root);
+  constexpr const char* call = "gather";
+  const Members m = everyone(call);
+  check_member(call, "root", root, m);
+  const std::size_t bytes = check_buffer(call, in, count, type);
+  if (m.index == root) check_buffer(call, out, count * static_cast<std::size_t>(m.size), type);
+  group::gather(m, in, bytes, out, root, call);
 }
 
 void allgather(const void* in, std::size_t count, Type type, void* out) {
   constexpr const char* call = "allgather";
-  RankContext& rank = current(call);
-  const std::size_t n = static_cast<std::size_t>(rank.world->size);
-  check_buffer(call, in, count, type);
-  check_buffer(call, out, count * n, type);
-  gather(in, count, type, out, 0);
-  bcast(out, count * n, type, 0);
+  const Members m = everyone(call);
+  const std::size_t bytes = check_buffer(call, in, count, type);
+  check_buffer(call, out, count * static_cast<std::size_t>(m.size), type);
+  group::allgather(m, in, bytes, out, call);
 }
 
 void scatter(const void* in, std::size_t count, Type type, void* out, int root) {
-  gather_or_scatter<false>("scatter", out, in, count, type, root);
+  constexpr const char* call = "scatter";
+  const Members m = everyone(call);
+  check_member(call, "root", root, m);
+  const std::size_t bytes = check_buffer(call, out, count, type);
+  if (m.index == root) check_buffer(call, in, count * static_cast<std::size_t>(m.size), type);
+  group::scatter(m, in, bytes, out, root, call);
 }
 
 void alltoall(const void* in, std::size_t count, Type type, void* out) {
   constexpr const char* call = "alltoall";
-  RankContext& rank = current(call);
-  const int n = rank.world->size;
+  const Members m = everyone(call);
+  const std::size_t n = static_cast<std::size_t>(m.size);
   const std::size_t bytes = check_buffer(call, in, count, type);
-  check_buffer(call, in, count * static_cast<std::size_t>(n), type);
-  check_buffer(call, out, count * static_cast<std::size_t>(n), type);
-  const Collective c = begin(call);
-  const auto* from = static_cast<const std::byte*>(in);
-  auto* to = static_cast<std::byte*>(out);
-  for (int d = 1; d < n; ++d) {
-    const int dest = (rank.rank + d) % n;
-    put(c, from + static_cast<std::size_t>(dest) * bytes, bytes, type, dest);
-  }
-  if (bytes > 0) {
-    std::memmove(to + static_cast<std::size_t>(rank.rank) * bytes,
-                 from + static_cast<std::size_t>(rank.rank) * bytes, bytes);
-  }
-  for (int d = 1; d < n; ++d) {
-    const int source = (rank.rank - d + n) % n;
-    get(c, to + static_cast<std::size_t>(source) * bytes, count, type, source);
-  }
+  check_buffer(call, in, count * n, type);
+  check_buffer(call, out, count * n, type);
+  group::alltoall(m, in, bytes, out, call);
 }
 
 }  // namespace vela::vp

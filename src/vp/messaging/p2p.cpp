@@ -22,8 +22,8 @@ std::uint64_t order_key(int peer, std::uint8_t channel) {
 }
 
 bool matches(const RequestState& r, const Envelope& e) {
-  return r.channel == e.channel && (r.source == any_source || r.source == e.source) &&
-         (r.tag == any_tag || r.tag == e.tag);
+  return r.context == e.context && r.channel == e.channel &&
+         (r.source == any_source || r.source == e.source) && (r.tag == any_tag || r.tag == e.tag);
 }
 
 bool compatible(Type sent, Type received) {
@@ -161,12 +161,14 @@ bool accept(RankContext& rank, const Envelope& envelope, Payload&& data) {
 }
 
 void post_message(RankContext& rank, const void* buffer, std::size_t bytes, Type type, int dest,
-                  int tag, std::uint8_t channel) {
+                  int tag, Route route) {
+  const std::uint8_t channel = route.channel;
   const HeapPause pause;  // the payload and the receiver's queue entries are not this rank's
   Envelope e;
   e.source = rank.rank;
   e.tag = tag;
   e.seq = rank.next_send.counter(order_key(dest, channel))++;
+  e.context = route.context;
   e.channel = channel;
   e.type = type;
   World& world = *rank.world;
@@ -227,7 +229,7 @@ namespace {
 
 // Fills `r` as a receive and matches it with what already arrived, else posts it.
 void start_receive(RankContext& rank, RequestState* r, void* buffer, std::size_t count, Type type,
-                   int source, int tag, std::uint8_t channel, const char* call) {
+                   int source, int tag, Route route, const char* call) {
   r->receive = true;
   r->call = call;
   r->buffer = buffer;
@@ -235,7 +237,8 @@ void start_receive(RankContext& rank, RequestState* r, void* buffer, std::size_t
   r->type = type;
   r->source = source;
   r->tag = tag;
-  r->channel = channel;
+  r->context = route.context;
+  r->channel = route.channel;
   for (auto it = rank.unexpected.begin(); it != rank.unexpected.end(); ++it) {
     if (matches(*r, it->envelope)) {
       Incoming in = std::move(*it);
@@ -250,16 +253,16 @@ void start_receive(RankContext& rank, RequestState* r, void* buffer, std::size_t
 }  // namespace
 
 RequestState* post_receive(RankContext& rank, void* buffer, std::size_t count, Type type,
-                           int source, int tag, std::uint8_t channel, const char* call) {
+                           int source, int tag, Route route, const char* call) {
   RequestState* r = rank.new_request();
-  start_receive(rank, r, buffer, count, type, source, tag, channel, call);
+  start_receive(rank, r, buffer, count, type, source, tag, route, call);
   return r;
 }
 
 Status receive_now(RankContext& rank, void* buffer, std::size_t count, Type type, int source,
-                   int tag, std::uint8_t channel, const char* call) {
+                   int tag, Route route, const char* call) {
   RequestState r;  // on the rank's stack: a blocking receive needs no request from the pool
-  start_receive(rank, &r, buffer, count, type, source, tag, channel, call);
+  start_receive(rank, &r, buffer, count, type, source, tag, route, call);
   struct Unpost {  // a rank unwound while it waits leaves no pointer to its stack behind
     RankContext& rank;
     RequestState& r;
@@ -268,7 +271,7 @@ Status receive_now(RankContext& rank, void* buffer, std::size_t count, Type type
     }
   } unpost{rank, r};
   while (!r.complete) {
-    block(rank, source, tag, channel == collective_channel, call);
+    block(rank, source, tag, route.channel == collective_channel, call);
   }
   if (r.error) std::rethrow_exception(r.error);
   return r.status;
@@ -322,18 +325,20 @@ void check_receive(const char* call, const RankContext& rank, const void* buffer
 
 }  // namespace
 
-void send(const void* buffer, std::size_t count, Type type, int dest, int tag) {
+void send(const void* buffer, std::size_t count, Type type, int dest, int tag,
+          std::uint32_t context) {
   constexpr const char* call = "send";
   RankContext& rank = current(call);
   const std::size_t bytes = check_send(call, rank, buffer, count, type, dest, tag);
-  post_message(rank, buffer, bytes, type, dest, tag, p2p_channel);
+  post_message(rank, buffer, bytes, type, dest, tag, {p2p_channel, context});
 }
 
-Request isend(const void* buffer, std::size_t count, Type type, int dest, int tag) {
+Request isend(const void* buffer, std::size_t count, Type type, int dest, int tag,
+              std::uint32_t context) {
   constexpr const char* call = "isend";
   RankContext& rank = current(call);
   const std::size_t bytes = check_send(call, rank, buffer, count, type, dest, tag);
-  post_message(rank, buffer, bytes, type, dest, tag, p2p_channel);
+  post_message(rank, buffer, bytes, type, dest, tag, {p2p_channel, context});
   // Sends are eager (the data is copied at once): the request is complete.
   RequestState* r = rank.new_request();
   r->call = call;
@@ -345,31 +350,35 @@ Request isend(const void* buffer, std::size_t count, Type type, int dest, int ta
   return Request(r);
 }
 
-Request irecv(void* buffer, std::size_t count, Type type, int source, int tag) {
+Request irecv(void* buffer, std::size_t count, Type type, int source, int tag,
+              std::uint32_t context) {
   constexpr const char* call = "irecv";
   RankContext& rank = current(call);
   check_receive(call, rank, buffer, count, type, source, tag);
-  return Request(post_receive(rank, buffer, count, type, source, tag, p2p_channel, call));
+  return Request(
+      post_receive(rank, buffer, count, type, source, tag, {p2p_channel, context}, call));
 }
 
-Status recv(void* buffer, std::size_t count, Type type, int source, int tag) {
+Status recv(void* buffer, std::size_t count, Type type, int source, int tag,
+            std::uint32_t context) {
   constexpr const char* call = "recv";
   RankContext& rank = current(call);
   check_receive(call, rank, buffer, count, type, source, tag);
-  return receive_now(rank, buffer, count, type, source, tag, p2p_channel, call);
+  return receive_now(rank, buffer, count, type, source, tag, {p2p_channel, context}, call);
 }
 
 Status sendrecv(const void* send_buffer, std::size_t send_count, Type send_type, int dest,
                 int send_tag, void* recv_buffer, std::size_t recv_count, Type recv_type, int source,
-                int recv_tag) {
+                int recv_tag, std::uint32_t context) {
   constexpr const char* call = "sendrecv";
   RankContext& rank = current(call);
   check_receive(call, rank, recv_buffer, recv_count, recv_type, source, recv_tag);
   const std::size_t bytes =
       check_send(call, rank, send_buffer, send_count, send_type, dest, send_tag);
+  const Route route{p2p_channel, context};
   RequestState* r =
-      post_receive(rank, recv_buffer, recv_count, recv_type, source, recv_tag, p2p_channel, call);
-  post_message(rank, send_buffer, bytes, send_type, dest, send_tag, p2p_channel);
+      post_receive(rank, recv_buffer, recv_count, recv_type, source, recv_tag, route, call);
+  post_message(rank, send_buffer, bytes, send_type, dest, send_tag, route);
   return complete(rank, r);
 }
 
@@ -465,7 +474,7 @@ bool test(Request& request, Status* status) {
   return true;
 }
 
-std::optional<Status> iprobe(int source, int tag) {
+std::optional<Status> iprobe(int source, int tag, std::uint32_t context) {
   constexpr const char* call = "iprobe";
   RankContext& rank = current(call);
   check_peer(call, "source", source, rank.world->size, true);
@@ -473,6 +482,7 @@ std::optional<Status> iprobe(int source, int tag) {
   RequestState probe;
   probe.source = source;
   probe.tag = tag;
+  probe.context = context;
   for (const Incoming& in : rank.unexpected) {
     if (matches(probe, in.envelope)) {
       return Status{in.envelope.source, in.envelope.tag, in.data.size(), in.envelope.type};
@@ -481,11 +491,11 @@ std::optional<Status> iprobe(int source, int tag) {
   return std::nullopt;
 }
 
-Status probe(int source, int tag) {
+Status probe(int source, int tag, std::uint32_t context) {
   constexpr const char* call = "probe";
   RankContext& rank = current(call);
   for (;;) {
-    if (auto s = iprobe(source, tag)) return *s;
+    if (auto s = iprobe(source, tag, context)) return *s;
     block(rank, source, tag, false, call);
   }
 }
