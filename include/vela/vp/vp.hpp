@@ -29,6 +29,16 @@ class Error : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
+// A message longer than the receive buffer (MPI_ERR_TRUNCATE).
+class Truncated : public Error {
+ public:
+  using Error::Error;
+};
+// A message received as a type of another size (MPI_ERR_TYPE).
+class TypeMismatch : public Error {
+ public:
+  using Error::Error;
+};
 
 inline constexpr int any_source = -1;
 inline constexpr int any_tag = -1;
@@ -111,6 +121,7 @@ struct Status {
   int tag = any_tag;
   std::size_t bytes = 0;  // the message's length
   Type type = Type::bytes;
+  std::uint32_t context = 0;  // the message's context
   // Elements of `t` in the message; throws Error when the length is not a multiple.
   std::size_t count(Type t) const;
 };
@@ -245,6 +256,9 @@ RunInfo last_run();
 
 int rank();
 int size();
+// The process the calling rank runs in now (under mpirun; 0 otherwise): it changes when the rank
+// moves to another process.
+int process();
 // Seconds since an arbitrary origin, the same on every rank of the run.
 double wtime();
 // Whether the calling thread is running a rank.
@@ -272,6 +286,13 @@ void waitall(std::span<Request> requests, std::span<Status> statuses = {});
 int waitany(std::span<Request> requests, Status* status = nullptr);
 // Completes `request` if it can without blocking (and nulls it).
 bool test(Request& request, Status* status = nullptr);
+// Whether `request` is complete (a null one is), without completing it.
+bool ready(const Request& request);
+// Its status once complete (nullopt before), without completing it.
+std::optional<Status> status_of(const Request& request);
+// Block until one (any) or every (all) request is complete, without completing them.
+void wait_any_ready(std::span<const Request> requests);
+void wait_all_ready(std::span<const Request> requests);
 
 Status probe(int source, int tag, std::uint32_t context = 0);
 std::optional<Status> iprobe(int source, int tag, std::uint32_t context = 0);

@@ -283,6 +283,7 @@ int run(rt::Runtime& runtime, const Options& options, const std::function<void()
   world.body = &body;
   world.size = options.ranks > 0 ? options.ranks : runtime.pes();
   world.across_processes = runtime.processes() > 1;
+  world.process = runtime.process();
   // Checkpointed ranks are written whole (stack, heap, context) and resume in a later process
   // at the same addresses: as if they moved to another process.
   const bool checkpoints =
@@ -365,6 +366,10 @@ int rank() {
 
 int size() {
   return current("size").world->size;
+}
+
+int process() {
+  return current("process").world->process;
 }
 
 double wtime() {

@@ -39,19 +39,20 @@ void fill(RequestState& r, const Envelope& e, Payload& data) {
   r.status.tag = e.tag;
   r.status.bytes = data.size();
   r.status.type = e.type;
+  r.status.context = e.context;
   if (!compatible(e.type, r.type)) {
     r.error = std::make_exception_ptr(
-        Error(std::string(r.call) + ": a message of " + name_of(e.type) + " from rank " +
-              std::to_string(e.source) + " (tag " + std::to_string(e.tag) + ") received as " +
-              name_of(r.type) + ": the datatypes' sizes differ"));
+        TypeMismatch(std::string(r.call) + ": a message of " + name_of(e.type) + " from rank " +
+                     std::to_string(e.source) + " (tag " + std::to_string(e.tag) +
+                     ") received as " + name_of(r.type) + ": the datatypes' sizes differ"));
     data = Payload{};
     return;
   }
   if (data.size() > r.capacity) {
-    r.error = std::make_exception_ptr(
-        Error(std::string(r.call) + ": the message from rank " + std::to_string(e.source) +
-              " (tag " + std::to_string(e.tag) + ") has " + std::to_string(data.size()) +
-              " bytes, the receive buffer holds " + std::to_string(r.capacity) + " (truncated)"));
+    r.error = std::make_exception_ptr(Truncated(
+        std::string(r.call) + ": the message from rank " + std::to_string(e.source) + " (tag " +
+        std::to_string(e.tag) + ") has " + std::to_string(data.size()) +
+        " bytes, the receive buffer holds " + std::to_string(r.capacity) + " (truncated)"));
     data = Payload{};
     return;
   }
@@ -474,6 +475,38 @@ bool test(Request& request, Status* status) {
   return true;
 }
 
+bool ready(const Request& request) {
+  const RequestState* r = owned(request, "ready");
+  return r == nullptr || r->complete;
+}
+
+std::optional<Status> status_of(const Request& request) {
+  const RequestState* r = owned(request, "status_of");
+  if (r == nullptr) return Status{};
+  if (!r->complete) return std::nullopt;
+  return r->status;
+}
+
+void wait_any_ready(std::span<const Request> requests) {
+  constexpr const char* call = "wait_any_ready";
+  RankContext& rank = current(call);
+  for (;;) {
+    for (const Request& q : requests) {
+      if (ready(q)) return;
+    }
+    if (requests.empty()) return;
+    block(rank, any_source, any_tag, false, call);
+  }
+}
+
+void wait_all_ready(std::span<const Request> requests) {
+  constexpr const char* call = "wait_all_ready";
+  RankContext& rank = current(call);
+  for (const Request& q : requests) {
+    while (!ready(q)) block(rank, any_source, any_tag, false, call);
+  }
+}
+
 std::optional<Status> iprobe(int source, int tag, std::uint32_t context) {
   constexpr const char* call = "iprobe";
   RankContext& rank = current(call);
@@ -485,7 +518,8 @@ std::optional<Status> iprobe(int source, int tag, std::uint32_t context) {
   probe.context = context;
   for (const Incoming& in : rank.unexpected) {
     if (matches(probe, in.envelope)) {
-      return Status{in.envelope.source, in.envelope.tag, in.data.size(), in.envelope.type};
+      return Status{in.envelope.source, in.envelope.tag, in.data.size(), in.envelope.type,
+                    in.envelope.context};
     }
   }
   return std::nullopt;

@@ -12,6 +12,7 @@
 #include <filesystem>
 
 #include "vela/mpi/run.hpp"
+#include "vela/vp/privatized.hpp"
 
 namespace vela::mpi {
 
@@ -74,11 +75,43 @@ int run(rt::Runtime& runtime, const vp::Options& options, Main main,
 
 namespace {
 
+// The rank's objects as MPI_Init leaves them: MPI_COMM_WORLD, MPI_COMM_SELF, the predefined
+// error handlers, MPI_GROUP_EMPTY and MPI_INFO_ENV, in the rank's heap.
+Objects* make_objects(int rank, int size) {
+  const InRankHeap heap;
+  auto* objects = new Objects;
+  Communicator world;
+  world.group = Group::strided(0, 1, size);
+  world.rank = rank;
+  world.context = 0;
+  world.name = "MPI_COMM_WORLD";
+  Communicator self;
+  self.group = Group::strided(rank, 1, 1);
+  self.context = 1;
+  self.name = "MPI_COMM_SELF";
+  objects->comms.add(std::move(world));
+  objects->comms.add(std::move(self));
+  objects->by_context[0] = world_index;
+  objects->by_context[1] = self_index;
+  objects->errhandlers.add(Errhandler{Errhandler::Kind::fatal, nullptr});
+  objects->errhandlers.add(Errhandler{Errhandler::Kind::give_back, nullptr});
+  objects->groups.add(Group{});
+  objects->infos.add(Info{});
+  objects->tag_ub = vp::max_tag;
+  objects->host = MPI_PROC_NULL;
+  objects->io = MPI_ANY_SOURCE;
+  objects->universe_size = size;
+  objects->last_used_code = MPI_ERR_LASTCODE;
+  return objects;
+}
+
 // Marks the calling rank initialized (once).
 void initialize(const char* call, const Label& label) {
   my_rank(call, run_state(call, label), label);
-  if (rank_mpi.get().initialized != 0) fail(call, "called twice");
-  rank_mpi.get().initialized = 1;
+  RankMpi& mine = rank_mpi.get();
+  if (mine.initialized != 0) fail(call, MPI_ERR_OTHER, "called twice");
+  mine.objects = make_objects(label.rank(), label.size());
+  mine.initialized = 1;
 }
 
 // MPI_Initialized and MPI_Finalized: `which` of the calling rank's state, 0 outside a rank of a
@@ -93,8 +126,177 @@ int state_flag(const char* call, int* flag, unsigned char RankMpi::*which) {
   });
 }
 
-}  // namespace
+// The words of each error class, by class (vela/mpi.h's numbering).
+constexpr const char* error_texts[MPI_ERR_LASTCODE] = {
+    "MPI_SUCCESS: no error",
+    "MPI_ERR_BUFFER: invalid buffer pointer",
+    "MPI_ERR_COUNT: invalid count argument",
+    "MPI_ERR_TYPE: invalid datatype",
+    "MPI_ERR_TAG: invalid tag",
+    "MPI_ERR_COMM: invalid communicator",
+    "MPI_ERR_RANK: invalid rank",
+    "MPI_ERR_REQUEST: invalid request",
+    "MPI_ERR_ROOT: invalid root",
+    "MPI_ERR_GROUP: invalid group",
+    "MPI_ERR_OP: invalid reduce operation",
+    "MPI_ERR_TOPOLOGY: invalid topology",
+    "MPI_ERR_DIMS: invalid dimension argument",
+    "MPI_ERR_ARG: invalid argument of some other kind",
+    "MPI_ERR_UNKNOWN: unknown error",
+    "MPI_ERR_TRUNCATE: message truncated",
+    "MPI_ERR_OTHER: known error not in this list",
+    "MPI_ERR_INTERN: internal error",
+    "MPI_ERR_IN_STATUS: error code is in status",
+    "MPI_ERR_PENDING: pending request",
+    "MPI_ERR_KEYVAL: invalid keyval",
+    "MPI_ERR_NO_MEM: out of memory",
+    "MPI_ERR_BASE: invalid base argument to MPI_Free_mem",
+    "MPI_ERR_INFO_KEY: key longer than MPI_MAX_INFO_KEY",
+    "MPI_ERR_INFO_VALUE: value longer than MPI_MAX_INFO_VAL",
+    "MPI_ERR_INFO_NOKEY: key not defined in the info object",
+    "MPI_ERR_SPAWN: error in spawning processes",
+    "MPI_ERR_PORT: invalid port name",
+    "MPI_ERR_SERVICE: invalid service name",
+    "MPI_ERR_NAME: invalid service name in MPI_Lookup_name",
+    "MPI_ERR_WIN: invalid window",
+    "MPI_ERR_SIZE: invalid size argument",
+    "MPI_ERR_DISP: invalid displacement argument",
+    "MPI_ERR_INFO: invalid info argument",
+    "MPI_ERR_LOCKTYPE: invalid lock type",
+    "MPI_ERR_ASSERT: invalid assert argument",
+    "MPI_ERR_RMA_CONFLICT: conflicting accesses to a window",
+    "MPI_ERR_RMA_SYNC: wrong synchronization of one-sided calls",
+    "MPI_ERR_RMA_RANGE: target memory outside the window",
+    "MPI_ERR_RMA_ATTACH: memory cannot be attached",
+    "MPI_ERR_RMA_SHARED: memory cannot be shared",
+    "MPI_ERR_RMA_FLAVOR: wrong flavor of window",
+    "MPI_ERR_FILE: invalid file handle",
+    "MPI_ERR_NOT_SAME: collective argument not identical on all processes",
+    "MPI_ERR_AMODE: invalid access mode",
+    "MPI_ERR_UNSUPPORTED_DATAREP: unsupported data representation",
+    "MPI_ERR_UNSUPPORTED_OPERATION: unsupported operation",
+    "MPI_ERR_NO_SUCH_FILE: file does not exist",
+    "MPI_ERR_FILE_EXISTS: file exists",
+    "MPI_ERR_BAD_FILE: invalid file name",
+    "MPI_ERR_ACCESS: permission denied",
+    "MPI_ERR_NO_SPACE: not enough space",
+    "MPI_ERR_QUOTA: quota exceeded",
+    "MPI_ERR_READ_ONLY: read-only file or file system",
+    "MPI_ERR_FILE_IN_USE: file in use",
+    "MPI_ERR_DUP_DATAREP: data representation already defined",
+    "MPI_ERR_CONVERSION: error in a data conversion function",
+    "MPI_ERR_IO: other I/O error",
+};
 
+void check_error_code(const char* call, int errorcode) {
+  if (errorcode < 0 || errorcode >= MPI_ERR_LASTCODE) {
+    fail(call, MPI_ERR_ARG,
+         "errorcode " + std::to_string(errorcode) + " is outside 0.." +
+             std::to_string(MPI_ERR_LASTCODE - 1));
+  }
+}
+
+// Copies `text` into `out` (room for `room` characters and the terminating zero); its length.
+void copy_text(const std::string& text, char* out, int room, int* length) {
+  const std::size_t n = std::min(text.size(), static_cast<std::size_t>(room));
+  std::memcpy(out, text.data(), n);
+  out[n] = '\0';
+  if (length != nullptr) *length = static_cast<int>(n);
+}
+
+// ---- info objects ----
+
+Info& info_of(const char* call, Objects& objects, MPI_Info info, const char* what = "info") {
+  const auto value = reinterpret_cast<std::uintptr_t>(info);
+  Info* found = nullptr;
+  if ((value & ~std::uintptr_t{VMPI_INDEX_MASK}) == VMPI_INFO_BASE)
+    found = objects.infos.find(static_cast<int>(value & VMPI_INDEX_MASK));
+  if (found == nullptr) {
+    fail(call, MPI_ERR_INFO,
+         std::string(what) + " " + (info == MPI_INFO_NULL ? "MPI_INFO_NULL" : handle_text(info)) +
+             " is not an info object of this rank (never made, or freed)");
+  }
+  return *found;
+}
+
+MPI_Info info_handle(int index) {
+  return reinterpret_cast<MPI_Info>(static_cast<std::uintptr_t>(VMPI_INFO_BASE + index));
+}
+
+std::string info_key(const char* call, const char* key) {
+  check_out(call, key, "key");
+  const std::string k(key);
+  if (k.empty() || k.size() > MPI_MAX_INFO_KEY) {
+    fail(call, MPI_ERR_INFO_KEY,
+         "key \"" + k + "\" is empty or longer than MPI_MAX_INFO_KEY (" +
+             std::to_string(MPI_MAX_INFO_KEY) + ")");
+  }
+  return k;
+}
+
+std::pair<std::string, std::string>* find_key(Info& info, const std::string& key) {
+  for (auto& entry : info.entries) {
+    if (entry.first == key) return &entry;
+  }
+  return nullptr;
+}
+
+// ---- error handlers ----
+
+Errhandler& errhandler_of(const char* call, Objects& objects, MPI_Errhandler handler) {
+  const auto value = reinterpret_cast<std::uintptr_t>(handler);
+  Errhandler* found = nullptr;
+  if ((value & ~std::uintptr_t{VMPI_INDEX_MASK}) == VMPI_ERRHANDLER_BASE)
+    found = objects.errhandlers.find(static_cast<int>(value & VMPI_INDEX_MASK));
+  if (found == nullptr) {
+    fail(call, MPI_ERR_ARG,
+         "errhandler " +
+             (handler == MPI_ERRHANDLER_NULL ? std::string("MPI_ERRHANDLER_NULL")
+                                             : handle_text(handler)) +
+             " is not an error handler of this rank (never made, or freed)");
+  }
+  return *found;
+}
+
+int errhandler_index(MPI_Errhandler handler) {
+  return static_cast<int>(reinterpret_cast<std::uintptr_t>(handler) & VMPI_INDEX_MASK);
+}
+
+MPI_Errhandler errhandler_handle(int index) {
+  return reinterpret_cast<MPI_Errhandler>(
+      static_cast<std::uintptr_t>(VMPI_ERRHANDLER_BASE + index));
+}
+
+int create_errhandler(const char* call, MPI_Comm_errhandler_function* function,
+                      MPI_Errhandler* errhandler) {
+  return guarded(call, [&](const Label& label) {
+    Objects& objects = active(call, label);
+    check_out(call, reinterpret_cast<const void*>(function), "function");
+    check_out(call, errhandler, "errhandler");
+    const InRankHeap heap;
+    *errhandler = errhandler_handle(
+        objects.errhandlers.add(Errhandler{Errhandler::Kind::function, function}));
+  });
+}
+
+int set_errhandler(const char* call, MPI_Comm comm, MPI_Errhandler errhandler) {
+  return guarded_on(call, comm, [&](const Label& label) {
+    Objects& objects = active(call, label);
+    Communicator& c = comm_of(call, objects, comm);
+    errhandler_of(call, objects, errhandler);
+    c.errhandler = errhandler_index(errhandler);
+  });
+}
+
+int get_errhandler(const char* call, MPI_Comm comm, MPI_Errhandler* errhandler) {
+  return guarded_on(call, comm, [&](const Label& label) {
+    const Communicator& c = active(call, label, comm);
+    check_out(call, errhandler, "errhandler");
+    *errhandler = errhandler_handle(c.errhandler);
+  });
+}
+
+}  // namespace
 }  // namespace vela::mpi
 
 using namespace vela;
@@ -102,22 +304,23 @@ using namespace vela::mpi::detail;
 
 extern "C" {
 
-int VMPI_Init(int* argc, char*** argv) {
+int VPMPI_Init(int* argc, char*** argv) {
   constexpr const char* call = "MPI_Init";
   static_cast<void>(argc);  // the runtime's options were taken out before main
   static_cast<void>(argv);
   return guarded(call, [&](const Label& label) { vela::mpi::initialize(call, label); });
 }
 
-int VMPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
+int VPMPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
   constexpr const char* call = "MPI_Init_thread";
   static_cast<void>(argc);
   static_cast<void>(argv);
   return guarded(call, [&](const Label& label) {
     check_out(call, provided, "provided");
     if (required < MPI_THREAD_SINGLE || required > MPI_THREAD_MULTIPLE) {
-      fail(call, "required " + std::to_string(required) +
-                     " is not one of MPI_THREAD_SINGLE..MPI_THREAD_MULTIPLE");
+      fail(call, MPI_ERR_ARG,
+           "required " + std::to_string(required) +
+               " is not one of MPI_THREAD_SINGLE..MPI_THREAD_MULTIPLE");
     }
     vela::mpi::initialize(call, label);
     // Only the thread that runs the rank may call MPI: at most funneled.
@@ -126,7 +329,7 @@ int VMPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
   });
 }
 
-int VMPI_Query_thread(int* provided) {
+int VPMPI_Query_thread(int* provided) {
   constexpr const char* call = "MPI_Query_thread";
   return guarded(call, [&](const Label& label) {
     check_out(call, provided, "provided");
@@ -135,11 +338,20 @@ int VMPI_Query_thread(int* provided) {
   });
 }
 
-int VMPI_Initialized(int* flag) {
+int VPMPI_Is_thread_main(int* flag) {
+  constexpr const char* call = "MPI_Is_thread_main";
+  return guarded(call, [&](const Label& label) {
+    check_out(call, flag, "flag");
+    active(call, label);
+    *flag = 1;  // a rank's MPI calls come from the thread that runs it
+  });
+}
+
+int VPMPI_Initialized(int* flag) {
   return vela::mpi::state_flag("MPI_Initialized", flag, &RankMpi::initialized);
 }
 
-int VMPI_Finalize(void) {
+int VPMPI_Finalize(void) {
   constexpr const char* call = "MPI_Finalize";
   return guarded(call, [&](const Label& label) {
     active(call, label);
@@ -148,11 +360,11 @@ int VMPI_Finalize(void) {
   });
 }
 
-int VMPI_Finalized(int* flag) {
+int VPMPI_Finalized(int* flag) {
   return vela::mpi::state_flag("MPI_Finalized", flag, &RankMpi::finalized);
 }
 
-double VMPI_Wtime(void) {
+double VPMPI_Wtime(void) {
   constexpr const char* call = "MPI_Wtime";
   double t = 0.0;
   guarded(call, [&](const Label& label) {
@@ -162,21 +374,22 @@ double VMPI_Wtime(void) {
   return t;
 }
 
-double VMPI_Wtick(void) {
+double VPMPI_Wtick(void) {
   return 1e-9;  // steady_clock's resolution on Linux
 }
 
-int VMPI_Abort(MPI_Comm comm, int errorcode) {
+int VPMPI_Abort(MPI_Comm comm, int errorcode) {
   constexpr const char* call = "MPI_Abort";
   return guarded(call, [&](const Label& label) {
     run_state(call, label);
-    check_comm(call, comm);
+    const RankMpi& mine = rank_mpi.get();
+    if (mine.objects != nullptr) comm_of(call, *mine.objects, comm);
     std::fflush(stdout);
     vp::abort(errorcode);
   });
 }
 
-int VMPI_Get_processor_name(char* name, int* resultlen) {
+int VPMPI_Get_processor_name(char* name, int* resultlen) {
   constexpr const char* call = "MPI_Get_processor_name";
   return guarded(call, [&](const Label& label) {
     active(call, label);
@@ -189,7 +402,7 @@ int VMPI_Get_processor_name(char* name, int* resultlen) {
   });
 }
 
-int VMPI_Get_version(int* version, int* subversion) {
+int VPMPI_Get_version(int* version, int* subversion) {
   constexpr const char* call = "MPI_Get_version";
   return guarded(call, [&] {
     check_out(call, version, "version");
@@ -199,41 +412,306 @@ int VMPI_Get_version(int* version, int* subversion) {
   });
 }
 
-int VMPI_Error_string(int errorcode, char* string, int* resultlen) {
+int VPMPI_Get_library_version(char* version, int* resultlen) {
+  constexpr const char* call = "MPI_Get_library_version";
+  return guarded(call, [&] {
+    check_out(call, version, "version");
+    check_out(call, resultlen, "resultlen");
+    vela::mpi::copy_text("Vela MPI (MPI 3.1 on migratable ranks)", version,
+                         MPI_MAX_LIBRARY_VERSION_STRING - 1, resultlen);
+  });
+}
+
+int VPMPI_Error_string(int errorcode, char* string, int* resultlen) {
   constexpr const char* call = "MPI_Error_string";
-  static const char* const texts[MPI_ERR_LASTCODE] = {
-      "MPI_SUCCESS: no error",
-      "MPI_ERR_BUFFER: invalid buffer pointer",
-      "MPI_ERR_COUNT: invalid count argument",
-      "MPI_ERR_TYPE: invalid datatype",
-      "MPI_ERR_TAG: invalid tag",
-      "MPI_ERR_COMM: invalid communicator",
-      "MPI_ERR_RANK: invalid rank",
-      "MPI_ERR_REQUEST: invalid request",
-      "MPI_ERR_ROOT: invalid root",
-      "MPI_ERR_OP: invalid reduce operation",
-      "MPI_ERR_ARG: invalid argument of some other kind",
-      "MPI_ERR_UNKNOWN: unknown error",
-      "MPI_ERR_TRUNCATE: message truncated",
-      "MPI_ERR_OTHER: known error not in this list",
-      "MPI_ERR_INTERN: internal error",
-  };
   return guarded(call, [&] {
     check_out(call, string, "string");
     check_out(call, resultlen, "resultlen");
-    if (errorcode < 0 || errorcode >= MPI_ERR_LASTCODE) {
-      fail(call, "errorcode " + std::to_string(errorcode) + " is outside 0.." +
-                     std::to_string(MPI_ERR_LASTCODE - 1));
-    }
-    std::snprintf(string, MPI_MAX_ERROR_STRING, "%s", texts[errorcode]);
-    *resultlen = static_cast<int>(std::strlen(string));
+    vela::mpi::check_error_code(call, errorcode);
+    vela::mpi::copy_text(vela::mpi::error_texts[errorcode], string, MPI_MAX_ERROR_STRING - 1,
+                         resultlen);
+  });
+}
+
+int VPMPI_Error_class(int errorcode, int* errorclass) {
+  constexpr const char* call = "MPI_Error_class";
+  return guarded(call, [&] {
+    check_out(call, errorclass, "errorclass");
+    vela::mpi::check_error_code(call, errorcode);
+    *errorclass = errorcode;  // each code is its class
   });
 }
 
 // The profiling interface's control: nothing to control.
-int VMPI_Pcontrol(const int level, ...) {
+int VPMPI_Pcontrol(const int level, ...) {
   static_cast<void>(level);
   return MPI_SUCCESS;
 }
 
+// Memory for one-sided communication and fast messages: the rank's own heap (it moves with it).
+int VPMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr) {
+  constexpr const char* call = "MPI_Alloc_mem";
+  return guarded(call, [&](const Label& label) {
+    Objects& objects = active(call, label);
+    if (info != MPI_INFO_NULL) vela::mpi::info_of(call, objects, info);
+    check_out(call, baseptr, "baseptr");
+    if (size < 0) fail(call, MPI_ERR_SIZE, "size " + std::to_string(size) + " is negative");
+    const InRankHeap heap;
+    void* memory = std::malloc(size > 0 ? static_cast<std::size_t>(size) : 1);
+    if (memory == nullptr)
+      fail(call, MPI_ERR_NO_MEM, "no memory for " + std::to_string(size) + " bytes");
+    std::memcpy(baseptr, &memory, sizeof memory);
+  });
+}
+
+int VPMPI_Free_mem(void* base) {
+  constexpr const char* call = "MPI_Free_mem";
+  return guarded(call, [&](const Label& label) {
+    active(call, label);
+    std::free(base);
+  });
+}
+
+int VPMPI_Info_create(MPI_Info* info) {
+  constexpr const char* call = "MPI_Info_create";
+  return guarded(call, [&](const Label& label) {
+    Objects& objects = active(call, label);
+    check_out(call, info, "info");
+    const InRankHeap heap;
+    *info = vela::mpi::info_handle(objects.infos.add(Info{}));
+  });
+}
+
+int VPMPI_Info_set(MPI_Info info, const char* key, const char* value) {
+  constexpr const char* call = "MPI_Info_set";
+  return guarded(call, [&](const Label& label) {
+    Info& i = vela::mpi::info_of(call, active(call, label), info);
+    const std::string k = vela::mpi::info_key(call, key);
+    check_out(call, value, "value");
+    const std::string v(value);
+    if (v.size() > MPI_MAX_INFO_VAL) {
+      fail(call, MPI_ERR_INFO_VALUE,
+           "value of key \"" + k + "\" is longer than MPI_MAX_INFO_VAL (" +
+               std::to_string(MPI_MAX_INFO_VAL) + ")");
+    }
+    const InRankHeap heap;
+    if (auto* entry = vela::mpi::find_key(i, k)) {
+      entry->second = v;
+    } else {
+      i.entries.emplace_back(k, v);
+    }
+  });
+}
+
+int VPMPI_Info_get(MPI_Info info, const char* key, int valuelen, char* value, int* flag) {
+  constexpr const char* call = "MPI_Info_get";
+  return guarded(call, [&](const Label& label) {
+    Info& i = vela::mpi::info_of(call, active(call, label), info);
+    const std::string k = vela::mpi::info_key(call, key);
+    check_out(call, flag, "flag");
+    count_of(call, valuelen, "valuelen");
+    const auto* entry = vela::mpi::find_key(i, k);
+    *flag = entry != nullptr;
+    if (entry == nullptr) return;
+    check_out(call, value, "value");
+    vela::mpi::copy_text(entry->second, value, valuelen, nullptr);
+  });
+}
+
+int VPMPI_Info_get_valuelen(MPI_Info info, const char* key, int* valuelen, int* flag) {
+  constexpr const char* call = "MPI_Info_get_valuelen";
+  return guarded(call, [&](const Label& label) {
+    Info& i = vela::mpi::info_of(call, active(call, label), info);
+    const std::string k = vela::mpi::info_key(call, key);
+    check_out(call, valuelen, "valuelen");
+    check_out(call, flag, "flag");
+    const auto* entry = vela::mpi::find_key(i, k);
+    *flag = entry != nullptr;
+    if (entry != nullptr) *valuelen = static_cast<int>(entry->second.size());
+  });
+}
+
+int VPMPI_Info_get_nkeys(MPI_Info info, int* nkeys) {
+  constexpr const char* call = "MPI_Info_get_nkeys";
+  return guarded(call, [&](const Label& label) {
+    Info& i = vela::mpi::info_of(call, active(call, label), info);
+    check_out(call, nkeys, "nkeys");
+    *nkeys = static_cast<int>(i.entries.size());
+  });
+}
+
+int VPMPI_Info_get_nthkey(MPI_Info info, int n, char* key) {
+  constexpr const char* call = "MPI_Info_get_nthkey";
+  return guarded(call, [&](const Label& label) {
+    Info& i = vela::mpi::info_of(call, active(call, label), info);
+    check_out(call, key, "key");
+    if (n < 0 || static_cast<std::size_t>(n) >= i.entries.size()) {
+      fail(call, MPI_ERR_ARG,
+           "n " + std::to_string(n) + " is outside 0.." +
+               std::to_string(static_cast<int>(i.entries.size()) - 1));
+    }
+    vela::mpi::copy_text(i.entries[static_cast<std::size_t>(n)].first, key, MPI_MAX_INFO_KEY,
+                         nullptr);
+  });
+}
+
+int VPMPI_Info_delete(MPI_Info info, const char* key) {
+  constexpr const char* call = "MPI_Info_delete";
+  return guarded(call, [&](const Label& label) {
+    Info& i = vela::mpi::info_of(call, active(call, label), info);
+    const std::string k = vela::mpi::info_key(call, key);
+    auto* entry = vela::mpi::find_key(i, k);
+    if (entry == nullptr) fail(call, MPI_ERR_INFO_NOKEY, "key \"" + k + "\" is not set");
+    i.entries.erase(i.entries.begin() + (entry - i.entries.data()));
+  });
+}
+
+int VPMPI_Info_dup(MPI_Info info, MPI_Info* newinfo) {
+  constexpr const char* call = "MPI_Info_dup";
+  return guarded(call, [&](const Label& label) {
+    Objects& objects = active(call, label);
+    const Info& i = vela::mpi::info_of(call, objects, info);
+    check_out(call, newinfo, "newinfo");
+    const InRankHeap heap;
+    Info copy = i;
+    *newinfo = vela::mpi::info_handle(objects.infos.add(std::move(copy)));
+  });
+}
+
+int VPMPI_Info_free(MPI_Info* info) {
+  constexpr const char* call = "MPI_Info_free";
+  return guarded(call, [&](const Label& label) {
+    Objects& objects = active(call, label);
+    check_out(call, info, "info");
+    vela::mpi::info_of(call, objects, *info);
+    if (*info == MPI_INFO_ENV) fail(call, MPI_ERR_INFO, "MPI_INFO_ENV cannot be freed");
+    objects.infos.remove(
+        static_cast<int>(reinterpret_cast<std::uintptr_t>(*info) & VMPI_INDEX_MASK));
+    *info = MPI_INFO_NULL;
+  });
+}
+
+int VPMPI_Comm_create_errhandler(MPI_Comm_errhandler_function* function,
+                                 MPI_Errhandler* errhandler) {
+  return vela::mpi::create_errhandler("MPI_Comm_create_errhandler", function, errhandler);
+}
+
+int VPMPI_Errhandler_create(MPI_Handler_function* function, MPI_Errhandler* errhandler) {
+  return vela::mpi::create_errhandler("MPI_Errhandler_create", function, errhandler);
+}
+
+int VPMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
+  return vela::mpi::set_errhandler("MPI_Comm_set_errhandler", comm, errhandler);
+}
+
+int VPMPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler) {
+  return vela::mpi::set_errhandler("MPI_Errhandler_set", comm, errhandler);
+}
+
+int VPMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler) {
+  return vela::mpi::get_errhandler("MPI_Comm_get_errhandler", comm, errhandler);
+}
+
+int VPMPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler* errhandler) {
+  return vela::mpi::get_errhandler("MPI_Errhandler_get", comm, errhandler);
+}
+
+int VPMPI_Errhandler_free(MPI_Errhandler* errhandler) {
+  constexpr const char* call = "MPI_Errhandler_free";
+  return guarded(call, [&](const Label& label) {
+    Objects& objects = active(call, label);
+    check_out(call, errhandler, "errhandler");
+    vela::mpi::errhandler_of(call, objects, *errhandler);
+    const int index = vela::mpi::errhandler_index(*errhandler);
+    // A predefined handler stays; a program's stays while a communicator uses it.
+    bool used = index <= give_back_index;
+    for (std::size_t i = 0; !used && i < objects.comms.size(); ++i) {
+      if (const Communicator* c = objects.comms.find(static_cast<int>(i)))
+        used = c->errhandler == index;
+    }
+    if (!used) objects.errhandlers.remove(index);
+    *errhandler = MPI_ERRHANDLER_NULL;
+  });
+}
+
+int VPMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode) {
+  constexpr const char* call = "MPI_Comm_call_errhandler";
+  return guarded_on(call, comm, [&](const Label& label) {
+    active(call, label, comm);
+    vela::mpi::check_error_code(call, errorcode);
+    throw MpiError(errorcode, std::string(call) + ": the program raised error " +
+                                  std::to_string(errorcode) + " (" +
+                                  vela::mpi::error_texts[errorcode] + ")");
+  });
+}
+
+// Handles are numbers: the Fortran handle is the same number.
+#define VMPI_CONVERSIONS(Name, Kind)                                        \
+  MPI_Fint VPMPI_##Name##_c2f(MPI_##Kind handle) {                          \
+    return static_cast<MPI_Fint>(reinterpret_cast<std::uintptr_t>(handle)); \
+  }                                                                         \
+  MPI_##Kind VPMPI_##Name##_f2c(MPI_Fint handle) {                          \
+    return reinterpret_cast<MPI_##Kind>(                                    \
+        static_cast<std::uintptr_t>(static_cast<std::uint32_t>(handle)));   \
+  }
+VMPI_CONVERSIONS(Comm, Comm)
+VMPI_CONVERSIONS(Group, Group)
+VMPI_CONVERSIONS(Type, Datatype)
+VMPI_CONVERSIONS(Op, Op)
+VMPI_CONVERSIONS(Errhandler, Errhandler)
+VMPI_CONVERSIONS(Info, Info)
+VMPI_CONVERSIONS(Win, Win)
+#undef VMPI_CONVERSIONS
+
 }  // extern "C"
+
+// The MPI names, weak aliases of the profiling names (a tool's own MPI_x takes their place).
+VMPI_PROFILED(Init);
+VMPI_PROFILED(Init_thread);
+VMPI_PROFILED(Query_thread);
+VMPI_PROFILED(Is_thread_main);
+VMPI_PROFILED(Initialized);
+VMPI_PROFILED(Finalize);
+VMPI_PROFILED(Finalized);
+VMPI_PROFILED(Wtime);
+VMPI_PROFILED(Wtick);
+VMPI_PROFILED(Abort);
+VMPI_PROFILED(Get_processor_name);
+VMPI_PROFILED(Get_version);
+VMPI_PROFILED(Get_library_version);
+VMPI_PROFILED(Error_string);
+VMPI_PROFILED(Error_class);
+VMPI_PROFILED(Pcontrol);
+VMPI_PROFILED(Alloc_mem);
+VMPI_PROFILED(Free_mem);
+VMPI_PROFILED(Info_create);
+VMPI_PROFILED(Info_set);
+VMPI_PROFILED(Info_get);
+VMPI_PROFILED(Info_get_valuelen);
+VMPI_PROFILED(Info_get_nkeys);
+VMPI_PROFILED(Info_get_nthkey);
+VMPI_PROFILED(Info_delete);
+VMPI_PROFILED(Info_dup);
+VMPI_PROFILED(Info_free);
+VMPI_PROFILED(Comm_create_errhandler);
+VMPI_PROFILED(Errhandler_create);
+VMPI_PROFILED(Comm_set_errhandler);
+VMPI_PROFILED(Errhandler_set);
+VMPI_PROFILED(Comm_get_errhandler);
+VMPI_PROFILED(Errhandler_get);
+VMPI_PROFILED(Errhandler_free);
+VMPI_PROFILED(Comm_call_errhandler);
+VMPI_PROFILED(Comm_c2f);
+VMPI_PROFILED(Comm_f2c);
+VMPI_PROFILED(Group_c2f);
+VMPI_PROFILED(Group_f2c);
+VMPI_PROFILED(Type_c2f);
+VMPI_PROFILED(Type_f2c);
+VMPI_PROFILED(Op_c2f);
+VMPI_PROFILED(Op_f2c);
+VMPI_PROFILED(Errhandler_c2f);
+VMPI_PROFILED(Errhandler_f2c);
+VMPI_PROFILED(Info_c2f);
+VMPI_PROFILED(Info_f2c);
+VMPI_PROFILED(Win_c2f);
+VMPI_PROFILED(Win_f2c);

@@ -21,12 +21,16 @@ using namespace vela::mpi::detail;
 
 extern "C" {
 
-int VMPI_Migrate(void) {
+int VPMPI_Migrate(void) {
   return rank_call("MPI_Migrate", vp::migrate);
 }
 
-int VMPI_Yield(void) {
+int VPMPI_Yield(void) {
   return rank_call("MPI_Yield", vp::yield);
 }
 
 }  // extern "C"
+
+// The MPI names, weak aliases of the profiling names (a tool's own MPI_x takes their place).
+VMPI_PROFILED(Migrate);
+VMPI_PROFILED(Yield);

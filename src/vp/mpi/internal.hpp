@@ -1,9 +1,14 @@
-// What the files of the MPI C subset share (one file per chapter of the MPI standard: environment,
-// point-to-point, collectives, communicators, datatypes; Vela's own calls in extensions.cpp).
-// Each call runs its body in guarded(), which names the call in a deadlock report and in every
-// error; checks its arguments with the checks below; maps the
-// handles onto vp's types; and calls vp. Errors are fatal: they are thrown as vp::Error out of
-// the call, end the run (vp::run rethrows them) and reach main, which prints them.
+// What the files of Vela's MPI share (one file per chapter of the MPI standard: environment,
+// point-to-point, collectives, communicators and groups, datatypes, operators; Vela's own calls
+// in extensions.cpp; the objects behind the handles in objects.hpp).
+//
+// Each call is defined under its profiling name (VPMPI_Send), its MPI name a weak alias
+// (VMPI_PROFILED below). Its body runs in guarded(), which names the call in a deadlock report
+// and in every error; checks its arguments with the checks below; maps the handles onto the
+// rank's objects and vp's types; and calls vp. An error is thrown as an MpiError (an error
+// class and a message naming the call and the argument) and caught by guarded(), which hands it
+// to the communicator's error handler: fatal (rethrown: it ends the run, vp::run rethrows it,
+// main prints it), returned as the call's result, or the program's function, then returned.
 //
 // The checks run on every call: each is an inline test, and a cold function out of line that
 // words the error.
@@ -22,12 +27,28 @@
 #include <type_traits>
 #include <vector>
 
+#include "objects.hpp"
 #include "vela/vp/privatized.hpp"
 #include "vela/vp/vp.hpp"
+
+// Makes VMPI_name a weak alias of the call's profiling entry VPMPI_name (defined before it in
+// the same file), so that a tool's own MPI_name takes its place.
+#define VMPI_PROFILED(name) \
+  extern "C" __typeof__(VPMPI_##name) VMPI_##name __attribute__((weak, alias("VPMPI_" #name)))
 
 namespace vela::mpi::detail {
 
 using vp::Error;
+
+// An error with its MPI error class.
+class MpiError : public Error {
+ public:
+  MpiError(int error_class, const std::string& what) : Error(what), class_(error_class) {}
+  int error_class() const { return class_; }
+
+ private:
+  int class_;
+};
 
 // What an MPI run keeps in each process; each rank touches only its own entries.
 struct RunState {
@@ -39,18 +60,45 @@ struct RunState {
 extern std::atomic<RunState*> current_run;
 
 // What each rank keeps of MPI's state: a privatized global, so it moves with the rank (to
-// another process too).
+// another process too). Its objects are made at MPI_Init in the rank's heap; a copy (the main
+// copy's, made for each rank as it starts) has none.
 struct RankMpi {
   unsigned char initialized = 0;
   unsigned char finalized = 0;
   int thread_level = MPI_THREAD_SINGLE;
+  Objects* objects = nullptr;
+
+  RankMpi() = default;
+  RankMpi(const RankMpi& other)
+      : initialized(other.initialized),
+        finalized(other.finalized),
+        thread_level(other.thread_level) {}
+  RankMpi& operator=(const RankMpi&) = delete;
+  ~RankMpi();
 };
 extern vp::privatized<RankMpi> rank_mpi;
 
-// A predefined datatype: its MPI name and the vp element type it is sent as.
+// A predefined datatype: its MPI name, the vp element type it is sent as, its size, and how
+// reductions combine it (operators.cpp).
+enum class Reducible : std::uint8_t {
+  none,  // MPI_BYTE, MPI_PACKED, MPI_LB, MPI_UB: not reducible
+  signed_integer,
+  unsigned_integer,
+  floating,
+  complex,
+  logical,    // C and C++ bool, Fortran LOGICAL
+  pair,       // {value, int index} for MPI_MAXLOC / MPI_MINLOC
+  pair_same,  // Fortran's {value, index} of one type (MPI_2REAL, MPI_2INTEGER, ...)
+  character,
+  quad,          // Fortran REAL*16 (__float128)
+  quad_complex,  // Fortran COMPLEX*32
+};
 struct Datatype {
   const char* name;
   vp::Type type;
+  std::uint8_t size;
+  Reducible reducible;
+  std::uint8_t part;  // the bytes of one component (a complex's, a pair's value)
 };
 
 // In the order of the indices vela/mpi.h gives the datatypes (datatypes.cpp).
@@ -59,18 +107,22 @@ extern const Datatype datatypes[VMPI_DATATYPE_COUNT];
 // The handle as a number, for an error message.
 std::string handle_text(const void* handle);
 
-[[noreturn]] void fail(const char* call, const std::string& what);
+[[noreturn]] void fail(const char* call, int error_class, const std::string& what);
 
-// Rethrows the exception being handled as a vp::Error that begins with `call` (vp's messages
+// Rethrows the exception being handled as an MpiError that begins with `call` (vp's messages
 // begin with vp's own call, "recv: ...": it is replaced).
 [[noreturn]] void rethrow_named(const char* call);
 
+// Called in a catch block: the error's class, after `comm`'s error handler (MPI_COMM_WORLD's
+// when `comm` is not a valid communicator) ran; rethrows when the handler is fatal.
+int raise(const char* call, MPI_Comm comm);
+
 using Label = vp::detail::CallLabel;
 
-// Runs a call's body (given the call's Label, or nothing); only std::exceptions are translated,
-// so that the unwinding of a cancelled rank (not a std::exception) passes through.
+// Runs a call's body (given the call's Label, or nothing); errors go to `comm`'s handler. Only
+// std::exceptions are caught, so that the unwinding of a cancelled rank passes through.
 template <class Body>
-int guarded(const char* call, Body&& body) {
+int guarded_on(const char* call, MPI_Comm comm, Body&& body) {
   const Label label(call);  // a deadlock report names the MPI call
   try {
     if constexpr (std::is_invocable_v<Body&, const Label&>) {
@@ -79,9 +131,15 @@ int guarded(const char* call, Body&& body) {
       body();
     }
   } catch (const std::exception&) {
-    rethrow_named(call);
+    return raise(call, comm);
   }
   return MPI_SUCCESS;
+}
+
+// A call not on a communicator: its errors go to MPI_COMM_WORLD's handler.
+template <class Body>
+int guarded(const char* call, Body&& body) {
+  return guarded_on(call, MPI_COMM_WORLD, std::forward<Body>(body));
 }
 
 // The errors of the checks below.
@@ -89,7 +147,8 @@ int guarded(const char* call, Body&& body) {
 [[gnu::cold, gnu::noinline, noreturn]] void fail_not_started(const char* call);
 [[gnu::cold, gnu::noinline, noreturn]] void fail_rank(const char* call, int rank);
 [[gnu::cold, gnu::noinline, noreturn]] void fail_inactive(const char* call, bool initialized);
-[[gnu::cold, gnu::noinline, noreturn]] void fail_comm(const char* call, MPI_Comm comm);
+[[gnu::cold, gnu::noinline, noreturn]] void fail_comm(const char* call, MPI_Comm comm,
+                                                      const char* what);
 [[gnu::cold, gnu::noinline, noreturn]] void fail_datatype(const char* call, MPI_Datatype datatype,
                                                           const char* what);
 [[gnu::cold, gnu::noinline, noreturn]] void fail_count(const char* call, int count,
@@ -121,24 +180,34 @@ inline std::size_t my_rank(const char* call, const RunState& state, const Label&
   return static_cast<std::size_t>(rank);
 }
 
-// Checks that the calling rank may make MPI calls now.
-// (The label read the rank once, for all of the call's checks.)
-inline void active(const char* call, const Label& label) {
+// Checks that the calling rank may make MPI calls now; its objects.
+inline Objects& active(const char* call, const Label& label) {
   my_rank(call, run_state(call, label), label);
   const RankMpi& mine = rank_mpi.get();
-  if (mine.initialized == 0 || mine.finalized != 0) [[unlikely]]
+  if (mine.initialized == 0 || mine.finalized != 0 || mine.objects == nullptr) [[unlikely]]
     fail_inactive(call, mine.initialized != 0);
+  return *mine.objects;
 }
 
-inline void check_comm(const char* call, MPI_Comm comm) {
-  if (comm != MPI_COMM_WORLD) [[unlikely]]
-    fail_comm(call, comm);
+// The communicator a handle names (`what`: the argument's name).
+inline Communicator& comm_of(const char* call, Objects& objects, MPI_Comm comm,
+                             const char* what = "comm") {
+  const auto value = reinterpret_cast<std::uintptr_t>(comm);
+  Communicator* c = nullptr;
+  if ((value & ~std::uintptr_t{VMPI_INDEX_MASK}) == VMPI_COMM_BASE) [[likely]]
+    c = objects.comms.find(static_cast<int>(value & VMPI_INDEX_MASK));
+  if (c == nullptr) [[unlikely]]
+    fail_comm(call, comm, what);
+  return *c;
 }
 
 // active(), then the communicator: the start of every call on a communicator.
-inline void active(const char* call, const Label& label, MPI_Comm comm) {
-  active(call, label);
-  check_comm(call, comm);
+inline Communicator& active(const char* call, const Label& label, MPI_Comm comm) {
+  return comm_of(call, active(call, label), comm);
+}
+
+inline MPI_Comm comm_handle(int index) {
+  return reinterpret_cast<MPI_Comm>(static_cast<std::uintptr_t>(VMPI_COMM_BASE + index));
 }
 
 inline const Datatype& datatype_of(const char* call, MPI_Datatype datatype,
@@ -162,7 +231,7 @@ inline void check_buffer(const char* call, const void* buffer, std::size_t count
 }
 
 inline std::size_t bytes_of(std::size_t count, const Datatype& type) {
-  return count * vp::size_of(type.type);
+  return count * type.size;
 }
 
 // The names a call gives a buffer's arguments, for its errors.
@@ -193,13 +262,13 @@ inline void check_out(const char* call, const void* pointer, const char* what) {
 }
 
 // `dest`/`source`/`root` within 0..size-1, or one of the special values the call allows.
-inline void check_peer(const Label& label, const char* call, const char* what, int peer,
-                       bool proc_null, bool any) {
-  if (peer >= 0 && peer < label.size()) [[likely]]
+inline void check_peer(int size, const char* call, const char* what, int peer, bool proc_null,
+                       bool any) {
+  if (peer >= 0 && peer < size) [[likely]]
     return;
   if (proc_null && peer == MPI_PROC_NULL) return;
   if (any && peer == MPI_ANY_SOURCE) return;
-  fail_peer(call, what, peer, label.size(), proc_null, any);
+  fail_peer(call, what, peer, size, proc_null, any);
 }
 
 inline void check_tag(const char* call, const char* what, int tag, bool any) {
@@ -209,9 +278,13 @@ inline void check_tag(const char* call, const char* what, int tag, bool any) {
   fail_tag(call, what, tag, any);
 }
 
-// The call's rank in the communicator (after the common checks).
-inline int me() {
-  return vp::rank();
-}
+// Allocations of the calling rank's objects: in its own heap, so that they move with it.
+using InRankHeap = vp::detail::RankHeapScope;
+
+// The communicator whose messages carry `context` (world's for 0), or nullptr.
+Communicator* comm_by_context(Objects& objects, std::uint32_t context);
+
+// A new communicator in the rank's table: its handle. Records its context.
+MPI_Comm add_comm(Objects& objects, Communicator comm);
 
 }  // namespace vela::mpi::detail

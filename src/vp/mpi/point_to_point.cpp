@@ -1,10 +1,18 @@
-// MPI's point-to-point communication: blocking and nonblocking sends and receives, their
-// requests and statuses, probes, and the count a status holds. MPI_PROC_NULL as the peer makes
-// a call that completes at once and moves nothing.
-#include "internal.hpp"
-
+// MPI's point-to-point communication (the standard's chapter 3) on any communicator: a peer's rank
+// is looked up in the communicator's group (the remote group of an intercommunicator), the
+// message carries the communicator's context, and a status's source is translated back from the
+// run's numbering through the context it arrived in.
+//
+// Requests: a send or receive started is vp's request (its pointer is the handle). A persistent
+// request (MPI_Send_init ...) is an object of this file in the rank's heap, its handle the
+// pointer with the low bit set; MPI_Start starts a vp request inside it, and completing it makes
+// it inactive, not null. MPI_PROC_NULL's requests complete at once. Sends are eager (copied when
+// made: vp), so the synchronous, ready and buffered modes complete as a standard send does; a
+// program cannot tell, except that MPI_Ssend does not wait for the matching receive.
 #include <climits>
 #include <optional>
+
+#include "internal.hpp"
 
 namespace vela::mpi::detail {
 namespace {
@@ -15,21 +23,56 @@ MPI_Request proc_null_request() {
   return reinterpret_cast<MPI_Request>(&proc_null_request_tag);
 }
 
-void fill(MPI_Status* status, const vp::Status& s) {
-  if (status == MPI_STATUS_IGNORE) return;
-  status->MPI_SOURCE = s.source;
-  status->MPI_TAG = s.tag;
-  status->MPI_ERROR = MPI_SUCCESS;
-  status->vmpi_type = static_cast<int>(s.type);
-  status->vmpi_bytes = s.bytes;
+// A persistent request: the arguments MPI_Start starts again each time.
+struct Persistent {
+  bool receive = false;
+  void* buffer = nullptr;
+  int count = 0;
+  MPI_Datatype datatype = MPI_DATATYPE_NULL;
+  int peer = 0;
+  int tag = 0;
+  MPI_Comm comm = MPI_COMM_NULL;
+  MPI_Request active = MPI_REQUEST_NULL;  // the started request, null while inactive
+};
+
+bool is_persistent(MPI_Request request) {
+  return (reinterpret_cast<std::uintptr_t>(request) & 1) != 0;
 }
 
-// What a receive from MPI_PROC_NULL finds.
-vp::Status proc_null_status() {
-  vp::Status s;
-  s.source = MPI_PROC_NULL;
-  s.tag = MPI_ANY_TAG;
-  return s;
+Persistent* persistent_of(MPI_Request request) {
+  return reinterpret_cast<Persistent*>(reinterpret_cast<std::uintptr_t>(request) &
+                                       ~std::uintptr_t{1});
+}
+
+MPI_Request handle_of(Persistent* p) {
+  return reinterpret_cast<MPI_Request>(reinterpret_cast<std::uintptr_t>(p) | 1);
+}
+
+void fill_empty(MPI_Status* status, int source) {
+  if (status == MPI_STATUS_IGNORE) return;
+  status->MPI_SOURCE = source;
+  status->MPI_TAG = MPI_ANY_TAG;
+  status->MPI_ERROR = MPI_SUCCESS;
+  status->vmpi_cancelled = 0;
+  status->vmpi_bytes = 0;
+}
+
+// The status of a message: its source in the numbering of the communicator it came through.
+void fill(MPI_Status* status, const vp::Status& s) {
+  if (status == MPI_STATUS_IGNORE) return;
+  int source = s.source;
+  if (s.context != 0 && s.source >= 0) {
+    if (const RankMpi& mine = rank_mpi.get(); mine.objects != nullptr) {
+      if (const Communicator* c = comm_by_context(*mine.objects, s.context)) {
+        source = c->peers().index_of(s.source);
+      }
+    }
+  }
+  status->MPI_SOURCE = source;
+  status->MPI_TAG = s.tag;
+  status->MPI_ERROR = MPI_SUCCESS;
+  status->vmpi_cancelled = 0;
+  status->vmpi_bytes = s.bytes;
 }
 
 vp::Request to_vp(MPI_Request request) {
@@ -40,62 +83,214 @@ MPI_Request to_mpi(const vp::Request& request) {
   return reinterpret_cast<MPI_Request>(request.state());
 }
 
-// A send's destination (or MPI_PROC_NULL) and tag.
-void check_destination(const Label& label, const char* call, int dest, int tag,
-                       const char* tag_name = "tag") {
-  check_peer(label, call, "dest", dest, true, false);
-  check_tag(call, tag_name, tag, false);
-}
-
-// A receive's source (or MPI_PROC_NULL, MPI_ANY_SOURCE) and tag (or MPI_ANY_TAG).
-void check_source(const Label& label, const char* call, int source, int tag,
-                  const char* tag_name = "tag") {
-  check_peer(label, call, "source", source, true, true);
-  check_tag(call, tag_name, tag, true);
-}
-
 enum class Direction { send, receive };
+
+// A checked message: its buffer and its peer as a run rank (-1: MPI_PROC_NULL, any source).
+struct Message {
+  Buffer buffer;
+  int peer;  // run rank, MPI_PROC_NULL or MPI_ANY_SOURCE
+  std::uint32_t context;
+};
 
 // The arguments of a call that sends or receives one message, checked: the communicator, the
 // buffer, then the peer (a send's destination, a receive's source) and the tag.
-[[gnu::always_inline]] inline Buffer message_of(const Label& label, const char* call, MPI_Comm comm,
-                                                const void* buf, int count, MPI_Datatype datatype,
-                                                Direction direction, int peer, int tag) {
-  active(call, label, comm);
+[[gnu::always_inline]] inline Message message_of(const Label& label, const char* call,
+                                                 MPI_Comm comm, const void* buf, int count,
+                                                 MPI_Datatype datatype, Direction direction,
+                                                 int peer, int tag) {
+  const Communicator& c = active(call, label, comm);
   const Buffer b = buffer_of(call, buf, count, datatype);
-  if (direction == Direction::send) {
-    check_destination(label, call, peer, tag);
-  } else {
-    check_source(label, call, peer, tag);
-  }
-  return b;
+  const Group& peers = c.peers();
+  const bool receive = direction == Direction::receive;
+  check_peer(peers.size(), call, receive ? "source" : "dest", peer, true, receive);
+  check_tag(call, "tag", tag, receive);
+  const int run_rank = peer >= 0 ? peers.rank_of(peer) : peer;
+  return {b, run_rank, c.context};
 }
 
-// MPI_Isend and MPI_Irecv: the request `start` makes for the checked buffer (MPI_PROC_NULL's
-// where the peer is MPI_PROC_NULL).
-template <class Start>
-int start_request(const char* call, const void* buf, int count, MPI_Datatype datatype,
-                  Direction direction, int peer, int tag, MPI_Comm comm, MPI_Request* request,
-                  Start start) {
-  return guarded(call, [&](const Label& label) {
-    const Buffer b = message_of(label, call, comm, buf, count, datatype, direction, peer, tag);
-    check_out(call, request, "request");
-    *request = peer == MPI_PROC_NULL ? proc_null_request() : to_mpi(start(b));
+// The request `direction` starts for a checked message (MPI_PROC_NULL's where the peer is).
+MPI_Request start(const void* buf, const Message& m, Direction direction, int tag) {
+  if (m.peer == MPI_PROC_NULL) return proc_null_request();
+  if (direction == Direction::send) {
+    return to_mpi(vp::isend(buf, m.buffer.count, m.buffer.type.type, m.peer, tag, m.context));
+  }
+  return to_mpi(vp::irecv(const_cast<void*>(buf), m.buffer.count, m.buffer.type.type, m.peer, tag,
+                          m.context));
+}
+
+int send(const char* call, const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+         MPI_Comm comm) {
+  return guarded_on(call, comm, [&](const Label& label) {
+    const Message m =
+        message_of(label, call, comm, buf, count, datatype, Direction::send, dest, tag);
+    if (m.peer != MPI_PROC_NULL)
+      vp::send(buf, m.buffer.count, m.buffer.type.type, m.peer, tag, m.context);
   });
 }
 
-// A receive from `source` into `buf`: MPI_PROC_NULL's status, or what vp received.
-vp::Status receive(void* buf, const Buffer& b, int source, int tag) {
-  return source == MPI_PROC_NULL ? proc_null_status()
-                                 : vp::recv(buf, b.count, b.type.type, source, tag);
+int start_request(const char* call, const void* buf, int count, MPI_Datatype datatype,
+                  Direction direction, int peer, int tag, MPI_Comm comm, MPI_Request* request) {
+  return guarded_on(call, comm, [&](const Label& label) {
+    const Message m = message_of(label, call, comm, buf, count, datatype, direction, peer, tag);
+    check_out(call, request, "request");
+    *request = start(buf, m, direction, tag);
+  });
 }
 
-// A request of MPI_PROC_NULL is complete: MPI_REQUEST_NULL now, with MPI_PROC_NULL's status.
-bool completed_proc_null(MPI_Request* request, MPI_Status* status) {
-  if (*request != proc_null_request()) return false;
-  *request = MPI_REQUEST_NULL;
-  fill(status, proc_null_status());
+int make_persistent(const char* call, const void* buf, int count, MPI_Datatype datatype,
+                    Direction direction, int peer, int tag, MPI_Comm comm, MPI_Request* request) {
+  return guarded_on(call, comm, [&](const Label& label) {
+    message_of(label, call, comm, buf, count, datatype, direction, peer, tag);
+    check_out(call, request, "request");
+    const InRankHeap heap;
+    auto* p = new Persistent;
+    p->receive = direction == Direction::receive;
+    p->buffer = const_cast<void*>(buf);
+    p->count = count;
+    p->datatype = datatype;
+    p->peer = peer;
+    p->tag = tag;
+    p->comm = comm;
+    *request = handle_of(p);
+  });
+}
+
+void start_persistent(const char* call, const Label& label, MPI_Request request) {
+  if (!is_persistent(request)) {
+    fail(call, MPI_ERR_REQUEST,
+         "request " + handle_text(request) + " is not a persistent request (MPI_Send_init, ...)");
+  }
+  Persistent& p = *persistent_of(request);
+  if (p.active != MPI_REQUEST_NULL) fail(call, MPI_ERR_REQUEST, "the request is already active");
+  const Direction direction = p.receive ? Direction::receive : Direction::send;
+  const Message m =
+      message_of(label, call, p.comm, p.buffer, p.count, p.datatype, direction, p.peer, p.tag);
+  p.active = start(p.buffer, m, direction, p.tag);
+}
+
+// The request a completion works on: a persistent one's active request, or the request itself.
+MPI_Request* inner(MPI_Request* request) {
+  return is_persistent(*request) ? &persistent_of(*request)->active : request;
+}
+
+// Completes `*request` (waiting if `block`): whether it completed; fills `status`. A completed
+// request becomes MPI_REQUEST_NULL, a persistent one inactive. A null or inactive request is
+// complete with an empty status.
+bool complete(MPI_Request* request, MPI_Status* status, bool block) {
+  MPI_Request* r = inner(request);
+  if (*r == MPI_REQUEST_NULL) {
+    fill_empty(status, MPI_ANY_SOURCE);
+    return true;
+  }
+  if (*r == proc_null_request()) {
+    *r = MPI_REQUEST_NULL;
+    fill_empty(status, MPI_PROC_NULL);
+    return true;
+  }
+  vp::Request v = to_vp(*r);
+  if (!block && !vp::ready(v)) return false;
+  *r = MPI_REQUEST_NULL;  // vp frees the request even when the wait fails
+  fill(status, vp::wait(v));
   return true;
+}
+
+// Whether `request` is null or an inactive persistent request.
+bool inactive(MPI_Request request) {
+  return request == MPI_REQUEST_NULL ||
+         (is_persistent(request) && persistent_of(request)->active == MPI_REQUEST_NULL);
+}
+
+MPI_Status* status_at(MPI_Status* statuses, int i) {
+  return statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
+}
+
+// Blocks until one of the active requests among `requests` can complete (vp's own requests
+// wait in vp; the others are complete already).
+void wait_for_one(int count, MPI_Request requests[]) {
+  std::vector<vp::Request> pending;
+  for (int i = 0; i < count; ++i) {
+    const MPI_Request r = *inner(&requests[i]);
+    if (r == MPI_REQUEST_NULL) continue;
+    if (r == proc_null_request()) return;
+    const vp::Request v = to_vp(r);
+    if (vp::ready(v)) return;
+    pending.push_back(v);
+  }
+  vp::wait_any_ready(pending);
+}
+
+// Completes every active request of `requests` that can complete now; their indices.
+std::vector<int> complete_ready(int count, MPI_Request requests[], MPI_Status statuses[],
+                                bool compact) {
+  std::vector<int> done;
+  for (int i = 0; i < count; ++i) {
+    if (inactive(requests[i])) continue;
+    MPI_Status* s = status_at(statuses, compact ? static_cast<int>(done.size()) : i);
+    if (complete(&requests[i], s, false)) done.push_back(i);
+  }
+  return done;
+}
+
+void check_requests(const char* call, int count, MPI_Request requests[]) {
+  count_of(call, count);
+  if (count > 0) check_out(call, requests, "requests");
+}
+
+// MPI_Waitsome and MPI_Testsome.
+int some(const char* call, int incount, MPI_Request requests[], int* outcount, int indices[],
+         MPI_Status statuses[], bool block) {
+  return guarded(call, [&](const Label& label) {
+    active(call, label);
+    check_requests(call, incount, requests);
+    check_out(call, outcount, "outcount");
+    bool any = false;
+    for (int i = 0; i < incount; ++i) any = any || !inactive(requests[i]);
+    if (!any) {
+      *outcount = MPI_UNDEFINED;
+      return;
+    }
+    if (incount > 0) check_out(call, indices, "indices");
+    std::vector<int> done = complete_ready(incount, requests, statuses, true);
+    while (block && done.empty()) {
+      wait_for_one(incount, requests);
+      done = complete_ready(incount, requests, statuses, true);
+    }
+    for (std::size_t k = 0; k < done.size(); ++k) indices[k] = done[k];
+    *outcount = static_cast<int>(done.size());
+  });
+}
+
+// MPI_Waitany and MPI_Testany.
+int any(const char* call, int count, MPI_Request requests[], int* index, int* flag,
+        MPI_Status* status, bool block) {
+  return guarded(call, [&](const Label& label) {
+    active(call, label);
+    check_requests(call, count, requests);
+    check_out(call, index, "index");
+    bool any_active = false;
+    for (int i = 0; i < count; ++i) any_active = any_active || !inactive(requests[i]);
+    if (!any_active) {
+      *index = MPI_UNDEFINED;
+      if (flag != nullptr) *flag = 1;
+      fill_empty(status, MPI_ANY_SOURCE);
+      return;
+    }
+    for (;;) {
+      for (int i = 0; i < count; ++i) {
+        if (!inactive(requests[i]) && complete(&requests[i], status, false)) {
+          *index = i;
+          if (flag != nullptr) *flag = 1;
+          return;
+        }
+      }
+      if (!block) {
+        *index = MPI_UNDEFINED;
+        *flag = 0;
+        return;
+      }
+      wait_for_one(count, requests);
+    }
+  });
 }
 
 }  // namespace
@@ -106,197 +301,427 @@ using namespace vela::mpi::detail;
 
 extern "C" {
 
-int VMPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
-  constexpr const char* call = "MPI_Send";
-  return guarded(call, [&](const Label& label) {
-    const Buffer b =
-        message_of(label, call, comm, buf, count, datatype, Direction::send, dest, tag);
-    if (dest != MPI_PROC_NULL) vp::send(buf, b.count, b.type.type, dest, tag);
-  });
+int VPMPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+               MPI_Comm comm) {
+  return send("MPI_Send", buf, count, datatype, dest, tag, comm);
 }
 
-int VMPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
-              MPI_Status* status) {
+int VPMPI_Ssend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+                MPI_Comm comm) {
+  return send("MPI_Ssend", buf, count, datatype, dest, tag, comm);
+}
+
+int VPMPI_Rsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+                MPI_Comm comm) {
+  return send("MPI_Rsend", buf, count, datatype, dest, tag, comm);
+}
+
+int VPMPI_Bsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+                MPI_Comm comm) {
+  return send("MPI_Bsend", buf, count, datatype, dest, tag, comm);
+}
+
+int VPMPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+               MPI_Status* status) {
   constexpr const char* call = "MPI_Recv";
-  return guarded(call, [&](const Label& label) {
-    const Buffer b =
+  return guarded_on(call, comm, [&](const Label& label) {
+    const Message m =
         message_of(label, call, comm, buf, count, datatype, Direction::receive, source, tag);
-    fill(status, receive(buf, b, source, tag));
+    if (m.peer == MPI_PROC_NULL) {
+      fill_empty(status, MPI_PROC_NULL);
+      return;
+    }
+    fill(status, vp::recv(buf, m.buffer.count, m.buffer.type.type, m.peer, tag, m.context));
   });
 }
 
-int VMPI_Isend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
-               MPI_Request* request) {
-  return start_request(
-      "MPI_Isend", buf, count, datatype, Direction::send, dest, tag, comm, request,
-      [&](const Buffer& b) { return vp::isend(buf, b.count, b.type.type, dest, tag); });
+int VPMPI_Isend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                MPI_Request* request) {
+  return start_request("MPI_Isend", buf, count, datatype, Direction::send, dest, tag, comm,
+                       request);
 }
 
-int VMPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
-               MPI_Request* request) {
-  return start_request(
-      "MPI_Irecv", buf, count, datatype, Direction::receive, source, tag, comm, request,
-      [&](const Buffer& b) { return vp::irecv(buf, b.count, b.type.type, source, tag); });
+int VPMPI_Issend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+                 MPI_Comm comm, MPI_Request* request) {
+  return start_request("MPI_Issend", buf, count, datatype, Direction::send, dest, tag, comm,
+                       request);
 }
 
-int VMPI_Wait(MPI_Request* request, MPI_Status* status) {
+int VPMPI_Irsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+                 MPI_Comm comm, MPI_Request* request) {
+  return start_request("MPI_Irsend", buf, count, datatype, Direction::send, dest, tag, comm,
+                       request);
+}
+
+int VPMPI_Ibsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+                 MPI_Comm comm, MPI_Request* request) {
+  return start_request("MPI_Ibsend", buf, count, datatype, Direction::send, dest, tag, comm,
+                       request);
+}
+
+int VPMPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                MPI_Request* request) {
+  return start_request("MPI_Irecv", buf, count, datatype, Direction::receive, source, tag, comm,
+                       request);
+}
+
+// Buffered sends are copied at once like every send: the attached buffer is only kept, and
+// given back by MPI_Buffer_detach.
+int VPMPI_Buffer_attach(void* buffer, int size) {
+  constexpr const char* call = "MPI_Buffer_attach";
+  return guarded(call, [&](const Label& label) {
+    Objects& objects = active(call, label);
+    count_of(call, size, "size");
+    if (size > 0) check_out(call, buffer, "buffer");
+    if (objects.attached_buffer != nullptr) {
+      fail(call, MPI_ERR_BUFFER, "a buffer is already attached (MPI_Buffer_detach it first)");
+    }
+    objects.attached_buffer = buffer;
+    objects.attached_bytes = size;
+  });
+}
+
+int VPMPI_Buffer_detach(void* buffer_addr, int* size) {
+  constexpr const char* call = "MPI_Buffer_detach";
+  return guarded(call, [&](const Label& label) {
+    Objects& objects = active(call, label);
+    check_out(call, buffer_addr, "buffer_addr");
+    check_out(call, size, "size");
+    void* buffer = objects.attached_buffer;
+    std::memcpy(buffer_addr, &buffer, sizeof buffer);
+    *size = objects.attached_bytes;
+    objects.attached_buffer = nullptr;
+    objects.attached_bytes = 0;
+  });
+}
+
+int VPMPI_Wait(MPI_Request* request, MPI_Status* status) {
   constexpr const char* call = "MPI_Wait";
   return guarded(call, [&](const Label& label) {
     active(call, label);
     check_out(call, request, "request");
-    if (completed_proc_null(request, status)) return;
-    vp::Request r = to_vp(*request);
-    *request = MPI_REQUEST_NULL;  // vp frees the request even when the wait fails
-    fill(status, vp::wait(r));
+    complete(request, status, true);
   });
 }
 
-int VMPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
+int VPMPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
   constexpr const char* call = "MPI_Waitall";
   return guarded(call, [&](const Label& label) {
     active(call, label);
-    const std::size_t n = count_of(call, count);
-    if (n > 0) check_out(call, requests, "requests");
-    std::vector<vp::Request> pending(n);
-    std::vector<vp::Status> found(statuses == MPI_STATUSES_IGNORE ? 0 : n);
-    std::vector<std::size_t> proc_null;
-    for (std::size_t i = 0; i < n; ++i) {
-      if (requests[i] == proc_null_request()) {
-        proc_null.push_back(i);
-      } else {
-        pending[i] = to_vp(requests[i]);
+    check_requests(call, count, requests);
+    // Wait for all (vp waits for its requests together), then complete each.
+    std::vector<vp::Request> pending;
+    for (int i = 0; i < count; ++i) {
+      const MPI_Request r = *inner(&requests[i]);
+      if (r != MPI_REQUEST_NULL && r != proc_null_request()) pending.push_back(to_vp(r));
+    }
+    vp::wait_all_ready(pending);
+    std::exception_ptr first;
+    for (int i = 0; i < count; ++i) {
+      try {
+        complete(&requests[i], status_at(statuses, i), true);
+      } catch (const std::exception&) {
+        if (!first) first = std::current_exception();
       }
-      requests[i] = MPI_REQUEST_NULL;  // vp frees them all, also when one fails
     }
-    vp::waitall(pending, found);
-    for (const std::size_t i : proc_null) {
-      if (!found.empty()) found[i] = proc_null_status();
-    }
-    for (std::size_t i = 0; i < found.size(); ++i) fill(&statuses[i], found[i]);
+    if (first) std::rethrow_exception(first);
   });
 }
 
-int VMPI_Waitany(int count, MPI_Request requests[], int* index, MPI_Status* status) {
-  constexpr const char* call = "MPI_Waitany";
-  return guarded(call, [&](const Label& label) {
-    active(call, label);
-    const std::size_t n = count_of(call, count);
-    if (n > 0) check_out(call, requests, "requests");
-    check_out(call, index, "index");
-    std::vector<vp::Request> pending(n);
-    for (std::size_t i = 0; i < n; ++i) {
-      if (completed_proc_null(&requests[i], status)) {
-        *index = static_cast<int>(i);
-        return;
-      }
-      pending[i] = to_vp(requests[i]);
-    }
-    vp::Status s;
-    const int done = vp::waitany(pending, &s);
-    if (done < 0) {
-      *index = MPI_UNDEFINED;
-    } else {
-      *index = done;
-      requests[done] = MPI_REQUEST_NULL;
-    }
-    fill(status, s);
-  });
+int VPMPI_Waitany(int count, MPI_Request requests[], int* index, MPI_Status* status) {
+  return any("MPI_Waitany", count, requests, index, nullptr, status, true);
 }
 
-int VMPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
+int VPMPI_Waitsome(int incount, MPI_Request requests[], int* outcount, int indices[],
+                   MPI_Status statuses[]) {
+  return some("MPI_Waitsome", incount, requests, outcount, indices, statuses, true);
+}
+
+int VPMPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
   constexpr const char* call = "MPI_Test";
   return guarded(call, [&](const Label& label) {
     active(call, label);
     check_out(call, request, "request");
     check_out(call, flag, "flag");
-    if (completed_proc_null(request, status)) {
+    *flag = complete(request, status, false) ? 1 : 0;
+  });
+}
+
+int VPMPI_Testall(int count, MPI_Request requests[], int* flag, MPI_Status statuses[]) {
+  constexpr const char* call = "MPI_Testall";
+  return guarded(call, [&](const Label& label) {
+    active(call, label);
+    check_requests(call, count, requests);
+    check_out(call, flag, "flag");
+    // All or none: completed only when every one can complete.
+    for (int i = 0; i < count; ++i) {
+      const MPI_Request r = *inner(&requests[i]);
+      if (r != MPI_REQUEST_NULL && r != proc_null_request() && !vp::ready(to_vp(r))) {
+        *flag = 0;
+        return;
+      }
+    }
+    for (int i = 0; i < count; ++i) complete(&requests[i], status_at(statuses, i), true);
+    *flag = 1;
+  });
+}
+
+int VPMPI_Testany(int count, MPI_Request requests[], int* index, int* flag, MPI_Status* status) {
+  constexpr const char* call = "MPI_Testany";
+  if (flag == nullptr) {
+    return guarded(call, [&] { fail_out(call, "flag"); });
+  }
+  return any(call, count, requests, index, flag, status, false);
+}
+
+int VPMPI_Testsome(int incount, MPI_Request requests[], int* outcount, int indices[],
+                   MPI_Status statuses[]) {
+  return some("MPI_Testsome", incount, requests, outcount, indices, statuses, false);
+}
+
+int VPMPI_Request_free(MPI_Request* request) {
+  constexpr const char* call = "MPI_Request_free";
+  return guarded(call, [&](const Label& label) {
+    active(call, label);
+    check_out(call, request, "request");
+    if (*request == MPI_REQUEST_NULL) fail(call, MPI_ERR_REQUEST, "request is MPI_REQUEST_NULL");
+    // An active request completes first (its send's data is copied already; a receive's
+    // message still lands in its buffer).
+    if (is_persistent(*request)) {
+      Persistent* p = persistent_of(*request);
+      complete(&p->active, MPI_STATUS_IGNORE, true);
+      delete p;
+    } else {
+      complete(request, MPI_STATUS_IGNORE, true);
+    }
+    *request = MPI_REQUEST_NULL;
+  });
+}
+
+int VPMPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
+  constexpr const char* call = "MPI_Request_get_status";
+  return guarded(call, [&](const Label& label) {
+    active(call, label);
+    check_out(call, flag, "flag");
+    const MPI_Request r = is_persistent(request) ? persistent_of(request)->active : request;
+    if (r == MPI_REQUEST_NULL || r == proc_null_request()) {
       *flag = 1;
+      fill_empty(status, r == MPI_REQUEST_NULL ? MPI_ANY_SOURCE : MPI_PROC_NULL);
       return;
     }
-    vp::Request r = to_vp(*request);
-    vp::Status s;
-    *flag = 0;
-    if (vp::test(r, &s)) {
-      *request = MPI_REQUEST_NULL;
-      *flag = 1;
-      fill(status, s);
+    *flag = vp::ready(to_vp(r)) ? 1 : 0;
+    if (*flag != 0 && status != MPI_STATUS_IGNORE) {
+      const std::optional<vp::Status> s = vp::status_of(to_vp(r));
+      if (s) fill(status, *s);
     }
   });
 }
 
-int VMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
-                  void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
-                  MPI_Comm comm, MPI_Status* status) {
-  constexpr const char* call = "MPI_Sendrecv";
+int VPMPI_Send_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+                    MPI_Comm comm, MPI_Request* request) {
+  return make_persistent("MPI_Send_init", buf, count, datatype, Direction::send, dest, tag, comm,
+                         request);
+}
+
+int VPMPI_Ssend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+                     MPI_Comm comm, MPI_Request* request) {
+  return make_persistent("MPI_Ssend_init", buf, count, datatype, Direction::send, dest, tag, comm,
+                         request);
+}
+
+int VPMPI_Rsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+                     MPI_Comm comm, MPI_Request* request) {
+  return make_persistent("MPI_Rsend_init", buf, count, datatype, Direction::send, dest, tag, comm,
+                         request);
+}
+
+int VPMPI_Bsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+                     MPI_Comm comm, MPI_Request* request) {
+  return make_persistent("MPI_Bsend_init", buf, count, datatype, Direction::send, dest, tag, comm,
+                         request);
+}
+
+int VPMPI_Recv_init(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                    MPI_Request* request) {
+  return make_persistent("MPI_Recv_init", buf, count, datatype, Direction::receive, source, tag,
+                         comm, request);
+}
+
+int VPMPI_Start(MPI_Request* request) {
+  constexpr const char* call = "MPI_Start";
   return guarded(call, [&](const Label& label) {
-    active(call, label, comm);
+    active(call, label);
+    check_out(call, request, "request");
+    start_persistent(call, label, *request);
+  });
+}
+
+int VPMPI_Startall(int count, MPI_Request requests[]) {
+  constexpr const char* call = "MPI_Startall";
+  return guarded(call, [&](const Label& label) {
+    active(call, label);
+    check_requests(call, count, requests);
+    for (int i = 0; i < count; ++i) start_persistent(call, label, requests[i]);
+  });
+}
+
+int VPMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                   void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                   MPI_Comm comm, MPI_Status* status) {
+  constexpr const char* call = "MPI_Sendrecv";
+  return guarded_on(call, comm, [&](const Label& label) {
+    const Communicator& c = active(call, label, comm);
     const Buffer s = buffer_of(call, sendbuf, sendcount, sendtype,
                                {.buffer = "sendbuf", .count = "sendcount", .datatype = "sendtype"});
-    check_destination(label, call, dest, sendtag, "sendtag");
+    const Group& peers = c.peers();
+    check_peer(peers.size(), call, "dest", dest, true, false);
+    check_tag(call, "sendtag", sendtag, false);
     const Buffer r = buffer_of(call, recvbuf, recvcount, recvtype,
                                {.buffer = "recvbuf", .count = "recvcount", .datatype = "recvtype"});
-    check_source(label, call, source, recvtag, "recvtag");
-    if (dest != MPI_PROC_NULL && source != MPI_PROC_NULL) {
-      fill(status, vp::sendrecv(sendbuf, s.count, s.type.type, dest, sendtag, recvbuf, r.count,
-                                r.type.type, source, recvtag));
+    check_peer(peers.size(), call, "source", source, true, true);
+    check_tag(call, "recvtag", recvtag, true);
+    const int to = dest >= 0 ? peers.rank_of(dest) : dest;
+    const int from = source >= 0 ? peers.rank_of(source) : source;
+    if (to != MPI_PROC_NULL && from != MPI_PROC_NULL) {
+      fill(status, vp::sendrecv(sendbuf, s.count, s.type.type, to, sendtag, recvbuf, r.count,
+                                r.type.type, from, recvtag, c.context));
       return;
     }
-    if (dest != MPI_PROC_NULL) vp::send(sendbuf, s.count, s.type.type, dest, sendtag);
-    fill(status, receive(recvbuf, r, source, recvtag));
+    if (to != MPI_PROC_NULL) vp::send(sendbuf, s.count, s.type.type, to, sendtag, c.context);
+    if (from == MPI_PROC_NULL) {
+      fill_empty(status, MPI_PROC_NULL);
+      return;
+    }
+    fill(status, vp::recv(recvbuf, r.count, r.type.type, from, recvtag, c.context));
   });
 }
 
-int VMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag,
-                          int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
+int VPMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag,
+                           int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
   constexpr const char* call = "MPI_Sendrecv_replace";
-  return guarded(call, [&](const Label& label) {
-    active(call, label, comm);
+  return guarded_on(call, comm, [&](const Label& label) {
+    const Communicator& c = active(call, label, comm);
     const Buffer b = buffer_of(call, buf, count, datatype);
-    check_destination(label, call, dest, sendtag, "sendtag");
-    check_source(label, call, source, recvtag, "recvtag");
+    const Group& peers = c.peers();
+    check_peer(peers.size(), call, "dest", dest, true, false);
+    check_tag(call, "sendtag", sendtag, false);
+    check_peer(peers.size(), call, "source", source, true, true);
+    check_tag(call, "recvtag", recvtag, true);
     // Sends are copied when made, so sending first and receiving into buf needs no copy.
-    if (dest != MPI_PROC_NULL) vp::send(buf, b.count, b.type.type, dest, sendtag);
-    fill(status, receive(buf, b, source, recvtag));
+    if (dest != MPI_PROC_NULL)
+      vp::send(buf, b.count, b.type.type, peers.rank_of(dest), sendtag, c.context);
+    if (source == MPI_PROC_NULL) {
+      fill_empty(status, MPI_PROC_NULL);
+      return;
+    }
+    const int from = source >= 0 ? peers.rank_of(source) : source;
+    fill(status, vp::recv(buf, b.count, b.type.type, from, recvtag, c.context));
   });
 }
 
-int VMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
+int VPMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
   constexpr const char* call = "MPI_Probe";
-  return guarded(call, [&](const Label& label) {
-    active(call, label, comm);
-    check_source(label, call, source, tag);
-    fill(status, source == MPI_PROC_NULL ? proc_null_status() : vp::probe(source, tag));
+  return guarded_on(call, comm, [&](const Label& label) {
+    const Communicator& c = active(call, label, comm);
+    check_peer(c.peers().size(), call, "source", source, true, true);
+    check_tag(call, "tag", tag, true);
+    if (source == MPI_PROC_NULL) {
+      fill_empty(status, MPI_PROC_NULL);
+      return;
+    }
+    const int from = source >= 0 ? c.peers().rank_of(source) : source;
+    fill(status, vp::probe(from, tag, c.context));
   });
 }
 
-int VMPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status) {
+int VPMPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status) {
   constexpr const char* call = "MPI_Iprobe";
-  return guarded(call, [&](const Label& label) {
-    active(call, label, comm);
-    check_source(label, call, source, tag);
+  return guarded_on(call, comm, [&](const Label& label) {
+    const Communicator& c = active(call, label, comm);
+    check_peer(c.peers().size(), call, "source", source, true, true);
+    check_tag(call, "tag", tag, true);
     check_out(call, flag, "flag");
     if (source == MPI_PROC_NULL) {
       *flag = 1;
-      fill(status, proc_null_status());
+      fill_empty(status, MPI_PROC_NULL);
       return;
     }
-    const std::optional<vp::Status> s = vp::iprobe(source, tag);
+    const int from = source >= 0 ? c.peers().rank_of(source) : source;
+    const std::optional<vp::Status> s = vp::iprobe(from, tag, c.context);
     *flag = s.has_value();
     if (s) fill(status, *s);
   });
 }
 
-int VMPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count) {
+int VPMPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count) {
   constexpr const char* call = "MPI_Get_count";
   return guarded(call, [&] {
-    if (status == MPI_STATUS_IGNORE) fail(call, "status is MPI_STATUS_IGNORE (NULL)");
+    if (status == MPI_STATUS_IGNORE) fail(call, MPI_ERR_ARG, "status is MPI_STATUS_IGNORE (NULL)");
     const Datatype& type = datatype_of(call, datatype);
     check_out(call, count, "count");
-    const std::size_t element = vp::size_of(type.type);
-    const std::size_t elements = status->vmpi_bytes / element;
-    *count = status->vmpi_bytes % element != 0 || elements > INT_MAX ? MPI_UNDEFINED
-                                                                     : static_cast<int>(elements);
+    if (type.size == 0) {
+      *count = status->vmpi_bytes == 0 ? 0 : MPI_UNDEFINED;
+      return;
+    }
+    const std::size_t elements = status->vmpi_bytes / type.size;
+    *count = status->vmpi_bytes % type.size != 0 || elements > INT_MAX ? MPI_UNDEFINED
+                                                                       : static_cast<int>(elements);
+  });
+}
+
+int VPMPI_Status_set_cancelled(MPI_Status* status, int flag) {
+  constexpr const char* call = "MPI_Status_set_cancelled";
+  return guarded(call, [&] {
+    check_out(call, status, "status");
+    status->vmpi_cancelled = flag != 0 ? 1 : 0;
+  });
+}
+
+int VPMPI_Test_cancelled(const MPI_Status* status, int* flag) {
+  constexpr const char* call = "MPI_Test_cancelled";
+  return guarded(call, [&] {
+    check_out(call, status, "status");
+    check_out(call, flag, "flag");
+    *flag = status->vmpi_cancelled;
   });
 }
 
 }  // extern "C"
+
+// The MPI names, weak aliases of the profiling names (a tool's own MPI_x takes their place).
+VMPI_PROFILED(Send);
+VMPI_PROFILED(Ssend);
+VMPI_PROFILED(Rsend);
+VMPI_PROFILED(Bsend);
+VMPI_PROFILED(Recv);
+VMPI_PROFILED(Isend);
+VMPI_PROFILED(Issend);
+VMPI_PROFILED(Irsend);
+VMPI_PROFILED(Ibsend);
+VMPI_PROFILED(Irecv);
+VMPI_PROFILED(Buffer_attach);
+VMPI_PROFILED(Buffer_detach);
+VMPI_PROFILED(Wait);
+VMPI_PROFILED(Waitall);
+VMPI_PROFILED(Waitany);
+VMPI_PROFILED(Waitsome);
+VMPI_PROFILED(Test);
+VMPI_PROFILED(Testall);
+VMPI_PROFILED(Testany);
+VMPI_PROFILED(Testsome);
+VMPI_PROFILED(Request_free);
+VMPI_PROFILED(Request_get_status);
+VMPI_PROFILED(Send_init);
+VMPI_PROFILED(Ssend_init);
+VMPI_PROFILED(Rsend_init);
+VMPI_PROFILED(Bsend_init);
+VMPI_PROFILED(Recv_init);
+VMPI_PROFILED(Start);
+VMPI_PROFILED(Startall);
+VMPI_PROFILED(Sendrecv);
+VMPI_PROFILED(Sendrecv_replace);
+VMPI_PROFILED(Probe);
+VMPI_PROFILED(Iprobe);
+VMPI_PROFILED(Get_count);
+VMPI_PROFILED(Status_set_cancelled);
+VMPI_PROFILED(Test_cancelled);

@@ -683,7 +683,7 @@ TEST(MpiCallErrors, BadDatatypeAndOp) {
                 MPI_Recv(&x, 1, MPI_DATATYPE_NULL, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
                 return 0;
               }),
-              HasSubstr("MPI_Recv: datatype MPI_DATATYPE_NULL is not one of vela/mpi.h's"));
+              HasSubstr("MPI_Recv: datatype MPI_DATATYPE_NULL is not a datatype"));
   EXPECT_THAT(error_of([](int argc, char** argv) {
                 MPI_Init(&argc, &argv);
                 const int x = 0;
@@ -691,7 +691,7 @@ TEST(MpiCallErrors, BadDatatypeAndOp) {
                 MPI_Send(&x, 1, reinterpret_cast<MPI_Datatype>(MPI_SUM), 0, 0, MPI_COMM_WORLD);
                 return 0;
               }),
-              HasSubstr("MPI_Send: datatype 0x5e82 is not one of vela/mpi.h's datatypes"));
+              HasSubstr("MPI_Send: datatype 0x58000002 is not a datatype"));
   EXPECT_THAT(error_of([](int argc, char** argv) {
                 MPI_Init(&argc, &argv);
                 int x = 0;
@@ -699,7 +699,7 @@ TEST(MpiCallErrors, BadDatatypeAndOp) {
                 MPI_Allreduce(&x, &y, 1, MPI_INT, MPI_OP_NULL, MPI_COMM_WORLD);
                 return 0;
               }),
-              HasSubstr("MPI_Allreduce: op MPI_OP_NULL is not one of vela/mpi.h's operators"));
+              HasSubstr("MPI_Allreduce: op MPI_OP_NULL is not an operator"));
   EXPECT_THAT(error_of([](int argc, char** argv) {
                 MPI_Init(&argc, &argv);
                 int x = 0;
@@ -707,7 +707,7 @@ TEST(MpiCallErrors, BadDatatypeAndOp) {
                 MPI_Allreduce(&x, &y, 1, MPI_INT, MPI_MAXLOC, MPI_COMM_WORLD);
                 return 0;
               }),
-              HasSubstr("MPI_Allreduce: MPI_MAXLOC of MPI_INT"));
+              HasSubstr("MPI_Allreduce: MPI_MAXLOC does not apply to MPI_INT"));
 }
 
 TEST(MpiCallErrors, NullBufferAndWrongCommunicator) {
@@ -722,7 +722,7 @@ TEST(MpiCallErrors, NullBufferAndWrongCommunicator) {
                 MPI_Barrier(MPI_COMM_NULL);
                 return 0;
               }),
-              HasSubstr("MPI_Barrier: communicator MPI_COMM_NULL is not MPI_COMM_WORLD"));
+              HasSubstr("MPI_Barrier: comm MPI_COMM_NULL is not a communicator of this rank"));
 }
 
 TEST(MpiCallErrors, InPlaceWhereItDoesNotBelong) {

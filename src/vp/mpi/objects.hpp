@@ -1,0 +1,174 @@
+// The objects an MPI program holds handles to: groups, communicators, error handlers, attribute
+// keys and info objects, kept per rank. A handle is a number, its kind's base plus an index into
+// the rank's table of that kind (vela/mpi.h's VMPI_*_BASE), so that a handle is also a Fortran
+// integer and a freed handle is recognised. Every object and table lives in the rank's own heap
+// (vp::detail::RankHeapScope around each change): a rank moving to another process, or written
+// into a checkpoint, takes its objects along and its handles stay valid.
+//
+// Costs: a lookup is an index into a vector; a group of n ranks costs O(1) memory when its ranks
+// are evenly strided (the whole run, a row or column of a grid, a duplicate) and O(n) otherwise.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#ifndef VELA_MPI_NO_MAIN
+#define VELA_MPI_NO_MAIN
+#endif
+#include "vela/mpi.h"
+#include "vela/vp/vp.hpp"
+
+namespace vela::mpi::detail {
+
+// Ranks of the run in group order: rank i of the group is run rank `first + i * stride`, or
+// `listed[i]`.
+class Group {
+ public:
+  Group() = default;
+  static Group strided(int first, int stride, int size);
+  // Ranks in group order (each at most once); stored strided when they are.
+  static Group listed(std::vector<std::int32_t> ranks);
+
+  int size() const { return size_; }
+  bool is_strided() const { return listed_.empty(); }
+  int first() const { return first_; }
+  int stride() const { return stride_; }
+  int rank_of(int index) const {
+    return listed_.empty() ? first_ + index * stride_ : listed_[static_cast<std::size_t>(index)];
+  }
+  // The position of run rank `rank` in the group, or -1.
+  int index_of(int rank) const;
+  std::vector<std::int32_t> ranks() const;
+  bool operator==(const Group& other) const;
+  // The same ranks, in any order.
+  bool same_members(const Group& other) const;
+
+  // vp's view of these ranks for a collective in `context`.
+  vp::Members members(std::uint32_t context, int index, std::uint32_t* calls) const;
+
+ private:
+  int first_ = 0;
+  int stride_ = 1;
+  int size_ = 0;
+  std::vector<std::int32_t> listed_;  // empty when strided
+  // (run rank, index) sorted by run rank, for index_of on listed groups.
+  std::vector<std::pair<std::int32_t, std::int32_t>> by_rank_;
+};
+
+// Cartesian or graph structure a communicator was made with (MPI's virtual topologies).
+struct Topology {
+  enum class Kind : std::uint8_t { none, cartesian, graph, dist_graph } kind = Kind::none;
+  std::vector<int> dims;     // cartesian: extent per dimension
+  std::vector<int> periods;  // cartesian: 1 where periodic
+  std::vector<int> index;    // graph: MPI_Graph_create's index
+  std::vector<int> edges;    // graph: its edges
+  std::vector<int> sources;  // dist graph: the calling rank's in-neighbours and out-neighbours
+  std::vector<int> destinations;
+  bool weighted = false;
+};
+
+struct Communicator {
+  Group group;   // the local group
+  Group remote;  // an intercommunicator's remote group
+  bool inter = false;
+  std::uint32_t context = 0;  // its messages'; collectives use the same on their own channel
+  std::uint32_t calls = 0;    // collectives made on it
+  int rank = 0;               // the calling rank's index in `group`
+  int errhandler = 0;         // index of its error handler
+  std::string name;
+  std::map<int, void*> attributes;  // by key
+  Topology topology;
+
+  // The group that p2p ranks name: the remote one of an intercommunicator.
+  const Group& peers() const { return inter ? remote : group; }
+  vp::Members members() { return group.members(context, rank, &calls); }
+};
+
+// An error handler: one of the predefined ones, or a program's function.
+struct Errhandler {
+  enum class Kind : std::uint8_t { fatal, give_back, function } kind = Kind::fatal;
+  MPI_Comm_errhandler_function* function = nullptr;  // called with (handle*, code*)
+};
+
+struct Keyval {
+  void* copy = nullptr;    // MPI_Comm_copy_attr_function*, or a predefined marker
+  void* remove = nullptr;  // MPI_Comm_delete_attr_function*
+  void* extra = nullptr;
+  bool deprecated_signature = false;  // made by MPI_Keyval_create
+};
+
+struct Info {
+  std::vector<std::pair<std::string, std::string>> entries;  // in insertion order
+};
+
+// Objects of one kind, by index. Freed places are reused last-freed first.
+template <class T>
+class Table {
+ public:
+  int add(T value) {
+    if (!free_.empty()) {
+      const int index = free_.back();
+      free_.pop_back();
+      items_[static_cast<std::size_t>(index)] = std::make_unique<T>(std::move(value));
+      return index;
+    }
+    items_.push_back(std::make_unique<T>(std::move(value)));
+    return static_cast<int>(items_.size() - 1);
+  }
+  T* find(int index) const {
+    if (index < 0 || static_cast<std::size_t>(index) >= items_.size()) return nullptr;
+    return items_[static_cast<std::size_t>(index)].get();
+  }
+  void remove(int index) {
+    items_[static_cast<std::size_t>(index)].reset();
+    free_.push_back(index);
+  }
+  std::size_t live() const { return items_.size() - free_.size(); }
+  std::size_t size() const { return items_.size(); }  // places, freed ones included
+
+ private:
+  std::vector<std::unique_ptr<T>> items_;
+  std::vector<int> free_;
+};
+
+// Indices of the predefined objects.
+inline constexpr int world_index = 0;
+inline constexpr int self_index = 1;
+inline constexpr int fatal_index = 0;
+inline constexpr int give_back_index = 1;
+inline constexpr int first_context = 2;  // 0 is the world's, 1 MPI_COMM_SELF's
+
+struct UserOp;
+
+// Every object a rank holds, made at MPI_Init.
+struct Objects {
+  Objects();
+  ~Objects();
+  Objects(const Objects&) = delete;
+  Objects& operator=(const Objects&) = delete;
+  Table<UserOp> user_ops;  // MPI_Op_create's, after the predefined operators
+  Table<Communicator> comms;
+  Table<Group> groups;
+  Table<Errhandler> errhandlers;
+  Table<Info> infos;
+  std::map<int, Keyval> keyvals;
+  int next_keyval = 64;  // below: the predefined attributes
+  std::uint32_t next_context = first_context;
+  std::map<std::uint32_t, int> by_context;  // communicator index by context
+  void* attached_buffer = nullptr;          // MPI_Buffer_attach's
+  int attached_bytes = 0;
+  // The predefined attributes' values, which MPI_Comm_get_attr points to.
+  int tag_ub = 0;
+  int host = 0;
+  int io = 0;
+  int wtime_is_global = 1;
+  int universe_size = 0;
+  int appnum = 0;
+  int last_used_code = 0;
+};
+
+}  // namespace vela::mpi::detail

@@ -1,0 +1,30 @@
+// Reduction operators (the standard's §5.9): the predefined ones on every predefined datatype
+// they apply to, and the program's own (MPI_Op_create). A reduction's Operation is what vp's
+// collectives combine with; it names the operator and the datatype in errors.
+#pragma once
+
+#include "internal.hpp"
+
+namespace vela::mpi::detail {
+
+struct UserOp {
+  MPI_User_function* function = nullptr;
+  bool commute = true;
+};
+
+// How one reduction combines `element`-byte elements of `datatype` under `op`.
+struct Operation {
+  void (*function)(const void* in, void* inout, std::size_t count, const void* self) = nullptr;
+  MPI_User_function* user = nullptr;  // a program's operator, called by `function`
+  MPI_Datatype datatype = MPI_DATATYPE_NULL;
+  std::size_t element = 0;
+
+  vp::Combine combine() const { return {function, this}; }
+};
+
+// The operation of `op` on `datatype` (a predefined one), checked: MPI_ERR_OP when `op` is not an
+// operator of this rank or does not apply to the datatype.
+Operation operation_of(const char* call, Objects& objects, MPI_Op op, MPI_Datatype datatype,
+                       const Datatype& type);
+
+}  // namespace vela::mpi::detail

@@ -1,0 +1,625 @@
+// Communicators, groups, attributes, error handlers, the collectives beyond the basic ones,
+// persistent requests and the completion calls of vela/mpi.h, in process: each test runs a small
+// MPI program on ranks through vela::mpi::run over 2 PEs, some with a balancer that moves ranks
+// at every MPI_Migrate, and checks the standard's semantics.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "vela/mpi/run.hpp"
+#define VELA_MPI_NO_MAIN  // the test keeps gtest's main
+#include "vela/mpi.h"
+
+namespace {
+
+using ::testing::HasSubstr;
+
+struct Outcome {
+  int code = -1;
+  std::string error;
+};
+
+Outcome run_mpi(int ranks, vela::mpi::Main main, const std::string& lb = "") {
+  vela::rt::Options options;
+  options.pes = 2;
+  options.pin = false;
+  options.lb = lb;
+  vela::vp::Options rank_options;
+  rank_options.ranks = ranks;
+  std::vector<std::string> words{"mpi_comms_test"};
+  std::vector<char*> argv;
+  for (std::string& w : words) argv.push_back(w.data());
+  argv.push_back(nullptr);
+  vela::rt::Runtime runtime(options);
+  Outcome outcome;
+  try {
+    outcome.code = vela::mpi::run(runtime, rank_options, main, 1, argv.data());
+  } catch (const vela::vp::Error& e) {
+    outcome.error = e.what();
+  }
+  return outcome;
+}
+
+std::atomic<int> ranks_done{0};
+
+int world_rank() {
+  int rank = -1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  return rank;
+}
+
+// 12 ranks split into rows of 4 (colour rank / 4) numbered backwards (key -rank), migrating at
+// every step: sizes, ranks, a reduction and a broadcast in each row, and messages within a row
+// whose status names the row rank.
+TEST(MpiComms, SplitIntoRowsWithMigration) {
+  ranks_done = 0;
+  const Outcome o = run_mpi(
+      12,
+      [](int argc, char** argv) {
+        MPI_Init(&argc, &argv);
+        const int me = world_rank();
+        MPI_Comm row;
+        EXPECT_EQ(MPI_Comm_split(MPI_COMM_WORLD, me / 4, -me, &row), MPI_SUCCESS);
+        int size = 0;
+        int rank = -1;
+        MPI_Comm_size(row, &size);
+        MPI_Comm_rank(row, &rank);
+        EXPECT_EQ(size, 4);
+        EXPECT_EQ(rank, 3 - me % 4);
+        for (int step = 0; step < 3; ++step) {
+          int sum = 0;
+          MPI_Allreduce(&me, &sum, 1, MPI_INT, MPI_SUM, row);
+          const int first = me / 4 * 4;
+          EXPECT_EQ(sum, 4 * first + 6);
+          int from_root = rank == 0 ? me : -1;
+          MPI_Bcast(&from_root, 1, MPI_INT, 0, row);
+          EXPECT_EQ(from_root, first + 3);  // row rank 0 is the row's highest world rank
+          // A ring within the row: receive from any source; the status names the row rank.
+          const int next = (rank + 1) % size;
+          MPI_Send(&rank, 1, MPI_INT, next, step, row);
+          int got = -1;
+          MPI_Status status;
+          MPI_Recv(&got, 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, row, &status);
+          EXPECT_EQ(got, (rank + size - 1) % size);
+          EXPECT_EQ(status.MPI_SOURCE, got);
+          EXPECT_EQ(status.MPI_TAG, step);
+          MPI_Migrate();
+        }
+        MPI_Comm_free(&row);
+        EXPECT_EQ(row, MPI_COMM_NULL);
+        MPI_Finalize();
+        ++ranks_done;
+        return 0;
+      },
+      "rotate");
+  EXPECT_EQ(o.error, "");
+  EXPECT_EQ(o.code, 0);
+  EXPECT_EQ(ranks_done, 12);
+  EXPECT_GT(vela::vp::last_run().migrations, 0u);
+}
+
+// A message on a duplicate never matches a receive on the original, any tag and source
+// included; MPI_UNDEFINED gives MPI_COMM_NULL.
+TEST(MpiComms, DuplicateKeepsMessagesApart) {
+  ranks_done = 0;
+  const Outcome o = run_mpi(3, [](int argc, char** argv) {
+    MPI_Init(&argc, &argv);
+    const int me = world_rank();
+    MPI_Comm dup;
+    MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+    int result = -1;
+    MPI_Comm_compare(MPI_COMM_WORLD, dup, &result);
+    EXPECT_EQ(result, MPI_CONGRUENT);
+    MPI_Comm_compare(dup, dup, &result);
+    EXPECT_EQ(result, MPI_IDENT);
+    if (me == 1) {
+      const int on_dup = 111;
+      const int on_world = 222;
+      MPI_Send(&on_dup, 1, MPI_INT, 0, 5, dup);
+      MPI_Send(&on_world, 1, MPI_INT, 0, 5, MPI_COMM_WORLD);
+    }
+    if (me == 0) {
+      int got = 0;
+      MPI_Recv(&got, 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      EXPECT_EQ(got, 222);
+      MPI_Recv(&got, 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, dup, MPI_STATUS_IGNORE);
+      EXPECT_EQ(got, 111);
+    }
+    MPI_Comm none;
+    MPI_Comm_split(dup, me == 2 ? MPI_UNDEFINED : 0, 0, &none);
+    EXPECT_EQ(none == MPI_COMM_NULL, me == 2);
+    if (none != MPI_COMM_NULL) {
+      int size = 0;
+      MPI_Comm_size(none, &size);
+      EXPECT_EQ(size, 2);
+      MPI_Comm_free(&none);
+    }
+    char name[MPI_MAX_OBJECT_NAME];
+    int length = 0;
+    MPI_Comm_get_name(MPI_COMM_WORLD, name, &length);
+    EXPECT_STREQ(name, "MPI_COMM_WORLD");
+    MPI_Comm_set_name(dup, "mine");
+    MPI_Comm_get_name(dup, name, &length);
+    EXPECT_STREQ(name, "mine");
+    EXPECT_EQ(length, 4);
+    MPI_Comm_free(&dup);
+    MPI_Finalize();
+    ++ranks_done;
+    return 0;
+  });
+  EXPECT_EQ(o.error, "");
+  EXPECT_EQ(ranks_done, 3);
+}
+
+TEST(MpiComms, GroupCalls) {
+  ranks_done = 0;
+  const Outcome o = run_mpi(6, [](int argc, char** argv) {
+    MPI_Init(&argc, &argv);
+    const int me = world_rank();
+    MPI_Group world;
+    MPI_Comm_group(MPI_COMM_WORLD, &world);
+    const int evens_list[] = {4, 2, 0};
+    MPI_Group evens;
+    MPI_Group_incl(world, 3, evens_list, &evens);
+    int size = 0;
+    int rank = -2;
+    MPI_Group_size(evens, &size);
+    MPI_Group_rank(evens, &rank);
+    EXPECT_EQ(size, 3);
+    EXPECT_EQ(rank, me % 2 == 0 ? (4 - me) / 2 : MPI_UNDEFINED);
+    MPI_Group odds;
+    MPI_Group_excl(world, 3, evens_list, &odds);
+    int ranges[1][3] = {{1, 5, 2}};
+    MPI_Group odds_by_range;
+    MPI_Group_range_incl(world, 1, ranges, &odds_by_range);
+    int result = -1;
+    MPI_Group_compare(odds, odds_by_range, &result);
+    EXPECT_EQ(result, MPI_IDENT);
+    MPI_Group both;
+    MPI_Group_union(evens, odds, &both);
+    MPI_Group_compare(both, world, &result);
+    EXPECT_EQ(result, MPI_SIMILAR);  // the same ranks, another order
+    MPI_Group none;
+    MPI_Group_intersection(evens, odds, &none);
+    MPI_Group_size(none, &size);
+    EXPECT_EQ(size, 0);
+    MPI_Group rest;
+    MPI_Group_difference(world, evens, &rest);
+    MPI_Group_compare(rest, odds, &result);
+    EXPECT_EQ(result, MPI_IDENT);
+    const int from[] = {0, 1, 2, MPI_PROC_NULL};
+    int to[4] = {};
+    MPI_Group_translate_ranks(evens, 4, from, world, to);
+    EXPECT_EQ(to[0], 4);
+    EXPECT_EQ(to[1], 2);
+    EXPECT_EQ(to[2], 0);
+    EXPECT_EQ(to[3], MPI_PROC_NULL);
+    MPI_Group_translate_ranks(odds, 1, from, evens, to);
+    EXPECT_EQ(to[0], MPI_UNDEFINED);
+    // A communicator of the even ranks, made two ways.
+    MPI_Comm created;
+    MPI_Comm_create(MPI_COMM_WORLD, evens, &created);
+    EXPECT_EQ(created == MPI_COMM_NULL, me % 2 != 0);
+    if (me % 2 == 0) {
+      MPI_Comm by_group;
+      MPI_Comm_create_group(MPI_COMM_WORLD, evens, 7, &by_group);
+      int a = -1;
+      int b = -1;
+      MPI_Comm_rank(created, &a);
+      MPI_Comm_rank(by_group, &b);
+      EXPECT_EQ(a, (4 - me) / 2);
+      EXPECT_EQ(a, b);
+      int sum = 0;
+      MPI_Allreduce(&me, &sum, 1, MPI_INT, MPI_SUM, by_group);
+      EXPECT_EQ(sum, 6);
+      MPI_Comm_free(&by_group);
+      MPI_Comm_free(&created);
+    }
+    for (MPI_Group* g : {&world, &evens, &odds, &odds_by_range, &both, &none, &rest}) {
+      MPI_Group_free(g);
+      EXPECT_EQ(*g, MPI_GROUP_NULL);
+    }
+    MPI_Finalize();
+    ++ranks_done;
+    return 0;
+  });
+  EXPECT_EQ(o.error, "");
+  EXPECT_EQ(ranks_done, 6);
+}
+
+std::atomic<int> deleted{0};
+
+int count_deletes(MPI_Comm, int, void*, void*) {
+  ++deleted;
+  return MPI_SUCCESS;
+}
+
+TEST(MpiComms, AttributesAndKeys) {
+  ranks_done = 0;
+  deleted = 0;
+  const Outcome o = run_mpi(2, [](int argc, char** argv) {
+    MPI_Init(&argc, &argv);
+    int* tag_ub = nullptr;
+    int flag = 0;
+    MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &tag_ub, &flag);
+    EXPECT_EQ(flag, 1);
+    EXPECT_GE(*tag_ub, 32767);
+    int copied_key = MPI_KEYVAL_INVALID;
+    int kept_key = MPI_KEYVAL_INVALID;
+    MPI_Comm_create_keyval(MPI_COMM_DUP_FN, &count_deletes, &copied_key, nullptr);
+    MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, &count_deletes, &kept_key, nullptr);
+    static int value = 42;
+    MPI_Comm dup0;
+    MPI_Comm_dup(MPI_COMM_WORLD, &dup0);
+    MPI_Comm_set_attr(dup0, copied_key, &value);
+    MPI_Comm_set_attr(dup0, kept_key, &value);
+    MPI_Comm dup1;
+    MPI_Comm_dup(dup0, &dup1);
+    int* got = nullptr;
+    MPI_Comm_get_attr(dup1, copied_key, &got, &flag);
+    EXPECT_EQ(flag, 1);
+    EXPECT_EQ(got, &value);
+    MPI_Comm_get_attr(dup1, kept_key, &got, &flag);
+    EXPECT_EQ(flag, 0);  // MPI_COMM_NULL_COPY_FN does not copy it
+    MPI_Comm_delete_attr(dup0, kept_key);
+    MPI_Comm_free(&dup0);  // deletes copied_key's attribute
+    MPI_Comm_free(&dup1);  // and its copy
+    MPI_Comm_free_keyval(&copied_key);
+    EXPECT_EQ(copied_key, MPI_KEYVAL_INVALID);
+    MPI_Comm_free_keyval(&kept_key);
+    MPI_Finalize();
+    ++ranks_done;
+    return 0;
+  });
+  EXPECT_EQ(o.error, "");
+  EXPECT_EQ(ranks_done, 2);
+  EXPECT_EQ(deleted, 2 * 3);
+}
+
+std::atomic<int> handled{0};
+
+void note_error(MPI_Comm*, int* code, ...) {
+  if (*code == MPI_ERR_RANK) ++handled;
+}
+
+TEST(MpiComms, ErrorHandlersReturnOrCall) {
+  ranks_done = 0;
+  handled = 0;
+  const Outcome o = run_mpi(2, [](int argc, char** argv) {
+    MPI_Init(&argc, &argv);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    const int x = 0;
+    int code = MPI_Send(&x, 1, MPI_INT, 9, 0, MPI_COMM_WORLD);
+    int error_class = -1;
+    MPI_Error_class(code, &error_class);
+    EXPECT_EQ(error_class, MPI_ERR_RANK);
+    EXPECT_EQ(MPI_Send(&x, 1, MPI_DATATYPE_NULL, 0, 0, MPI_COMM_WORLD), MPI_ERR_TYPE);
+    EXPECT_EQ(MPI_Barrier(MPI_COMM_NULL), MPI_ERR_COMM);
+    char text[MPI_MAX_ERROR_STRING];
+    int length = 0;
+    MPI_Error_string(MPI_ERR_TRUNCATE, text, &length);
+    EXPECT_THAT(std::string(text), HasSubstr("truncated"));
+    // A truncated receive: the class the standard names.
+    MPI_Comm dup;
+    MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+    if (world_rank() == 0) {
+      const int two[2] = {1, 2};
+      MPI_Send(two, 2, MPI_INT, 1, 0, dup);
+    } else {
+      int one = 0;
+      EXPECT_EQ(MPI_Recv(&one, 1, MPI_INT, 0, 0, dup, MPI_STATUS_IGNORE), MPI_ERR_TRUNCATE);
+    }
+    MPI_Errhandler handler;
+    MPI_Comm_create_errhandler(&note_error, &handler);
+    MPI_Comm_set_errhandler(dup, handler);
+    EXPECT_EQ(MPI_Send(&x, 1, MPI_INT, -7, 0, dup), MPI_ERR_RANK);
+    MPI_Errhandler got;
+    MPI_Comm_get_errhandler(dup, &got);
+    EXPECT_EQ(got, handler);
+    MPI_Errhandler_free(&handler);
+    MPI_Comm_free(&dup);
+    MPI_Finalize();
+    ++ranks_done;
+    return 0;
+  });
+  EXPECT_EQ(o.error, "");
+  EXPECT_EQ(ranks_done, 2);
+  EXPECT_EQ(handled, 2);
+}
+
+TEST(MpiComms, FatalErrorNamesTheCall) {
+  const Outcome o = run_mpi(2, [](int argc, char** argv) {
+    MPI_Init(&argc, &argv);
+    MPI_Comm dup;
+    MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+    MPI_Comm_free(&dup);
+    MPI_Barrier(dup);  // freed: MPI_COMM_NULL now
+    return 0;
+  });
+  EXPECT_THAT(o.error, HasSubstr("MPI_Barrier: comm MPI_COMM_NULL is not a communicator"));
+}
+
+// Decimal strings as {digits, 10^length} pairs of longs, concatenated (in before inout): an
+// associative operator that is not commutative, so the result shows the order of combination.
+void digits(void* in, void* inout, int* len, MPI_Datatype*) {
+  const long* a = static_cast<const long*>(in);
+  long* b = static_cast<long*>(inout);
+  for (int i = 0; i + 1 < *len; i += 2) {
+    b[i] = a[i] * b[i + 1] + b[i];
+    b[i + 1] = a[i + 1] * b[i + 1];
+  }
+}
+
+TEST(MpiComms, VectorCollectivesScansAndOperators) {
+  ranks_done = 0;
+  const Outcome o = run_mpi(
+      5,
+      [](int argc, char** argv) {
+        MPI_Init(&argc, &argv);
+        const int me = world_rank();
+        const int n = 5;
+        for (int step = 0; step < 2; ++step) {
+          // Gatherv: rank r sends r + 1 copies of r, placed backwards with gaps.
+          std::vector<int> mine(static_cast<std::size_t>(me + 1), me);
+          std::vector<int> counts(n);
+          std::vector<int> displs(n);
+          int total = 0;
+          for (int r = n - 1; r >= 0; --r) {
+            counts[static_cast<std::size_t>(r)] = r + 1;
+            displs[static_cast<std::size_t>(r)] = total + 1;  // one gap before each block
+            total += r + 2;
+          }
+          std::vector<int> all(static_cast<std::size_t>(total), -1);
+          MPI_Gatherv(mine.data(), me + 1, MPI_INT, all.data(), counts.data(), displs.data(),
+                      MPI_INT, 2, MPI_COMM_WORLD);
+          if (me == 2) {
+            for (int r = 0; r < n; ++r) {
+              EXPECT_EQ(all[static_cast<std::size_t>(displs[static_cast<std::size_t>(r)] - 1)], -1);
+              for (int k = 0; k < r + 1; ++k)
+                EXPECT_EQ(all[static_cast<std::size_t>(displs[static_cast<std::size_t>(r)] + k)],
+                          r);
+            }
+          }
+          // Allgatherv in place, then Scatterv back.
+          std::vector<int> every(static_cast<std::size_t>(total), -1);
+          for (int k = 0; k < me + 1; ++k)
+            every[static_cast<std::size_t>(displs[static_cast<std::size_t>(me)] + k)] = me;
+          MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, every.data(), counts.data(),
+                         displs.data(), MPI_INT, MPI_COMM_WORLD);
+          for (int r = 0; r < n; ++r) {
+            EXPECT_EQ(every[static_cast<std::size_t>(displs[static_cast<std::size_t>(r)] - 1)], -1);
+            EXPECT_EQ(every[static_cast<std::size_t>(displs[static_cast<std::size_t>(r)])], r);
+          }
+          std::vector<int> back(static_cast<std::size_t>(me + 1), -1);
+          MPI_Scatterv(every.data(), counts.data(), displs.data(), MPI_INT, back.data(), me + 1,
+                       MPI_INT, 0, MPI_COMM_WORLD);
+          EXPECT_EQ(back, mine);
+          // Alltoallv: rank r sends d + r to rank d (one element each, reversed layout).
+          std::vector<int> out(n);
+          std::vector<int> in(n, -1);
+          std::vector<int> ones(n, 1);
+          std::vector<int> reversed(n);
+          std::vector<int> forward(n);
+          for (int d = 0; d < n; ++d) {
+            out[static_cast<std::size_t>(n - 1 - d)] = d + me;
+            reversed[static_cast<std::size_t>(d)] = n - 1 - d;
+            forward[static_cast<std::size_t>(d)] = d;
+          }
+          MPI_Alltoallv(out.data(), ones.data(), reversed.data(), MPI_INT, in.data(), ones.data(),
+                        forward.data(), MPI_INT, MPI_COMM_WORLD);
+          for (int s = 0; s < n; ++s) EXPECT_EQ(in[static_cast<std::size_t>(s)], me + s);
+          // Scan and Exscan of the ranks; Reduce_scatter of a vector of ones.
+          int scan = -1;
+          MPI_Scan(&me, &scan, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+          EXPECT_EQ(scan, me * (me + 1) / 2);
+          int exscan = -1;
+          MPI_Exscan(&me, &exscan, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+          if (me > 0) {
+            EXPECT_EQ(exscan, me * (me - 1) / 2);
+          }
+          std::vector<int> contributions(static_cast<std::size_t>(n * 2), me);
+          std::vector<int> block(2, -1);
+          MPI_Reduce_scatter_block(contributions.data(), block.data(), 2, MPI_INT, MPI_SUM,
+                                   MPI_COMM_WORLD);
+          EXPECT_EQ(block[0], 10);
+          EXPECT_EQ(block[1], 10);
+          std::vector<int> sizes{1, 2, 0, 1, 1};
+          std::vector<int> got(2, -1);
+          MPI_Reduce_scatter(contributions.data(), got.data(), sizes.data(), MPI_INT, MPI_MAX,
+                             MPI_COMM_WORLD);
+          EXPECT_EQ(got[0], sizes[static_cast<std::size_t>(me)] > 0 ? 4 : -1);
+          // A non-commutative operator combines in rank order: digits 0 1 2 3 4.
+          MPI_Op op;
+          MPI_Op_create(&digits, 0, &op);
+          int commute = -1;
+          MPI_Op_commutative(op, &commute);
+          EXPECT_EQ(commute, 0);
+          const long value[2] = {me, 10};
+          long number[2] = {-1, -1};
+          MPI_Allreduce(value, number, 2, MPI_LONG, op, MPI_COMM_WORLD);
+          EXPECT_EQ(number[0], 1234);  // "01234"
+          EXPECT_EQ(number[1], 100000);
+          long prefix[2] = {-1, -1};
+          MPI_Scan(value, prefix, 2, MPI_LONG, op, MPI_COMM_WORLD);
+          const long expected[] = {0, 1, 12, 123, 1234};
+          EXPECT_EQ(prefix[0], expected[me]);
+          MPI_Op_free(&op);
+          // Pair types: the largest value and the lowest rank holding it.
+          struct {
+            float value;
+            int index;
+          } pair{static_cast<float>(me % 3), me}, best{};
+          MPI_Allreduce(&pair, &best, 1, MPI_FLOAT_INT, MPI_MAXLOC, MPI_COMM_WORLD);
+          EXPECT_EQ(best.value, 2.0f);
+          EXPECT_EQ(best.index, 2);
+          MPI_Migrate();
+        }
+        MPI_Finalize();
+        ++ranks_done;
+        return 0;
+      },
+      "rotate");
+  EXPECT_EQ(o.error, "");
+  EXPECT_EQ(ranks_done, 5);
+}
+
+TEST(MpiComms, PersistentRequestsAndCompletionCalls) {
+  ranks_done = 0;
+  const Outcome o = run_mpi(2, [](int argc, char** argv) {
+    MPI_Init(&argc, &argv);
+    const int me = world_rank();
+    const int other = 1 - me;
+    int out = 0;
+    int in = -1;
+    MPI_Request requests[2];
+    MPI_Send_init(&out, 1, MPI_INT, other, 3, MPI_COMM_WORLD, &requests[0]);
+    MPI_Recv_init(&in, 1, MPI_INT, other, 3, MPI_COMM_WORLD, &requests[1]);
+    for (int round = 0; round < 4; ++round) {
+      out = 100 * me + round;
+      MPI_Startall(2, requests);
+      MPI_Status statuses[2];
+      MPI_Waitall(2, requests, statuses);
+      EXPECT_NE(requests[0], MPI_REQUEST_NULL);  // inactive, not freed
+      EXPECT_EQ(in, 100 * other + round);
+      EXPECT_EQ(statuses[1].MPI_SOURCE, other);
+    }
+    MPI_Request_free(&requests[0]);
+    MPI_Request_free(&requests[1]);
+    // Waitsome / Testsome / Testany on plain requests.
+    int values[3] = {-1, -1, -1};
+    MPI_Request r[3];
+    for (int k = 0; k < 3; ++k)
+      MPI_Irecv(&values[k], 1, MPI_INT, other, 10 + k, MPI_COMM_WORLD, &r[k]);
+    for (int k = 2; k >= 0; --k) {
+      const int v = k * 7;
+      MPI_Send(&v, 1, MPI_INT, other, 10 + k, MPI_COMM_WORLD);
+    }
+    int done = 0;
+    while (done < 3) {
+      int outcount = 0;
+      int indices[3];
+      MPI_Waitsome(3, r, &outcount, indices, MPI_STATUSES_IGNORE);
+      EXPECT_GT(outcount, 0);
+      done += outcount > 0 ? outcount : 3;
+    }
+    int outcount = 0;
+    int indices[3];
+    MPI_Testsome(3, r, &outcount, indices, MPI_STATUSES_IGNORE);
+    EXPECT_EQ(outcount, MPI_UNDEFINED);  // nothing active
+    for (int k = 0; k < 3; ++k) EXPECT_EQ(values[k], k * 7);
+    int flag = 0;
+    int index = -2;
+    MPI_Testany(3, r, &index, &flag, MPI_STATUS_IGNORE);
+    EXPECT_EQ(flag, 1);
+    EXPECT_EQ(index, MPI_UNDEFINED);
+    // MPI_PROC_NULL everywhere: complete at once, source MPI_PROC_NULL.
+    MPI_Request null_request;
+    MPI_Irecv(&in, 1, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD, &null_request);
+    MPI_Status status;
+    MPI_Wait(&null_request, &status);
+    EXPECT_EQ(status.MPI_SOURCE, MPI_PROC_NULL);
+    int count = -1;
+    MPI_Get_count(&status, MPI_INT, &count);
+    EXPECT_EQ(count, 0);
+    MPI_Finalize();
+    ++ranks_done;
+    return 0;
+  });
+  EXPECT_EQ(o.error, "");
+  EXPECT_EQ(ranks_done, 2);
+}
+
+TEST(MpiComms, IntercommunicatorAndMerge) {
+  ranks_done = 0;
+  const Outcome o = run_mpi(6, [](int argc, char** argv) {
+    MPI_Init(&argc, &argv);
+    const int me = world_rank();
+    const int color = me % 2;  // evens and odds
+    MPI_Comm half;
+    MPI_Comm_split(MPI_COMM_WORLD, color, me, &half);
+    MPI_Comm inter;
+    // Leaders: rank 0 of each half (world ranks 0 and 1).
+    MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, color == 0 ? 1 : 0, 99, &inter);
+    int flag = 0;
+    MPI_Comm_test_inter(inter, &flag);
+    EXPECT_EQ(flag, 1);
+    int remote = 0;
+    MPI_Comm_remote_size(inter, &remote);
+    EXPECT_EQ(remote, 3);
+    int rank = -1;
+    MPI_Comm_rank(inter, &rank);
+    EXPECT_EQ(rank, me / 2);
+    // Each rank sends its world rank to the same-numbered rank of the other half.
+    int got = -1;
+    MPI_Status status;
+    MPI_Sendrecv(&me, 1, MPI_INT, rank, 0, &got, 1, MPI_INT, rank, 0, inter, &status);
+    EXPECT_EQ(got, color == 0 ? me + 1 : me - 1);
+    EXPECT_EQ(status.MPI_SOURCE, rank);
+    MPI_Comm merged;
+    MPI_Intercomm_merge(inter, color == 0 ? 1 : 0, &merged);  // the odds first
+    int merged_rank = -1;
+    MPI_Comm_rank(merged, &merged_rank);
+    EXPECT_EQ(merged_rank, color == 1 ? me / 2 : 3 + me / 2);
+    int sum = 0;
+    MPI_Allreduce(&me, &sum, 1, MPI_INT, MPI_SUM, merged);
+    EXPECT_EQ(sum, 15);
+    MPI_Comm_free(&merged);
+    MPI_Comm_free(&inter);
+    MPI_Comm_free(&half);
+    MPI_Finalize();
+    ++ranks_done;
+    return 0;
+  });
+  EXPECT_EQ(o.error, "");
+  EXPECT_EQ(ranks_done, 6);
+}
+
+TEST(MpiComms, InfoObjects) {
+  ranks_done = 0;
+  const Outcome o = run_mpi(1, [](int argc, char** argv) {
+    MPI_Init(&argc, &argv);
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "alpha", "1");
+    MPI_Info_set(info, "beta", "two");
+    MPI_Info_set(info, "alpha", "one");
+    int nkeys = 0;
+    MPI_Info_get_nkeys(info, &nkeys);
+    EXPECT_EQ(nkeys, 2);
+    char key[MPI_MAX_INFO_KEY + 1];
+    MPI_Info_get_nthkey(info, 1, key);
+    EXPECT_STREQ(key, "beta");
+    char value[16];
+    int flag = 0;
+    MPI_Info_get(info, "alpha", 15, value, &flag);
+    EXPECT_EQ(flag, 1);
+    EXPECT_STREQ(value, "one");
+    MPI_Info copy;
+    MPI_Info_dup(info, &copy);
+    MPI_Info_delete(info, "alpha");
+    MPI_Info_get(info, "alpha", 15, value, &flag);
+    EXPECT_EQ(flag, 0);
+    MPI_Info_get(copy, "alpha", 15, value, &flag);
+    EXPECT_EQ(flag, 1);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    EXPECT_EQ(MPI_Info_delete(info, "alpha"), MPI_ERR_INFO_NOKEY);
+    MPI_Info_free(&info);
+    MPI_Info_free(&copy);
+    EXPECT_EQ(info, MPI_INFO_NULL);
+    EXPECT_EQ(MPI_Info_set(info, "k", "v"), MPI_ERR_INFO);
+    // Handles convert to Fortran integers and back.
+    EXPECT_EQ(MPI_Comm_f2c(MPI_Comm_c2f(MPI_COMM_WORLD)), MPI_COMM_WORLD);
+    EXPECT_EQ(MPI_Type_f2c(MPI_Type_c2f(MPI_DOUBLE)), MPI_DOUBLE);
+    MPI_Finalize();
+    ++ranks_done;
+    return 0;
+  });
+  EXPECT_EQ(o.error, "");
+  EXPECT_EQ(ranks_done, 1);
+}
+
+}  // namespace
