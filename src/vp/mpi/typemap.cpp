@@ -799,6 +799,20 @@ std::size_t Typemap::external32_size() const {
   return root_.node->external32;
 }
 
+namespace {
+
+std::size_t nodes_under(const Node& n) {
+  std::size_t total = 1;
+  for (const Part& p : n.parts) total += nodes_under(*p.node);
+  return total;
+}
+
+}  // namespace
+
+std::size_t Typemap::layout_nodes() const {
+  return nodes_under(*root_.node);
+}
+
 void Typemap::set_children(std::vector<std::uint64_t> ids) {
   auto envelope = std::make_shared<Envelope>(*envelope_);
   envelope->children = std::move(ids);

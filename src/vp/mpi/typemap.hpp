@@ -209,6 +209,8 @@ class Typemap {
   // Basic elements in one element (a pair type counts two, as its type map has two entries).
   std::size_t basic_elements() const;
   std::size_t alignment() const { return align_; }
+  // Nodes in the flattened layout: what the type costs in memory, whatever its counts.
+  std::size_t layout_nodes() const;
 
   // Packs `count` elements at `buffer` into count * size() bytes at `out`.
   void pack(const void* buffer, std::size_t count, std::byte* out) const;
