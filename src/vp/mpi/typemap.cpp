@@ -605,10 +605,9 @@ Typemap Typemap::resized(const char* call, std::int64_t lb, std::int64_t extent,
 
 namespace {
 
-// One dimension of a subarray or darray: `runs` of elements of `inner` (the dimensions inside
-// this one, already resized to their full extent), the run k being `length` elements from element
-// `first` + k * `step`; then a last run of `tail` elements from element `tail_first`. The result
-// is resized to [0, `extent` elements of `inner`), as the standard's definitions do.
+// The elements one grid coordinate (or a subarray) takes of one dimension: `runs` runs of
+// `length` elements, run k from element `first` + k * `step`, then a last run of `tail`
+// elements from element `tail_first`.
 struct Runs {
   std::uint64_t runs = 0;
   std::int64_t first = 0, step = 0;
@@ -617,6 +616,9 @@ struct Runs {
   std::uint64_t tail = 0;
 };
 
+// One dimension of a subarray or darray: the runs of `inner` (the dimensions inside this one,
+// already resized to their full extent), resized to [0, `extent` elements of `inner`) as the
+// standard's definitions do.
 Typemap dimension(const char* call, const Typemap& inner, const Runs& r, std::int64_t extent) {
   const std::int64_t e = inner.extent();
   TypemapBuilder b(call);

@@ -53,7 +53,7 @@ std::vector<T> packed(const Typemap& t, const void* buffer, std::size_t count = 
   std::vector<std::byte> out(t.size() * count);
   t.pack(buffer, count, out.data());
   std::vector<T> values(out.size() / sizeof(T));
-  std::memcpy(values.data(), out.data(), values.size() * sizeof(T));
+  if (!values.empty()) std::memcpy(values.data(), out.data(), values.size() * sizeof(T));
   return values;
 }
 
@@ -79,6 +79,11 @@ std::vector<std::uint8_t> bytes(const std::vector<std::byte>& b) {
 
 TEST(TypemapBasic, SizesAlignmentsAndExternal32Sizes) {
   EXPECT_STREQ(info(Basic::int_).name, "MPI_INT");
+  // The table follows Basic's order to its end.
+  EXPECT_STREQ(info(Basic::packed).name, "MPI_PACKED");
+  EXPECT_STREQ(info(Basic::long_double_int).name, "MPI_LONG_DOUBLE_INT");
+  EXPECT_STREQ(info(Basic::f_2integer).name, "MPI_2INTEGER");
+  EXPECT_STREQ(info(Basic::f_complex32).name, "MPI_COMPLEX32");
   EXPECT_EQ(info(Basic::long_).size, 8);
   EXPECT_EQ(info(Basic::long_).external32_size, 4);
   EXPECT_EQ(info(Basic::unsigned_long).external32_size, 4);
