@@ -131,6 +131,26 @@ TEST(MpiPrograms, HaloExchangeMatchesOpenMpi) {
   EXPECT_EQ(lines_starting(vela7.out, "step ").size(), 4u);
 }
 
+// Communicators split, duplicated and used while the balancer moves every rank at each step:
+// in one process, and across two under mpirun (the ranks and their communicators move between
+// processes), the same result as Open MPI's.
+TEST(MpiPrograms, CommunicatorsMoveWithTheirRanksAndMatchOpenMpi) {
+  const ProgramResult one = run_program(COMMS_VELA, "--vp 12 --pes 2 --lb rotate");
+  ASSERT_EQ(one.status, 0) << one.out;
+  std::string cannot;
+  const ProgramResult open = run_openmpi(12, COMMS_OPENMPI, "", cannot);
+  if (!cannot.empty()) GTEST_SKIP() << cannot;
+  ASSERT_EQ(open.status, 0) << open.out;
+  EXPECT_EQ(lines_starting(one.out, "12 ranks: check "),
+            lines_starting(open.out, "12 ranks: check "));
+  EXPECT_EQ(lines_starting(one.out, "12 ranks: check ").size(), 1u);
+  const ProgramResult two =
+      run_program(mpirun(2, COMMS_VELA, "--vp 12 --pes-per-process 1 --lb rotate"), "");
+  ASSERT_EQ(two.status, 0) << two.out;
+  EXPECT_EQ(lines_starting(two.out, "12 ranks: check "),
+            lines_starting(open.out, "12 ranks: check "));
+}
+
 // ---- the process of an MPI program on Vela ----
 
 TEST(MpiProcess, RuntimeOptionsAreTakenOutTheRestGoesToTheProgram) {
