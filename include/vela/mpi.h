@@ -349,6 +349,11 @@ enum {
 #define MPI_COMBINER_RESIZED 18
 #define MPI_COMBINER_HINDEXED_BLOCK 19
 
+/* MPI_Type_match_size. */
+#define MPI_TYPECLASS_INTEGER 1
+#define MPI_TYPECLASS_REAL 2
+#define MPI_TYPECLASS_COMPLEX 3
+
 /* MPI_Comm_split_type. */
 #define MPI_COMM_TYPE_SHARED 1
 
@@ -945,12 +950,165 @@ VMPI_DECLARE(int, Op_commutative, (MPI_Op op, int* commute));
 #define PMPI_Aint_add VPMPI_Aint_add
 #define MPI_Aint_diff VMPI_Aint_diff
 #define PMPI_Aint_diff VPMPI_Aint_diff
+#define MPI_Type_contiguous VMPI_Type_contiguous
+#define PMPI_Type_contiguous VPMPI_Type_contiguous
+#define MPI_Type_vector VMPI_Type_vector
+#define PMPI_Type_vector VPMPI_Type_vector
+#define MPI_Type_create_hvector VMPI_Type_create_hvector
+#define PMPI_Type_create_hvector VPMPI_Type_create_hvector
+#define MPI_Type_hvector VMPI_Type_hvector
+#define PMPI_Type_hvector VPMPI_Type_hvector
+#define MPI_Type_indexed VMPI_Type_indexed
+#define PMPI_Type_indexed VPMPI_Type_indexed
+#define MPI_Type_create_hindexed VMPI_Type_create_hindexed
+#define PMPI_Type_create_hindexed VPMPI_Type_create_hindexed
+#define MPI_Type_hindexed VMPI_Type_hindexed
+#define PMPI_Type_hindexed VPMPI_Type_hindexed
+#define MPI_Type_create_indexed_block VMPI_Type_create_indexed_block
+#define PMPI_Type_create_indexed_block VPMPI_Type_create_indexed_block
+#define MPI_Type_create_hindexed_block VMPI_Type_create_hindexed_block
+#define PMPI_Type_create_hindexed_block VPMPI_Type_create_hindexed_block
+#define MPI_Type_create_struct VMPI_Type_create_struct
+#define PMPI_Type_create_struct VPMPI_Type_create_struct
+#define MPI_Type_struct VMPI_Type_struct
+#define PMPI_Type_struct VPMPI_Type_struct
+#define MPI_Type_create_subarray VMPI_Type_create_subarray
+#define PMPI_Type_create_subarray VPMPI_Type_create_subarray
+#define MPI_Type_create_darray VMPI_Type_create_darray
+#define PMPI_Type_create_darray VPMPI_Type_create_darray
+#define MPI_Type_create_resized VMPI_Type_create_resized
+#define PMPI_Type_create_resized VPMPI_Type_create_resized
+#define MPI_Type_dup VMPI_Type_dup
+#define PMPI_Type_dup VPMPI_Type_dup
+#define MPI_Type_commit VMPI_Type_commit
+#define PMPI_Type_commit VPMPI_Type_commit
+#define MPI_Type_free VMPI_Type_free
+#define PMPI_Type_free VPMPI_Type_free
+#define MPI_Type_get_extent VMPI_Type_get_extent
+#define PMPI_Type_get_extent VPMPI_Type_get_extent
+#define MPI_Type_get_extent_x VMPI_Type_get_extent_x
+#define PMPI_Type_get_extent_x VPMPI_Type_get_extent_x
+#define MPI_Type_get_true_extent VMPI_Type_get_true_extent
+#define PMPI_Type_get_true_extent VPMPI_Type_get_true_extent
+#define MPI_Type_get_true_extent_x VMPI_Type_get_true_extent_x
+#define PMPI_Type_get_true_extent_x VPMPI_Type_get_true_extent_x
+#define MPI_Type_extent VMPI_Type_extent
+#define PMPI_Type_extent VPMPI_Type_extent
+#define MPI_Type_lb VMPI_Type_lb
+#define PMPI_Type_lb VPMPI_Type_lb
+#define MPI_Type_ub VMPI_Type_ub
+#define PMPI_Type_ub VPMPI_Type_ub
+#define MPI_Type_set_name VMPI_Type_set_name
+#define PMPI_Type_set_name VPMPI_Type_set_name
+#define MPI_Type_get_name VMPI_Type_get_name
+#define PMPI_Type_get_name VPMPI_Type_get_name
+#define MPI_Type_get_envelope VMPI_Type_get_envelope
+#define PMPI_Type_get_envelope VPMPI_Type_get_envelope
+#define MPI_Type_get_contents VMPI_Type_get_contents
+#define PMPI_Type_get_contents VPMPI_Type_get_contents
+#define MPI_Type_match_size VMPI_Type_match_size
+#define PMPI_Type_match_size VPMPI_Type_match_size
+#define MPI_Get_elements VMPI_Get_elements
+#define PMPI_Get_elements VPMPI_Get_elements
+#define MPI_Get_elements_x VMPI_Get_elements_x
+#define PMPI_Get_elements_x VPMPI_Get_elements_x
+#define MPI_Pack VMPI_Pack
+#define PMPI_Pack VPMPI_Pack
+#define MPI_Unpack VMPI_Unpack
+#define PMPI_Unpack VPMPI_Unpack
+#define MPI_Pack_size VMPI_Pack_size
+#define PMPI_Pack_size VPMPI_Pack_size
+#define MPI_Pack_external VMPI_Pack_external
+#define PMPI_Pack_external VPMPI_Pack_external
+#define MPI_Unpack_external VMPI_Unpack_external
+#define PMPI_Unpack_external VPMPI_Unpack_external
+#define MPI_Pack_external_size VMPI_Pack_external_size
+#define PMPI_Pack_external_size VPMPI_Pack_external_size
 VMPI_DECLARE(int, Type_size, (MPI_Datatype datatype, int* size));
 VMPI_DECLARE(int, Type_size_x, (MPI_Datatype datatype, MPI_Count* size));
 VMPI_DECLARE(int, Get_address, (const void* location, MPI_Aint* address));
 VMPI_DECLARE(int, Address, (void* location, MPI_Aint* address));
 VMPI_DECLARE(MPI_Aint, Aint_add, (MPI_Aint base, MPI_Aint disp));
 VMPI_DECLARE(MPI_Aint, Aint_diff, (MPI_Aint addr1, MPI_Aint addr2));
+VMPI_DECLARE(int, Type_contiguous, (int count, MPI_Datatype oldtype, MPI_Datatype* newtype));
+VMPI_DECLARE(int, Type_vector,
+             (int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype* newtype));
+VMPI_DECLARE(int, Type_create_hvector,
+             (int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+              MPI_Datatype* newtype));
+VMPI_DECLARE(int, Type_hvector,
+             (int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+              MPI_Datatype* newtype));
+VMPI_DECLARE(int, Type_indexed,
+             (int count, const int array_of_blocklengths[], const int array_of_displacements[],
+              MPI_Datatype oldtype, MPI_Datatype* newtype));
+VMPI_DECLARE(int, Type_create_hindexed,
+             (int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[],
+              MPI_Datatype oldtype, MPI_Datatype* newtype));
+VMPI_DECLARE(int, Type_hindexed,
+             (int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[],
+              MPI_Datatype oldtype, MPI_Datatype* newtype));
+VMPI_DECLARE(int, Type_create_indexed_block,
+             (int count, int blocklength, const int array_of_displacements[], MPI_Datatype oldtype,
+              MPI_Datatype* newtype));
+VMPI_DECLARE(int, Type_create_hindexed_block,
+             (int count, int blocklength, const MPI_Aint array_of_displacements[],
+              MPI_Datatype oldtype, MPI_Datatype* newtype));
+VMPI_DECLARE(int, Type_create_struct,
+             (int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[],
+              const MPI_Datatype array_of_types[], MPI_Datatype* newtype));
+VMPI_DECLARE(int, Type_struct,
+             (int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[],
+              const MPI_Datatype array_of_types[], MPI_Datatype* newtype));
+VMPI_DECLARE(int, Type_create_subarray,
+             (int ndims, const int array_of_sizes[], const int array_of_subsizes[],
+              const int array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype* newtype));
+VMPI_DECLARE(int, Type_create_darray,
+             (int size, int rank, int ndims, const int array_of_gsizes[],
+              const int array_of_distribs[], const int array_of_dargs[],
+              const int array_of_psizes[], int order, MPI_Datatype oldtype, MPI_Datatype* newtype));
+VMPI_DECLARE(int, Type_create_resized,
+             (MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype* newtype));
+VMPI_DECLARE(int, Type_dup, (MPI_Datatype oldtype, MPI_Datatype* newtype));
+VMPI_DECLARE(int, Type_commit, (MPI_Datatype * datatype));
+VMPI_DECLARE(int, Type_free, (MPI_Datatype * datatype));
+VMPI_DECLARE(int, Type_get_extent, (MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent));
+VMPI_DECLARE(int, Type_get_extent_x, (MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent));
+VMPI_DECLARE(int, Type_get_true_extent,
+             (MPI_Datatype datatype, MPI_Aint* true_lb, MPI_Aint* true_extent));
+VMPI_DECLARE(int, Type_get_true_extent_x,
+             (MPI_Datatype datatype, MPI_Count* true_lb, MPI_Count* true_extent));
+VMPI_DECLARE(int, Type_extent, (MPI_Datatype datatype, MPI_Aint* extent));
+VMPI_DECLARE(int, Type_lb, (MPI_Datatype datatype, MPI_Aint* displacement));
+VMPI_DECLARE(int, Type_ub, (MPI_Datatype datatype, MPI_Aint* displacement));
+VMPI_DECLARE(int, Type_set_name, (MPI_Datatype datatype, const char* type_name));
+VMPI_DECLARE(int, Type_get_name, (MPI_Datatype datatype, char* type_name, int* resultlen));
+VMPI_DECLARE(int, Type_get_envelope,
+             (MPI_Datatype datatype, int* num_integers, int* num_addresses, int* num_datatypes,
+              int* combiner));
+VMPI_DECLARE(int, Type_get_contents,
+             (MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes,
+              int array_of_integers[], MPI_Aint array_of_addresses[],
+              MPI_Datatype array_of_datatypes[]));
+VMPI_DECLARE(int, Type_match_size, (int typeclass, int size, MPI_Datatype* datatype));
+VMPI_DECLARE(int, Get_elements, (const MPI_Status* status, MPI_Datatype datatype, int* count));
+VMPI_DECLARE(int, Get_elements_x,
+             (const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count));
+VMPI_DECLARE(int, Pack,
+             (const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf, int outsize,
+              int* position, MPI_Comm comm));
+VMPI_DECLARE(int, Unpack,
+             (const void* inbuf, int insize, int* position, void* outbuf, int outcount,
+              MPI_Datatype datatype, MPI_Comm comm));
+VMPI_DECLARE(int, Pack_size, (int incount, MPI_Datatype datatype, MPI_Comm comm, int* size));
+VMPI_DECLARE(int, Pack_external,
+             (const char* datarep, const void* inbuf, int incount, MPI_Datatype datatype,
+              void* outbuf, MPI_Aint outsize, MPI_Aint* position));
+VMPI_DECLARE(int, Unpack_external,
+             (const char* datarep, const void* inbuf, MPI_Aint insize, MPI_Aint* position,
+              void* outbuf, int outcount, MPI_Datatype datatype));
+VMPI_DECLARE(int, Pack_external_size,
+             (const char* datarep, int incount, MPI_Datatype datatype, MPI_Aint* size));
 
 /* Vela */
 #define MPI_Migrate VMPI_Migrate
@@ -984,62 +1142,6 @@ VMPI_DECLARE(int, Yield, (void));
 
 #define MPI_Comm_idup VMPI_Comm_idup
 #define PMPI_Comm_idup VMPI_Comm_idup
-#define MPI_Type_contiguous VMPI_Type_contiguous
-#define PMPI_Type_contiguous VMPI_Type_contiguous
-#define MPI_Type_vector VMPI_Type_vector
-#define PMPI_Type_vector VMPI_Type_vector
-#define MPI_Type_hvector VMPI_Type_hvector
-#define PMPI_Type_hvector VMPI_Type_hvector
-#define MPI_Type_create_hvector VMPI_Type_create_hvector
-#define PMPI_Type_create_hvector VMPI_Type_create_hvector
-#define MPI_Type_indexed VMPI_Type_indexed
-#define PMPI_Type_indexed VMPI_Type_indexed
-#define MPI_Type_hindexed VMPI_Type_hindexed
-#define PMPI_Type_hindexed VMPI_Type_hindexed
-#define MPI_Type_create_hindexed VMPI_Type_create_hindexed
-#define PMPI_Type_create_hindexed VMPI_Type_create_hindexed
-#define MPI_Type_create_indexed_block VMPI_Type_create_indexed_block
-#define PMPI_Type_create_indexed_block VMPI_Type_create_indexed_block
-#define MPI_Type_create_hindexed_block VMPI_Type_create_hindexed_block
-#define PMPI_Type_create_hindexed_block VMPI_Type_create_hindexed_block
-#define MPI_Type_struct VMPI_Type_struct
-#define PMPI_Type_struct VMPI_Type_struct
-#define MPI_Type_create_struct VMPI_Type_create_struct
-#define PMPI_Type_create_struct VMPI_Type_create_struct
-#define MPI_Type_create_subarray VMPI_Type_create_subarray
-#define PMPI_Type_create_subarray VMPI_Type_create_subarray
-#define MPI_Type_create_darray VMPI_Type_create_darray
-#define PMPI_Type_create_darray VMPI_Type_create_darray
-#define MPI_Type_create_resized VMPI_Type_create_resized
-#define PMPI_Type_create_resized VMPI_Type_create_resized
-#define MPI_Type_dup VMPI_Type_dup
-#define PMPI_Type_dup VMPI_Type_dup
-#define MPI_Type_commit VMPI_Type_commit
-#define PMPI_Type_commit VMPI_Type_commit
-#define MPI_Type_free VMPI_Type_free
-#define PMPI_Type_free VMPI_Type_free
-#define MPI_Type_extent VMPI_Type_extent
-#define PMPI_Type_extent VMPI_Type_extent
-#define MPI_Type_lb VMPI_Type_lb
-#define PMPI_Type_lb VMPI_Type_lb
-#define MPI_Type_ub VMPI_Type_ub
-#define PMPI_Type_ub VMPI_Type_ub
-#define MPI_Type_get_extent VMPI_Type_get_extent
-#define PMPI_Type_get_extent VMPI_Type_get_extent
-#define MPI_Type_get_extent_x VMPI_Type_get_extent_x
-#define PMPI_Type_get_extent_x VMPI_Type_get_extent_x
-#define MPI_Type_get_true_extent VMPI_Type_get_true_extent
-#define PMPI_Type_get_true_extent VMPI_Type_get_true_extent
-#define MPI_Type_get_true_extent_x VMPI_Type_get_true_extent_x
-#define PMPI_Type_get_true_extent_x VMPI_Type_get_true_extent_x
-#define MPI_Type_get_envelope VMPI_Type_get_envelope
-#define PMPI_Type_get_envelope VMPI_Type_get_envelope
-#define MPI_Type_get_contents VMPI_Type_get_contents
-#define PMPI_Type_get_contents VMPI_Type_get_contents
-#define MPI_Type_set_name VMPI_Type_set_name
-#define PMPI_Type_set_name VMPI_Type_set_name
-#define MPI_Type_get_name VMPI_Type_get_name
-#define PMPI_Type_get_name VMPI_Type_get_name
 #define MPI_Type_create_keyval VMPI_Type_create_keyval
 #define PMPI_Type_create_keyval VMPI_Type_create_keyval
 #define MPI_Type_free_keyval VMPI_Type_free_keyval
@@ -1050,34 +1152,16 @@ VMPI_DECLARE(int, Yield, (void));
 #define PMPI_Type_get_attr VMPI_Type_get_attr
 #define MPI_Type_delete_attr VMPI_Type_delete_attr
 #define PMPI_Type_delete_attr VMPI_Type_delete_attr
-#define MPI_Type_match_size VMPI_Type_match_size
-#define PMPI_Type_match_size VMPI_Type_match_size
 #define MPI_Type_create_f90_integer VMPI_Type_create_f90_integer
 #define PMPI_Type_create_f90_integer VMPI_Type_create_f90_integer
 #define MPI_Type_create_f90_real VMPI_Type_create_f90_real
 #define PMPI_Type_create_f90_real VMPI_Type_create_f90_real
 #define MPI_Type_create_f90_complex VMPI_Type_create_f90_complex
 #define PMPI_Type_create_f90_complex VMPI_Type_create_f90_complex
-#define MPI_Get_elements VMPI_Get_elements
-#define PMPI_Get_elements VMPI_Get_elements
-#define MPI_Get_elements_x VMPI_Get_elements_x
-#define PMPI_Get_elements_x VMPI_Get_elements_x
 #define MPI_Status_set_elements VMPI_Status_set_elements
 #define PMPI_Status_set_elements VMPI_Status_set_elements
 #define MPI_Status_set_elements_x VMPI_Status_set_elements_x
 #define PMPI_Status_set_elements_x VMPI_Status_set_elements_x
-#define MPI_Pack VMPI_Pack
-#define PMPI_Pack VMPI_Pack
-#define MPI_Unpack VMPI_Unpack
-#define PMPI_Unpack VMPI_Unpack
-#define MPI_Pack_size VMPI_Pack_size
-#define PMPI_Pack_size VMPI_Pack_size
-#define MPI_Pack_external VMPI_Pack_external
-#define PMPI_Pack_external VMPI_Pack_external
-#define MPI_Unpack_external VMPI_Unpack_external
-#define PMPI_Unpack_external VMPI_Unpack_external
-#define MPI_Pack_external_size VMPI_Pack_external_size
-#define PMPI_Pack_external_size VMPI_Pack_external_size
 #define MPI_Cart_create VMPI_Cart_create
 #define PMPI_Cart_create VMPI_Cart_create
 #define MPI_Cart_coords VMPI_Cart_coords
@@ -1361,53 +1445,16 @@ VMPI_DECLARE(int, Yield, (void));
 #pragma GCC diagnostic ignored "-Wstrict-prototypes"
 #endif
 VMPI_UNSUPPORTED(Comm_idup);
-VMPI_UNSUPPORTED(Type_contiguous);
-VMPI_UNSUPPORTED(Type_vector);
-VMPI_UNSUPPORTED(Type_hvector);
-VMPI_UNSUPPORTED(Type_create_hvector);
-VMPI_UNSUPPORTED(Type_indexed);
-VMPI_UNSUPPORTED(Type_hindexed);
-VMPI_UNSUPPORTED(Type_create_hindexed);
-VMPI_UNSUPPORTED(Type_create_indexed_block);
-VMPI_UNSUPPORTED(Type_create_hindexed_block);
-VMPI_UNSUPPORTED(Type_struct);
-VMPI_UNSUPPORTED(Type_create_struct);
-VMPI_UNSUPPORTED(Type_create_subarray);
-VMPI_UNSUPPORTED(Type_create_darray);
-VMPI_UNSUPPORTED(Type_create_resized);
-VMPI_UNSUPPORTED(Type_dup);
-VMPI_UNSUPPORTED(Type_commit);
-VMPI_UNSUPPORTED(Type_free);
-VMPI_UNSUPPORTED(Type_extent);
-VMPI_UNSUPPORTED(Type_lb);
-VMPI_UNSUPPORTED(Type_ub);
-VMPI_UNSUPPORTED(Type_get_extent);
-VMPI_UNSUPPORTED(Type_get_extent_x);
-VMPI_UNSUPPORTED(Type_get_true_extent);
-VMPI_UNSUPPORTED(Type_get_true_extent_x);
-VMPI_UNSUPPORTED(Type_get_envelope);
-VMPI_UNSUPPORTED(Type_get_contents);
-VMPI_UNSUPPORTED(Type_set_name);
-VMPI_UNSUPPORTED(Type_get_name);
 VMPI_UNSUPPORTED(Type_create_keyval);
 VMPI_UNSUPPORTED(Type_free_keyval);
 VMPI_UNSUPPORTED(Type_set_attr);
 VMPI_UNSUPPORTED(Type_get_attr);
 VMPI_UNSUPPORTED(Type_delete_attr);
-VMPI_UNSUPPORTED(Type_match_size);
 VMPI_UNSUPPORTED(Type_create_f90_integer);
 VMPI_UNSUPPORTED(Type_create_f90_real);
 VMPI_UNSUPPORTED(Type_create_f90_complex);
-VMPI_UNSUPPORTED(Get_elements);
-VMPI_UNSUPPORTED(Get_elements_x);
 VMPI_UNSUPPORTED(Status_set_elements);
 VMPI_UNSUPPORTED(Status_set_elements_x);
-VMPI_UNSUPPORTED(Pack);
-VMPI_UNSUPPORTED(Unpack);
-VMPI_UNSUPPORTED(Pack_size);
-VMPI_UNSUPPORTED(Pack_external);
-VMPI_UNSUPPORTED(Unpack_external);
-VMPI_UNSUPPORTED(Pack_external_size);
 VMPI_UNSUPPORTED(Cart_create);
 VMPI_UNSUPPORTED(Cart_coords);
 VMPI_UNSUPPORTED(Cart_rank);

@@ -1,14 +1,20 @@
 // MPI's collective communication (the standard's chapter 5) on any intracommunicator: vp's
 // collectives over the communicator's members (vp::Members: its group and context), with the
-// reduction operators of operators.cpp. vp's collectives read and write distinct buffers: a
-// buffer given as MPI_IN_PLACE is made into one of them here (InPlace). The gather-like calls
-// move each rank's block as bytes, so that the send and receive datatypes need only agree on
-// their size. Reductions combine in rank order along a tree fixed by the communicator's size
-// (the same bits for any placement); MPI_Scan and MPI_Exscan pass a prefix along the ranks
-// (n - 1 steps), MPI_Reduce_scatter reduces at rank 0 and scatters.
+// reduction operators of operators.cpp.
+//
+// Data: vp moves runs of bytes. A buffer of a predefined or contiguous datatype is used where it
+// lies; any other is packed into a run (Outgoing) or received into one and unpacked (Incoming),
+// one pass over its type map. vp's collectives read and write distinct buffers, so a send
+// buffer given as MPI_IN_PLACE is sent from a packed copy of the receive buffer. The gather-like
+// calls move each rank's block as bytes: the send and receive type signatures need only agree
+// on their size. Reductions run on the elements of one basic type (a derived type must have a
+// single one), combining in rank order along a tree fixed by the communicator's size (the same
+// bits for any placement); MPI_Scan and MPI_Exscan pass a prefix along the ranks (n - 1 steps);
+// MPI_Reduce_scatter reduces at rank 0 and scatters.
 #include <cstring>
 #include <numeric>
 
+#include "derived_types.hpp"
 #include "internal.hpp"
 #include "operators.hpp"
 
@@ -27,96 +33,110 @@ Communicator& collective_comm(const char* call, const Label& label, MPI_Comm com
   return c;
 }
 
-// A collective's buffer given as MPI_IN_PLACE, made into one vp takes. On the send side the
-// caller's own contribution already lies in its receive buffer: it is sent from a copy (vp
-// writes the receive buffer while it reads the send buffer). On the receive side (a scatter's
-// root, whose block stays where it is in its send buffer) the block is received into scratch.
-class InPlace {
+// `count` elements of `type` at `buffer` as a run of bytes: in place, or packed (always copied
+// when `copy`: the caller will write the buffer while the run is read).
+class Outgoing {
  public:
-  // Whether `buffer`, the call's `side` ("send" or "receive") buffer, is MPI_IN_PLACE: an
-  // error where the call takes it at the root only (`root_only`) and this rank is not the root.
-  InPlace(const char* call, const void* buffer, const char* side, bool root_only, bool at_root)
-      : in_place_(buffer == MPI_IN_PLACE) {
-    if (in_place_ && root_only && !at_root) {
-      fail(call, MPI_ERR_BUFFER,
-           std::string("MPI_IN_PLACE is the ") + side + " buffer of the root only");
+  Outgoing(const void* buffer, std::size_t count, const Datatype& type, bool copy = false)
+      : bytes_(count * type.size) {
+    if (copy && type.contiguous) {
+      const auto* from = static_cast<const std::byte*>(gathered(buffer, count, type, scratch_));
+      scratch_.assign(from, from + bytes_);
+      data_ = scratch_.data();
+    } else {
+      data_ = gathered(buffer, count, type, scratch_);
     }
   }
-  InPlace(const InPlace&) = delete;
-  InPlace& operator=(const InPlace&) = delete;
-
-  explicit operator bool() const { return in_place_; }
-
-  // `sendbuf`, or in place a copy of the `bytes` bytes at `offset` in `recvbuf`.
-  const void* send(const void* sendbuf, const void* recvbuf, std::size_t offset,
-                   std::size_t bytes) {
-    if (!in_place_) return sendbuf;
-    scratch_.resize(bytes);
-    if (bytes > 0)
-      std::memcpy(scratch_.data(), static_cast<const std::byte*>(recvbuf) + offset, bytes);
-    return scratch_.data();
-  }
-
-  // `recvbuf`, or in place `bytes` bytes that no one reads.
-  void* receive(void* recvbuf, std::size_t bytes) {
-    if (!in_place_) return recvbuf;
-    scratch_.resize(bytes);
-    return scratch_.data();
-  }
+  const void* data() const { return data_; }
+  std::size_t bytes() const { return bytes_; }
 
  private:
-  bool in_place_;
   std::vector<std::byte> scratch_;
+  const void* data_ = nullptr;
+  std::size_t bytes_;
 };
 
-// The bytes each rank contributes to a gather-like call: sendcount of sendtype, which must
-// match recvcount of recvtype where the receive side counts.
-std::size_t block_bytes(const char* call, int sendcount, MPI_Datatype sendtype, int recvcount,
-                        MPI_Datatype recvtype, bool send_side, bool receive_side) {
-  std::size_t send_bytes = 0;
-  std::size_t receive_bytes = 0;
-  const Datatype* stype = nullptr;
-  const Datatype* rtype = nullptr;
-  if (send_side) {
-    stype = &datatype_of(call, sendtype, "sendtype");
-    send_bytes = bytes_of(count_of(call, sendcount, "sendcount"), *stype);
+// Where `count` elements of `type` for `buffer` arrive as bytes; done() puts them in place.
+class Incoming {
+ public:
+  Incoming(void* buffer, std::size_t count, const Datatype& type)
+      : buffer_(buffer), count_(count), type_(type), bytes_(count * type.size) {
+    data_ = receiving(buffer, count, type, scratch_);
   }
-  if (receive_side) {
-    rtype = &datatype_of(call, recvtype, "recvtype");
-    receive_bytes = bytes_of(count_of(call, recvcount, "recvcount"), *rtype);
-  }
-  if (send_side && receive_side && send_bytes != receive_bytes) {
-    fail(call, MPI_ERR_TRUNCATE,
-         "recvcount " + std::to_string(recvcount) + " of " + rtype->name + " (" +
-             std::to_string(receive_bytes) + " bytes) does not match sendcount " +
-             std::to_string(sendcount) + " of " + stype->name + " (" + std::to_string(send_bytes) +
-             " bytes)");
-  }
-  return send_side ? send_bytes : receive_bytes;
-}
+  void* data() const { return data_; }
+  std::size_t bytes() const { return bytes_; }
+  void done() { scattered(scratch_, bytes_, buffer_, count_, type_); }
 
-void check_bytes(const char* call, const void* buffer, std::size_t bytes, const char* what) {
+ private:
+  void* buffer_;
+  std::size_t count_;
+  const Datatype& type_;
+  std::size_t bytes_;
+  std::vector<std::byte> scratch_;
+  void* data_ = nullptr;
+};
+
+void check_bytes(const char* call, const void* buffer, std::size_t bytes, const Datatype& type,
+                 const char* what) {
   if (buffer == MPI_IN_PLACE)
     fail(call, MPI_ERR_BUFFER, std::string(what) + " cannot be MPI_IN_PLACE here");
-  if (bytes > 0 && buffer == nullptr) {
+  if (bytes > 0 && buffer == nullptr && type.map == nullptr) {
     fail(call, MPI_ERR_BUFFER,
          std::string(what) + " is NULL for " + std::to_string(bytes) + " bytes");
   }
 }
 
-// A reduction's arguments, checked: the datatype, the count, the operator on the datatype.
+// One side of a block of a gather-like call: `count` elements of `type`, checked.
+struct Side {
+  const Datatype* type = nullptr;
+  std::size_t count = 0;
+  std::size_t bytes() const { return type == nullptr ? 0 : count * type->size; }
+};
+
+Side side_of(const char* call, int count, MPI_Datatype datatype, const char* count_name,
+             const char* type_name) {
+  const Datatype& t = datatype_of(call, datatype, type_name);
+  return {&t, count_of(call, count, count_name)};
+}
+
+// The send and receive sides of a block must hold the same number of bytes where both count.
+void check_match(const char* call, const Side& send, const Side& receive) {
+  if (send.type == nullptr || receive.type == nullptr || send.bytes() == receive.bytes()) return;
+  fail(call, MPI_ERR_TRUNCATE,
+       "recvcount " + std::to_string(receive.count) + " of " + receive.type->name + " (" +
+           std::to_string(receive.bytes()) + " bytes) does not match sendcount " +
+           std::to_string(send.count) + " of " + send.type->name + " (" +
+           std::to_string(send.bytes()) + " bytes)");
+}
+
+// A reduction's arguments, checked: what the program gave (`count` of `type`) and what is
+// combined (`elements` of the basic type `element`, with `operation`).
 struct Reduction {
   const Datatype& type;
   std::size_t count;
+  const Datatype& element;
+  std::size_t elements;
   Operation operation;
-  std::size_t bytes() const { return count * type.size; }
+  std::size_t bytes() const { return elements * element.size; }
 };
 
 Reduction reduction_of(const char* call, Objects& objects, int count, MPI_Datatype datatype,
                        MPI_Op op) {
   const Datatype& type = datatype_of(call, datatype);
   const std::size_t n = count_of(call, count);
-  return {type, n, operation_of(call, objects, op, datatype, type)};
+  if (type.map == nullptr)
+    return {type, n, type, n, operation_of(call, objects, op, datatype, type)};
+  if (type.element == nullptr) {
+    fail(call, MPI_ERR_OP,
+         "datatype " + handle_text(datatype) +
+             " is a derived datatype whose elements are not all of one basic type (or are "
+             "{value, index} pairs): reductions on it are not supported");
+  }
+  const Datatype& element = *type.element;
+  const MPI_Datatype basic = reinterpret_cast<MPI_Datatype>(
+      static_cast<std::uintptr_t>(VMPI_DATATYPE_BASE + (&element - datatypes)));
+  const std::size_t per = type.size / element.size;
+  return {type, n, element, n * per, operation_of(call, objects, op, basic, element)};
 }
 
 // `count` counts of `what` (one per member), checked; their sum.
@@ -129,18 +149,29 @@ std::size_t check_counts(const char* call, const int* counts, int members, const
   return total;
 }
 
-// The byte offset of block i of a v-collective: displs[i] elements of `type`.
-std::size_t at(const int* displs, int i, const Datatype& type) {
-  return static_cast<std::size_t>(static_cast<std::ptrdiff_t>(displs[i]) *
-                                  static_cast<std::ptrdiff_t>(type.size));
+// Block i of a v-collective: displs[i] extents of `type` into `base`.
+template <class T>
+T* block_at(T* base, const int* displs, int i, const Datatype& type) {
+  const auto offset =
+      static_cast<std::intptr_t>(displs[i]) * static_cast<std::intptr_t>(type.extent);
+  return reinterpret_cast<T*>(reinterpret_cast<std::uintptr_t>(base) +
+                              static_cast<std::uintptr_t>(offset));
+}
+
+// Element `index` of a buffer of `type` (blocks of a gather are consecutive elements).
+template <class T>
+T* element_at(T* base, std::size_t index, const Datatype& type) {
+  const auto offset = static_cast<std::intptr_t>(index) * static_cast<std::intptr_t>(type.extent);
+  return reinterpret_cast<T*>(reinterpret_cast<std::uintptr_t>(base) +
+                              static_cast<std::uintptr_t>(offset));
 }
 
 // Passes a running reduction along the members: member i receives the combination of members
 // 0..i-1 (`prefix`; empty at member 0), and sends on that combined with its own values. What
 // MPI_Scan (inclusive: the result is prefix op own) and MPI_Exscan (the prefix) share.
-void prefix_chain(const char* call, const Communicator& c, const void* own, void* result,
+void prefix_chain(const char* call, Communicator& c, const void* own, void* result,
                   const Reduction& r, bool inclusive) {
-  const vp::Members members = const_cast<Communicator&>(c).members();
+  const vp::Members members = c.members();
   const vp::Collective chain(members, call);
   const std::size_t bytes = r.bytes();
   std::vector<std::byte> running(bytes);
@@ -150,10 +181,29 @@ void prefix_chain(const char* call, const Communicator& c, const void* own, void
     chain.get(prefix.data(), bytes, members.index - 1);
     if (!inclusive && bytes > 0) std::memcpy(result, prefix.data(), bytes);
     // running = prefix op own (prefix holds the lower ranks)
-    if (r.count > 0) r.operation.function(prefix.data(), running.data(), r.count, &r.operation);
+    if (r.elements > 0)
+      r.operation.function(prefix.data(), running.data(), r.elements, &r.operation);
   }
   if (inclusive && bytes > 0) std::memcpy(result, running.data(), bytes);
   if (members.index + 1 < members.size) chain.put(running.data(), bytes, members.index + 1);
+}
+
+// MPI_Scan and MPI_Exscan.
+int scan(const char* call, const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+         MPI_Op op, MPI_Comm comm, bool inclusive) {
+  return guarded_on(call, comm, [&](const Label& label) {
+    Objects& objects = active(call, label);
+    Communicator& c = collective_comm(call, label, comm);
+    const Reduction r = reduction_of(call, objects, count, datatype, op);
+    check_buffer(call, recvbuf, r.count, r.type, "recvbuf");
+    const bool in_place = sendbuf == MPI_IN_PLACE;
+    if (!in_place) check_buffer(call, sendbuf, r.count, r.type, "sendbuf");
+    const Outgoing in(in_place ? recvbuf : sendbuf, r.count, r.type, in_place);
+    Incoming out(recvbuf, r.count, r.type);
+    prefix_chain(call, c, in.data(), out.data(), r, inclusive);
+    // Exscan leaves rank 0's receive buffer as it was.
+    if (inclusive || c.rank != 0) out.done();
+  });
 }
 
 // MPI_Allgather and MPI_Alltoall: every rank receives a block from each rank, and sends its
@@ -164,45 +214,117 @@ int exchange(const char* call, const void* sendbuf, int sendcount, MPI_Datatype 
              void (*collective)(const vp::Members&, const void*, std::size_t, void*, const char*)) {
   return guarded_on(call, comm, [&](const Label& label) {
     Communicator& c = collective_comm(call, label, comm);
-    InPlace in_place(call, sendbuf, "send", false, true);
-    const std::size_t bytes =
-        block_bytes(call, sendcount, sendtype, recvcount, recvtype, !in_place, true);
-    const std::size_t all = bytes * static_cast<std::size_t>(c.group.size());
-    check_bytes(call, recvbuf, all, "recvbuf");
-    sendbuf = all_blocks ? in_place.send(sendbuf, recvbuf, 0, all)
-                         : in_place.send(sendbuf, recvbuf, static_cast<std::size_t>(c.rank) * bytes,
-                                         bytes);
-    check_bytes(call, sendbuf, all_blocks ? all : bytes, "sendbuf");
-    collective(c.members(), sendbuf, bytes, recvbuf, call);
+    const auto n = static_cast<std::size_t>(c.group.size());
+    const Side receive = side_of(call, recvcount, recvtype, "recvcount", "recvtype");
+    check_bytes(call, recvbuf, receive.bytes() * n, *receive.type, "recvbuf");
+    const bool in_place = sendbuf == MPI_IN_PLACE;
+    Side send = receive;
+    if (!in_place) {
+      send = side_of(call, sendcount, sendtype, "sendcount", "sendtype");
+      check_match(call, send, receive);
+      check_bytes(call, sendbuf, send.bytes() * (all_blocks ? n : 1), *send.type, "sendbuf");
+    }
+    // In place: the own block (allgather) or every block (alltoall) of the receive buffer.
+    const void* source =
+        in_place
+            ? (all_blocks ? recvbuf
+                          : element_at(recvbuf, receive.count * static_cast<std::size_t>(c.rank),
+                                       *receive.type))
+            : sendbuf;
+    const Outgoing in(source, send.count * (all_blocks ? n : 1), *send.type, in_place);
+    Incoming out(recvbuf, receive.count * n, *receive.type);
+    collective(c.members(), in.data(), receive.bytes(), out.data(), call);
+    out.done();
   });
 }
 
-// MPI_Reduce_scatter and MPI_Reduce_scatter_block: the reduction of every member's `total`
-// elements at member 0, then block i (counts[i] elements at offsets[i]) to member i.
+// MPI_Reduce_scatter and MPI_Reduce_scatter_block: the reduction of every member's elements at
+// member 0, then block i (counts[i] elements) to member i.
 void reduce_then_scatter(const char* call, Communicator& c, const void* sendbuf, void* recvbuf,
                          const Reduction& r, const std::vector<int>& counts) {
   const vp::Members members = c.members();
+  const bool in_place = sendbuf == MPI_IN_PLACE;
+  const Outgoing in(in_place ? recvbuf : sendbuf, r.count, r.type, in_place);
   std::vector<std::byte> whole(c.rank == 0 ? r.bytes() : 0);
-  vp::group::reduce(members, sendbuf, whole.data(), r.count, r.type.size, r.operation.combine(), 0,
-                    call);
+  vp::group::reduce(members, in.data(), whole.data(), r.elements, r.element.size,
+                    r.operation.combine(), 0, call);
   const vp::Collective scatter(members, call);
-  const std::size_t mine =
-      static_cast<std::size_t>(counts[static_cast<std::size_t>(c.rank)]) * r.type.size;
+  const std::size_t per = r.count == 0 ? 0 : r.bytes() / r.count;  // bytes per element of type
+  Incoming out(recvbuf, static_cast<std::size_t>(counts[static_cast<std::size_t>(c.rank)]), r.type);
   if (c.rank != 0) {
-    scatter.get(recvbuf, mine, 0);
+    scatter.get(out.data(), out.bytes(), 0);
+    out.done();
     return;
   }
   std::size_t offset = 0;
   for (int i = 0; i < members.size; ++i) {
-    const std::size_t bytes =
-        static_cast<std::size_t>(counts[static_cast<std::size_t>(i)]) * r.type.size;
+    const std::size_t bytes = static_cast<std::size_t>(counts[static_cast<std::size_t>(i)]) * per;
     if (i == 0) {
-      if (bytes > 0) std::memmove(recvbuf, whole.data(), bytes);
+      if (bytes > 0) std::memmove(out.data(), whole.data(), bytes);
     } else {
       scatter.put(whole.data() + offset, bytes, i);
     }
     offset += bytes;
   }
+  out.done();
+}
+
+// MPI_Alltoallv and MPI_Alltoallw: block i of the send side goes to member i, block j of the
+// receive side comes from member j; each block is `count` elements of its type at its address.
+struct Block {
+  const void* address;
+  std::size_t count;
+  const Datatype* type;
+};
+
+void all_to_all(const char* call, Communicator& c, const std::vector<Block>& sends,
+                const std::vector<Block>& receives) {
+  const vp::Members members = c.members();
+  const vp::Collective exchange(members, call);
+  const int n = members.size;
+  const int me = members.index;
+  for (int d = 1; d < n; ++d) {
+    const int dest = (me + d) % n;
+    const Block& b = sends[static_cast<std::size_t>(dest)];
+    const Outgoing out(b.address, b.count, *b.type);
+    exchange.put(out.data(), out.bytes(), dest);
+  }
+  const Block& own = sends[static_cast<std::size_t>(me)];
+  const Block& into = receives[static_cast<std::size_t>(me)];
+  const Outgoing mine(own.address, own.count, *own.type);
+  Incoming here(const_cast<void*>(into.address), into.count, *into.type);
+  if (mine.bytes() > here.bytes()) {
+    fail(call, MPI_ERR_TRUNCATE, "the block to itself is longer than its receive block");
+  }
+  if (mine.bytes() > 0) std::memmove(here.data(), mine.data(), mine.bytes());
+  here.done();
+  for (int d = 1; d < n; ++d) {
+    const int source = (me - d + n) % n;
+    const Block& b = receives[static_cast<std::size_t>(source)];
+    Incoming in(const_cast<void*>(b.address), b.count, *b.type);
+    exchange.get(in.data(), in.bytes(), source);
+    in.done();
+  }
+}
+
+// MPI_BYTE's record: what a run of packed bytes is.
+const Datatype& bytes_type() {
+  return datatypes[reinterpret_cast<std::uintptr_t>(MPI_BYTE) - VMPI_DATATYPE_BASE];
+}
+
+// In place, the send blocks are packed copies of the receive blocks (sent from a snapshot, since
+// the receive buffer is written meanwhile).
+std::vector<Block> snapshot(const std::vector<Block>& receives,
+                            std::vector<std::vector<std::byte>>& copies,
+                            const Datatype& bytes_type) {
+  std::vector<Block> sends;
+  for (const Block& b : receives) {
+    const Outgoing packed(b.address, b.count, *b.type, true);
+    const auto* from = static_cast<const std::byte*>(packed.data());
+    copies.emplace_back(from, from + packed.bytes());
+    sends.push_back({copies.back().data(), packed.bytes(), &bytes_type});
+  }
+  return sends;
 }
 
 }  // namespace
@@ -226,7 +348,15 @@ int VPMPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Co
     Communicator& c = collective_comm(call, label, comm);
     const Buffer b = buffer_of(call, buffer, count, datatype, {.buffer = "buffer"});
     check_peer(c.group.size(), call, "root", root, false, false);
-    vp::group::bcast(c.members(), buffer, bytes_of(b.count, b.type), root, call);
+    if (b.type.contiguous) {
+      Incoming in_place(buffer, b.count, b.type);
+      vp::group::bcast(c.members(), in_place.data(), in_place.bytes(), root, call);
+      return;
+    }
+    std::vector<std::byte> packed(bytes_of(b.count, b.type));
+    if (c.rank == root) b.type.map->pack(buffer, b.count, packed.data());
+    vp::group::bcast(c.members(), packed.data(), packed.size(), root, call);
+    if (c.rank != root) scattered(packed, packed.size(), buffer, b.count, b.type);
   });
 }
 
@@ -239,13 +369,21 @@ int VPMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype dat
     const Reduction r = reduction_of(call, objects, count, datatype, op);
     check_peer(c.group.size(), call, "root", root, false, false);
     const bool at_root = c.rank == root;
-    InPlace in_place(call, sendbuf, "send", true, at_root);
-    if (in_place) check_buffer(call, recvbuf, r.count, r.type, "recvbuf");
-    sendbuf = in_place.send(sendbuf, recvbuf, 0, r.bytes());
-    check_buffer(call, sendbuf, r.count, r.type, "sendbuf");
+    const bool in_place = sendbuf == MPI_IN_PLACE;
+    if (in_place && !at_root)
+      fail(call, MPI_ERR_BUFFER, "MPI_IN_PLACE is the send buffer of the root only");
     if (at_root) check_buffer(call, recvbuf, r.count, r.type, "recvbuf");
-    vp::group::reduce(c.members(), sendbuf, recvbuf, r.count, r.type.size, r.operation.combine(),
-                      root, call);
+    if (!in_place) check_buffer(call, sendbuf, r.count, r.type, "sendbuf");
+    const Outgoing in(in_place ? recvbuf : sendbuf, r.count, r.type, in_place);
+    if (!at_root) {
+      vp::group::reduce(c.members(), in.data(), nullptr, r.elements, r.element.size,
+                        r.operation.combine(), root, call);
+      return;
+    }
+    Incoming out(recvbuf, r.count, r.type);
+    vp::group::reduce(c.members(), in.data(), out.data(), r.elements, r.element.size,
+                      r.operation.combine(), root, call);
+    out.done();
   });
 }
 
@@ -257,11 +395,13 @@ int VPMPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype 
     Communicator& c = collective_comm(call, label, comm);
     const Reduction r = reduction_of(call, objects, count, datatype, op);
     check_buffer(call, recvbuf, r.count, r.type, "recvbuf");
-    InPlace in_place(call, sendbuf, "send", false, true);
-    sendbuf = in_place.send(sendbuf, recvbuf, 0, r.bytes());
-    check_buffer(call, sendbuf, r.count, r.type, "sendbuf");
-    vp::group::allreduce(c.members(), sendbuf, recvbuf, r.count, r.type.size, r.operation.combine(),
-                         call);
+    const bool in_place = sendbuf == MPI_IN_PLACE;
+    if (!in_place) check_buffer(call, sendbuf, r.count, r.type, "sendbuf");
+    const Outgoing in(in_place ? recvbuf : sendbuf, r.count, r.type, in_place);
+    Incoming out(recvbuf, r.count, r.type);
+    vp::group::allreduce(c.members(), in.data(), out.data(), r.elements, r.element.size,
+                         r.operation.combine(), call);
+    out.done();
   });
 }
 
@@ -273,7 +413,15 @@ int VPMPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatyp
     const Reduction r = reduction_of(call, objects, count, datatype, op);
     check_buffer(call, inbuf, r.count, r.type, "inbuf");
     check_buffer(call, inoutbuf, r.count, r.type, "inoutbuf");
-    if (r.count > 0) r.operation.function(inbuf, inoutbuf, r.count, &r.operation);
+    const Outgoing in(inbuf, r.count, r.type);
+    const Outgoing current(inoutbuf, r.count, r.type, true);
+    Incoming out(inoutbuf, r.count, r.type);
+    if (r.elements > 0) {
+      if (out.data() != current.data() && r.bytes() > 0)
+        std::memcpy(out.data(), current.data(), r.bytes());
+      r.operation.function(in.data(), out.data(), r.elements, &r.operation);
+    }
+    out.done();
   });
 }
 
@@ -286,9 +434,7 @@ int VPMPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount
     const int n = c.group.size();
     count_of(call, recvcount, "recvcount");
     const Reduction r = reduction_of(call, objects, recvcount * n, datatype, op);
-    InPlace in_place(call, sendbuf, "send", false, true);
-    sendbuf = in_place.send(sendbuf, recvbuf, 0, r.bytes());
-    check_buffer(call, sendbuf, r.count, r.type, "sendbuf");
+    if (sendbuf != MPI_IN_PLACE) check_buffer(call, sendbuf, r.count, r.type, "sendbuf");
     check_buffer(call, recvbuf, static_cast<std::size_t>(recvcount), r.type, "recvbuf");
     reduce_then_scatter(call, c, sendbuf, recvbuf, r,
                         std::vector<int>(static_cast<std::size_t>(n), recvcount));
@@ -304,9 +450,7 @@ int VPMPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcount
     const int n = c.group.size();
     const std::size_t total = check_counts(call, recvcounts, n, "recvcounts");
     const Reduction r = reduction_of(call, objects, static_cast<int>(total), datatype, op);
-    InPlace in_place(call, sendbuf, "send", false, true);
-    sendbuf = in_place.send(sendbuf, recvbuf, 0, r.bytes());
-    check_buffer(call, sendbuf, r.count, r.type, "sendbuf");
+    if (sendbuf != MPI_IN_PLACE) check_buffer(call, sendbuf, r.count, r.type, "sendbuf");
     check_buffer(call, recvbuf, static_cast<std::size_t>(recvcounts[c.rank]), r.type, "recvbuf");
     reduce_then_scatter(call, c, sendbuf, recvbuf, r, std::vector<int>(recvcounts, recvcounts + n));
   });
@@ -314,32 +458,12 @@ int VPMPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcount
 
 int VPMPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                MPI_Comm comm) {
-  constexpr const char* call = "MPI_Scan";
-  return guarded_on(call, comm, [&](const Label& label) {
-    Objects& objects = active(call, label);
-    Communicator& c = collective_comm(call, label, comm);
-    const Reduction r = reduction_of(call, objects, count, datatype, op);
-    check_buffer(call, recvbuf, r.count, r.type, "recvbuf");
-    InPlace in_place(call, sendbuf, "send", false, true);
-    sendbuf = in_place.send(sendbuf, recvbuf, 0, r.bytes());
-    check_buffer(call, sendbuf, r.count, r.type, "sendbuf");
-    prefix_chain(call, c, sendbuf, recvbuf, r, true);
-  });
+  return scan("MPI_Scan", sendbuf, recvbuf, count, datatype, op, comm, true);
 }
 
 int VPMPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                  MPI_Comm comm) {
-  constexpr const char* call = "MPI_Exscan";
-  return guarded_on(call, comm, [&](const Label& label) {
-    Objects& objects = active(call, label);
-    Communicator& c = collective_comm(call, label, comm);
-    const Reduction r = reduction_of(call, objects, count, datatype, op);
-    check_buffer(call, recvbuf, r.count, r.type, "recvbuf");
-    InPlace in_place(call, sendbuf, "send", false, true);
-    sendbuf = in_place.send(sendbuf, recvbuf, 0, r.bytes());
-    check_buffer(call, sendbuf, r.count, r.type, "sendbuf");
-    prefix_chain(call, c, sendbuf, recvbuf, r, false);
-  });
+  return scan("MPI_Exscan", sendbuf, recvbuf, count, datatype, op, comm, false);
 }
 
 int VPMPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
@@ -348,17 +472,84 @@ int VPMPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
   return guarded_on(call, comm, [&](const Label& label) {
     Communicator& c = collective_comm(call, label, comm);
     check_peer(c.group.size(), call, "root", root, false, false);
+    const auto n = static_cast<std::size_t>(c.group.size());
     const bool at_root = c.rank == root;
-    InPlace in_place(call, sendbuf, "send", true, at_root);
+    const bool in_place = sendbuf == MPI_IN_PLACE;
+    if (in_place && !at_root)
+      fail(call, MPI_ERR_BUFFER, "MPI_IN_PLACE is the send buffer of the root only");
     // The receive arguments count at the root only.
-    const std::size_t bytes =
-        block_bytes(call, sendcount, sendtype, recvcount, recvtype, !in_place, at_root);
-    if (at_root)
-      check_bytes(call, recvbuf, bytes * static_cast<std::size_t>(c.group.size()), "recvbuf");
-    sendbuf = in_place.send(sendbuf, recvbuf, static_cast<std::size_t>(root) * bytes, bytes);
-    check_bytes(call, sendbuf, bytes, "sendbuf");
-    vp::group::gather(c.members(), sendbuf, bytes, recvbuf, root, call);
+    Side receive;
+    if (at_root) {
+      receive = side_of(call, recvcount, recvtype, "recvcount", "recvtype");
+      check_bytes(call, recvbuf, receive.bytes() * n, *receive.type, "recvbuf");
+    }
+    Side send = receive;
+    if (!in_place) {
+      send = side_of(call, sendcount, sendtype, "sendcount", "sendtype");
+      check_match(call, send, receive);
+      check_bytes(call, sendbuf, send.bytes(), *send.type, "sendbuf");
+    }
+    const void* source =
+        in_place
+            ? element_at(recvbuf, receive.count * static_cast<std::size_t>(root), *receive.type)
+            : sendbuf;
+    const Outgoing in(source, send.count, *send.type, in_place);
+    if (!at_root) {
+      vp::group::gather(c.members(), in.data(), in.bytes(), nullptr, root, call);
+      return;
+    }
+    Incoming out(recvbuf, receive.count * n, *receive.type);
+    vp::group::gather(c.members(), in.data(), receive.bytes(), out.data(), root, call);
+    out.done();
   });
+}
+
+int VPMPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  constexpr const char* call = "MPI_Scatter";
+  return guarded_on(call, comm, [&](const Label& label) {
+    Communicator& c = collective_comm(call, label, comm);
+    check_peer(c.group.size(), call, "root", root, false, false);
+    const auto n = static_cast<std::size_t>(c.group.size());
+    const bool at_root = c.rank == root;
+    const bool in_place = recvbuf == MPI_IN_PLACE;
+    if (in_place && !at_root)
+      fail(call, MPI_ERR_BUFFER, "MPI_IN_PLACE is the receive buffer of the root only");
+    // The send arguments count at the root only.
+    Side send;
+    if (at_root) {
+      send = side_of(call, sendcount, sendtype, "sendcount", "sendtype");
+      check_bytes(call, sendbuf, send.bytes() * n, *send.type, "sendbuf");
+    }
+    Side receive = send;
+    if (!in_place) {
+      receive = side_of(call, recvcount, recvtype, "recvcount", "recvtype");
+      check_match(call, send, receive);
+      check_bytes(call, recvbuf, receive.bytes(), *receive.type, "recvbuf");
+    }
+    std::vector<std::byte> unused(in_place ? send.bytes() : 0);
+    const Outgoing in(at_root ? sendbuf : nullptr, at_root ? send.count * n : 0,
+                      at_root ? *send.type : datatypes[0]);
+    if (in_place) {
+      vp::group::scatter(c.members(), in.data(), send.bytes(), unused.data(), root, call);
+      return;
+    }
+    Incoming out(recvbuf, receive.count, *receive.type);
+    vp::group::scatter(c.members(), in.data(), receive.bytes(), out.data(), root, call);
+    out.done();
+  });
+}
+
+int VPMPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  return exchange("MPI_Allgather", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                  false, vp::group::allgather);
+}
+
+int VPMPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  return exchange("MPI_Alltoall", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                  true, vp::group::alltoall);
 }
 
 int VPMPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
@@ -373,60 +564,38 @@ int VPMPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
     const bool in_place = sendbuf == MPI_IN_PLACE;
     if (in_place && !at_root) fail(call, MPI_ERR_BUFFER, "MPI_IN_PLACE is the root's only");
     const vp::Collective gather(c.members(), call);
+    Side send;
+    if (!in_place) {
+      send = side_of(call, sendcount, sendtype, "sendcount", "sendtype");
+      check_bytes(call, sendbuf, send.bytes(), *send.type, "sendbuf");
+    }
     if (!at_root) {
-      const Buffer s =
-          buffer_of(call, sendbuf, sendcount, sendtype,
-                    {.buffer = "sendbuf", .count = "sendcount", .datatype = "sendtype"});
-      gather.put(sendbuf, bytes_of(s.count, s.type), root);
+      const Outgoing out(sendbuf, send.count, *send.type);
+      gather.put(out.data(), out.bytes(), root);
       return;
     }
     const Datatype& rtype = datatype_of(call, recvtype, "recvtype");
     check_counts(call, recvcounts, n, "recvcounts");
     check_out(call, displs, "displs");
-    auto* out = static_cast<std::byte*>(recvbuf);
     for (int i = 0; i < n; ++i) {
-      const std::size_t bytes = bytes_of(static_cast<std::size_t>(recvcounts[i]), rtype);
-      if (bytes > 0) check_bytes(call, recvbuf, bytes, "recvbuf");
+      const auto count = static_cast<std::size_t>(recvcounts[i]);
+      if (i == root && in_place) continue;
+      Incoming in(block_at(recvbuf, displs, i, rtype), count, rtype);
       if (i == root) {
-        if (in_place) continue;
-        const Buffer s =
-            buffer_of(call, sendbuf, sendcount, sendtype,
-                      {.buffer = "sendbuf", .count = "sendcount", .datatype = "sendtype"});
-        const std::size_t own = bytes_of(s.count, s.type);
-        if (own != bytes) {
+        check_match(call, send, {&rtype, count});
+        const Outgoing own(sendbuf, send.count, *send.type);
+        if (own.bytes() > 0) std::memmove(in.data(), own.data(), own.bytes());
+      } else {
+        const std::size_t got = gather.get(in.data(), in.bytes(), i);
+        if (got != in.bytes()) {
           fail(call, MPI_ERR_TRUNCATE,
-               "the root's sendcount is " + std::to_string(own) + " bytes, recvcounts[root] " +
-                   std::to_string(bytes));
+               "rank " + std::to_string(i) + " sent " + std::to_string(got) +
+                   " bytes, recvcounts[" + std::to_string(i) + "] holds " +
+                   std::to_string(in.bytes()));
         }
-        if (own > 0) std::memmove(out + at(displs, i, rtype), sendbuf, own);
-        continue;
       }
-      const std::size_t got = gather.get(out + at(displs, i, rtype), bytes, i);
-      if (got != bytes) {
-        fail(call, MPI_ERR_TRUNCATE,
-             "rank " + std::to_string(i) + " sent " + std::to_string(got) + " bytes, recvcounts[" +
-                 std::to_string(i) + "] is " + std::to_string(bytes));
-      }
+      in.done();
     }
-  });
-}
-
-int VPMPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  constexpr const char* call = "MPI_Scatter";
-  return guarded_on(call, comm, [&](const Label& label) {
-    Communicator& c = collective_comm(call, label, comm);
-    check_peer(c.group.size(), call, "root", root, false, false);
-    const bool at_root = c.rank == root;
-    InPlace in_place(call, recvbuf, "receive", true, at_root);
-    // The send arguments count at the root only.
-    const std::size_t bytes =
-        block_bytes(call, sendcount, sendtype, recvcount, recvtype, at_root, !in_place);
-    if (at_root)
-      check_bytes(call, sendbuf, bytes * static_cast<std::size_t>(c.group.size()), "sendbuf");
-    recvbuf = in_place.receive(recvbuf, bytes);
-    check_bytes(call, recvbuf, bytes, "recvbuf");
-    vp::group::scatter(c.members(), sendbuf, bytes, recvbuf, root, call);
   });
 }
 
@@ -442,43 +611,38 @@ int VPMPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs
     const bool in_place = recvbuf == MPI_IN_PLACE;
     if (in_place && !at_root) fail(call, MPI_ERR_BUFFER, "MPI_IN_PLACE is the root's only");
     const vp::Collective scatter(c.members(), call);
+    Side receive;
+    if (!in_place) {
+      receive = side_of(call, recvcount, recvtype, "recvcount", "recvtype");
+      check_bytes(call, recvbuf, receive.bytes(), *receive.type, "recvbuf");
+    }
     if (!at_root) {
-      const Buffer r =
-          buffer_of(call, recvbuf, recvcount, recvtype,
-                    {.buffer = "recvbuf", .count = "recvcount", .datatype = "recvtype"});
-      const std::size_t got = scatter.get(recvbuf, bytes_of(r.count, r.type), root);
-      static_cast<void>(got);
+      Incoming in(recvbuf, receive.count, *receive.type);
+      scatter.get(in.data(), in.bytes(), root);
+      in.done();
       return;
     }
     const Datatype& stype = datatype_of(call, sendtype, "sendtype");
     check_counts(call, sendcounts, n, "sendcounts");
     check_out(call, displs, "displs");
-    const auto* from = static_cast<const std::byte*>(sendbuf);
     for (int i = 0; i < n; ++i) {
-      const std::size_t bytes = bytes_of(static_cast<std::size_t>(sendcounts[i]), stype);
-      if (bytes > 0) check_bytes(call, sendbuf, bytes, "sendbuf");
-      if (i == root) {
-        if (in_place) continue;
-        const Buffer r =
-            buffer_of(call, recvbuf, recvcount, recvtype,
-                      {.buffer = "recvbuf", .count = "recvcount", .datatype = "recvtype"});
-        if (bytes_of(r.count, r.type) < bytes) {
-          fail(call, MPI_ERR_TRUNCATE,
-               "sendcounts[root] is " + std::to_string(bytes) + " bytes, the root's recvcount " +
-                   std::to_string(bytes_of(r.count, r.type)));
-        }
-        if (bytes > 0) std::memmove(recvbuf, from + at(displs, i, stype), bytes);
+      if (i == root && in_place) continue;
+      const Outgoing out(block_at(sendbuf, displs, i, stype),
+                         static_cast<std::size_t>(sendcounts[i]), stype);
+      if (i != root) {
+        scatter.put(out.data(), out.bytes(), i);
         continue;
       }
-      scatter.put(from + at(displs, i, stype), bytes, i);
+      Incoming own(recvbuf, receive.count, *receive.type);
+      if (out.bytes() > own.bytes()) {
+        fail(call, MPI_ERR_TRUNCATE,
+             "sendcounts[root] is " + std::to_string(out.bytes()) +
+                 " bytes, the root's recvcount " + std::to_string(own.bytes()));
+      }
+      if (out.bytes() > 0) std::memmove(own.data(), out.data(), out.bytes());
+      own.done();
     }
   });
-}
-
-int VPMPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  return exchange("MPI_Allgather", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
-                  false, vp::group::allgather);
 }
 
 int VPMPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
@@ -491,32 +655,28 @@ int VPMPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, 
     const Datatype& rtype = datatype_of(call, recvtype, "recvtype");
     const std::size_t total = check_counts(call, recvcounts, n, "recvcounts");
     check_out(call, displs, "displs");
-    auto* out = static_cast<std::byte*>(recvbuf);
+    const auto own_count = static_cast<std::size_t>(recvcounts[c.rank]);
+    Side send{&rtype, own_count};
+    if (sendbuf != MPI_IN_PLACE) {
+      send = side_of(call, sendcount, sendtype, "sendcount", "sendtype");
+      check_match(call, send, {&rtype, own_count});
+    }
+    const void* source =
+        sendbuf == MPI_IN_PLACE ? block_at(recvbuf, displs, c.rank, rtype) : sendbuf;
+    const Outgoing mine(source, send.count, *send.type, sendbuf == MPI_IN_PLACE);
     // Every block gathered at member 0, packed in rank order, broadcast, then put in place
     // (the gaps between blocks are not written).
-    const std::size_t own = bytes_of(static_cast<std::size_t>(recvcounts[c.rank]), rtype);
-    const void* mine = sendbuf == MPI_IN_PLACE ? out + at(displs, c.rank, rtype) : sendbuf;
-    if (sendbuf != MPI_IN_PLACE) {
-      const Buffer s =
-          buffer_of(call, sendbuf, sendcount, sendtype,
-                    {.buffer = "sendbuf", .count = "sendcount", .datatype = "sendtype"});
-      if (bytes_of(s.count, s.type) != own) {
-        fail(call, MPI_ERR_TRUNCATE,
-             "sendcount is " + std::to_string(bytes_of(s.count, s.type)) + " bytes, recvcounts[" +
-                 std::to_string(c.rank) + "] " + std::to_string(own));
-      }
-    }
     const vp::Members members = c.members();
-    std::vector<std::byte> packed(bytes_of(total, rtype));
+    std::vector<std::byte> packed(total * rtype.size);
     const vp::Collective gather(members, call);
     if (c.rank != 0) {
-      gather.put(mine, own, 0);
+      gather.put(mine.data(), mine.bytes(), 0);
     } else {
       std::size_t offset = 0;
       for (int i = 0; i < n; ++i) {
-        const std::size_t bytes = bytes_of(static_cast<std::size_t>(recvcounts[i]), rtype);
+        const std::size_t bytes = static_cast<std::size_t>(recvcounts[i]) * rtype.size;
         if (i == 0) {
-          if (bytes > 0) std::memcpy(packed.data(), mine, bytes);
+          if (bytes > 0) std::memcpy(packed.data(), mine.data(), bytes);
         } else {
           gather.get(packed.data() + offset, bytes, i);
         }
@@ -526,56 +686,14 @@ int VPMPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, 
     vp::group::bcast(members, packed.data(), packed.size(), 0, call);
     std::size_t offset = 0;
     for (int i = 0; i < n; ++i) {
-      const std::size_t bytes = bytes_of(static_cast<std::size_t>(recvcounts[i]), rtype);
-      if (bytes > 0) std::memmove(out + at(displs, i, rtype), packed.data() + offset, bytes);
-      offset += bytes;
+      const auto count = static_cast<std::size_t>(recvcounts[i]);
+      Incoming in(block_at(recvbuf, displs, i, rtype), count, rtype);
+      if (in.bytes() > 0) std::memmove(in.data(), packed.data() + offset, in.bytes());
+      in.done();
+      offset += in.bytes();
     }
   });
 }
-
-int VPMPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  return exchange("MPI_Alltoall", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
-                  true, vp::group::alltoall);
-}
-
-namespace {
-
-// MPI_Alltoallv and MPI_Alltoallw: block i of the send buffer (bytes at an offset) goes to
-// member i, block j of the receive buffer comes from member j.
-struct Block {
-  std::size_t offset;
-  std::size_t bytes;
-};
-
-void all_to_all(const char* call, Communicator& c, const void* sendbuf,
-                const std::vector<Block>& sends, void* recvbuf,
-                const std::vector<Block>& receives) {
-  const vp::Members members = c.members();
-  const vp::Collective exchange(members, call);
-  const int n = members.size;
-  const int me = members.index;
-  const auto* from = static_cast<const std::byte*>(sendbuf);
-  auto* to = static_cast<std::byte*>(recvbuf);
-  for (int d = 1; d < n; ++d) {
-    const int dest = (me + d) % n;
-    const Block& b = sends[static_cast<std::size_t>(dest)];
-    exchange.put(from + b.offset, b.bytes, dest);
-  }
-  const Block& own = sends[static_cast<std::size_t>(me)];
-  const Block& into = receives[static_cast<std::size_t>(me)];
-  if (own.bytes > into.bytes) {
-    fail(call, MPI_ERR_TRUNCATE, "the block to itself is longer than its receive block");
-  }
-  if (own.bytes > 0) std::memmove(to + into.offset, from + own.offset, own.bytes);
-  for (int d = 1; d < n; ++d) {
-    const int source = (me - d + n) % n;
-    const Block& b = receives[static_cast<std::size_t>(source)];
-    exchange.get(to + b.offset, b.bytes, source);
-  }
-}
-
-}  // namespace
 
 int VPMPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
                     MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
@@ -588,28 +706,24 @@ int VPMPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdisp
     check_counts(call, recvcounts, n, "recvcounts");
     check_out(call, rdispls, "rdispls");
     std::vector<Block> receives;
-    for (int i = 0; i < n; ++i)
+    for (int i = 0; i < n; ++i) {
       receives.push_back(
-          {at(rdispls, i, rtype), bytes_of(static_cast<std::size_t>(recvcounts[i]), rtype)});
-    std::vector<std::byte> copy;
+          {block_at(recvbuf, rdispls, i, rtype), static_cast<std::size_t>(recvcounts[i]), &rtype});
+    }
+    std::vector<std::vector<std::byte>> copies;
     std::vector<Block> sends;
     if (sendbuf == MPI_IN_PLACE) {
-      // In place: each rank sends what its receive buffer holds, with the receive layout.
-      std::size_t end = 0;
-      for (const Block& b : receives) end = std::max(end, b.offset + b.bytes);
-      copy.assign(static_cast<const std::byte*>(recvbuf),
-                  static_cast<const std::byte*>(recvbuf) + end);
-      sendbuf = copy.data();
-      sends = receives;
+      sends = snapshot(receives, copies, bytes_type());
     } else {
       const Datatype& stype = datatype_of(call, sendtype, "sendtype");
       check_counts(call, sendcounts, n, "sendcounts");
       check_out(call, sdispls, "sdispls");
-      for (int i = 0; i < n; ++i)
-        sends.push_back(
-            {at(sdispls, i, stype), bytes_of(static_cast<std::size_t>(sendcounts[i]), stype)});
+      for (int i = 0; i < n; ++i) {
+        sends.push_back({block_at(sendbuf, sdispls, i, stype),
+                         static_cast<std::size_t>(sendcounts[i]), &stype});
+      }
     }
-    all_to_all(call, c, sendbuf, sends, recvbuf, receives);
+    all_to_all(call, c, sends, receives);
   });
 }
 
@@ -623,32 +737,31 @@ int VPMPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdisp
     check_counts(call, recvcounts, n, "recvcounts");
     check_out(call, rdispls, "rdispls");
     check_out(call, recvtypes, "recvtypes");
+    // Displacements in bytes.
+    const auto at = [](const void* base, int displacement) {
+      return reinterpret_cast<const void*>(
+          reinterpret_cast<std::uintptr_t>(base) +
+          static_cast<std::uintptr_t>(static_cast<std::intptr_t>(displacement)));
+    };
     std::vector<Block> receives;
     for (int i = 0; i < n; ++i) {
-      const Datatype& t = datatype_of(call, recvtypes[i], "recvtypes[i]");
-      receives.push_back({static_cast<std::size_t>(rdispls[i]),
-                          bytes_of(static_cast<std::size_t>(recvcounts[i]), t)});
+      receives.push_back({at(recvbuf, rdispls[i]), static_cast<std::size_t>(recvcounts[i]),
+                          &datatype_of(call, recvtypes[i], "recvtypes[i]")});
     }
-    std::vector<std::byte> copy;
+    std::vector<std::vector<std::byte>> copies;
     std::vector<Block> sends;
     if (sendbuf == MPI_IN_PLACE) {
-      std::size_t end = 0;
-      for (const Block& b : receives) end = std::max(end, b.offset + b.bytes);
-      copy.assign(static_cast<const std::byte*>(recvbuf),
-                  static_cast<const std::byte*>(recvbuf) + end);
-      sendbuf = copy.data();
-      sends = receives;
+      sends = snapshot(receives, copies, bytes_type());
     } else {
       check_counts(call, sendcounts, n, "sendcounts");
       check_out(call, sdispls, "sdispls");
       check_out(call, sendtypes, "sendtypes");
       for (int i = 0; i < n; ++i) {
-        const Datatype& t = datatype_of(call, sendtypes[i], "sendtypes[i]");
-        sends.push_back({static_cast<std::size_t>(sdispls[i]),
-                         bytes_of(static_cast<std::size_t>(sendcounts[i]), t)});
+        sends.push_back({at(sendbuf, sdispls[i]), static_cast<std::size_t>(sendcounts[i]),
+                         &datatype_of(call, sendtypes[i], "sendtypes[i]")});
       }
     }
-    all_to_all(call, c, sendbuf, sends, recvbuf, receives);
+    all_to_all(call, c, sends, receives);
   });
 }
 
@@ -665,11 +778,11 @@ VMPI_PROFILED(Reduce_scatter);
 VMPI_PROFILED(Scan);
 VMPI_PROFILED(Exscan);
 VMPI_PROFILED(Gather);
-VMPI_PROFILED(Gatherv);
 VMPI_PROFILED(Scatter);
-VMPI_PROFILED(Scatterv);
 VMPI_PROFILED(Allgather);
-VMPI_PROFILED(Allgatherv);
 VMPI_PROFILED(Alltoall);
+VMPI_PROFILED(Gatherv);
+VMPI_PROFILED(Scatterv);
+VMPI_PROFILED(Allgatherv);
 VMPI_PROFILED(Alltoallv);
 VMPI_PROFILED(Alltoallw);

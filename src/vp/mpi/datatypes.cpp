@@ -8,10 +8,15 @@
 namespace vela::mpi::detail {
 
 namespace {
+constexpr Datatype make(const char* name, vp::Type type, std::size_t size, Reducible reducible,
+                        std::size_t part) {
+  Datatype d{name, type, size, reducible, static_cast<std::uint8_t>(part)};
+  d.extent = static_cast<std::int64_t>(size);
+  return d;
+}
 constexpr Datatype integer(const char* name, vp::Type type, std::size_t size, bool is_signed) {
-  return {name, type, static_cast<std::uint8_t>(size),
-          is_signed ? Reducible::signed_integer : Reducible::unsigned_integer,
-          static_cast<std::uint8_t>(size)};
+  return make(name, type, size, is_signed ? Reducible::signed_integer : Reducible::unsigned_integer,
+              size);
 }
 template <class T>
 constexpr Datatype integer_of(const char* name) {
@@ -19,20 +24,19 @@ constexpr Datatype integer_of(const char* name) {
 }
 constexpr Datatype floating(const char* name, vp::Type type, std::size_t size,
                             Reducible reducible = Reducible::floating) {
-  return {name, type, static_cast<std::uint8_t>(size), reducible, static_cast<std::uint8_t>(size)};
+  return make(name, type, size, reducible, size);
 }
 constexpr Datatype complex(const char* name, std::size_t part,
                            Reducible reducible = Reducible::complex) {
-  return {name, vp::Type::bytes, static_cast<std::uint8_t>(2 * part), reducible,
-          static_cast<std::uint8_t>(part)};
+  return make(name, vp::Type::bytes, 2 * part, reducible, part);
 }
 // A {value, index} type: `size` bytes, the value's `part`.
 constexpr Datatype pair(const char* name, vp::Type type, std::size_t size, std::size_t part,
                         Reducible reducible = Reducible::pair) {
-  return {name, type, static_cast<std::uint8_t>(size), reducible, static_cast<std::uint8_t>(part)};
+  return make(name, type, size, reducible, part);
 }
 constexpr Datatype other(const char* name, vp::Type type, std::size_t size, Reducible reducible) {
-  return {name, type, static_cast<std::uint8_t>(size), reducible, static_cast<std::uint8_t>(size)};
+  return make(name, type, size, reducible, size);
 }
 }  // namespace
 

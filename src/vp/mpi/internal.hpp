@@ -93,12 +93,20 @@ enum class Reducible : std::uint8_t {
   quad,          // Fortran REAL*16 (__float128)
   quad_complex,  // Fortran COMPLEX*32
 };
+class Typemap;
 struct Datatype {
   const char* name;
   vp::Type type;
-  std::uint8_t size;
+  std::size_t size;  // bytes of data in one element
   Reducible reducible;
   std::uint8_t part;  // the bytes of one component (a complex's, a pair's value)
+  // The layout: a predefined type is `size` bytes; a derived one has its type map.
+  std::int64_t extent = 0;
+  std::int64_t true_lb = 0;
+  bool contiguous = true;  // count elements are count * size bytes from buffer + true_lb
+  bool committed = true;
+  const Typemap* map = nullptr;       // a derived type's
+  const Datatype* element = nullptr;  // a derived type of one basic type: that type's (reductions)
 };
 
 // In the order of the indices vela/mpi.h gives the datatypes (datatypes.cpp).
@@ -210,12 +218,17 @@ inline MPI_Comm comm_handle(int index) {
   return reinterpret_cast<MPI_Comm>(static_cast<std::uintptr_t>(VMPI_COMM_BASE + index));
 }
 
+// A derived datatype of the calling rank (datatypes.cpp); `committed`: only a committed one.
+const Datatype& derived_of(const char* call, MPI_Datatype datatype, const char* what,
+                           bool committed);
+
+// The datatype a handle names, committed (what communication takes).
 inline const Datatype& datatype_of(const char* call, MPI_Datatype datatype,
                                    const char* what = "datatype") {
   const auto value = reinterpret_cast<std::uintptr_t>(datatype);
-  if (value < VMPI_DATATYPE_BASE || value >= VMPI_DATATYPE_BASE + VMPI_DATATYPE_COUNT) [[unlikely]]
-    fail_datatype(call, datatype, what);
-  return datatypes[value - VMPI_DATATYPE_BASE];
+  if (value - VMPI_DATATYPE_BASE < VMPI_DATATYPE_COUNT) [[likely]]
+    return datatypes[value - VMPI_DATATYPE_BASE];
+  return derived_of(call, datatype, what, true);
 }
 
 inline std::size_t count_of(const char* call, int count, const char* what = "count") {
@@ -226,12 +239,29 @@ inline std::size_t count_of(const char* call, int count, const char* what = "cou
 
 inline void check_buffer(const char* call, const void* buffer, std::size_t count,
                          const Datatype& type, const char* what = "buf") {
-  if (buffer == MPI_IN_PLACE || (count > 0 && buffer == nullptr)) [[unlikely]]
+  // A derived type may hold absolute addresses (MPI_Get_address) with MPI_BOTTOM as buffer.
+  if (buffer == MPI_IN_PLACE || (count > 0 && buffer == nullptr && type.map == nullptr))
+      [[unlikely]]
     fail_buffer(call, buffer, count, type, what);
 }
 
 inline std::size_t bytes_of(std::size_t count, const Datatype& type) {
   return count * type.size;
+}
+
+// The data of `count` elements at `buffer` as one run of bytes: at the buffer itself where the
+// layout is contiguous, else packed into `scratch`.
+const void* gathered(const void* buffer, std::size_t count, const Datatype& type,
+                     std::vector<std::byte>& scratch);
+// Where `count` elements for `buffer` are received as bytes: the buffer itself where the
+// layout is contiguous, else `scratch`, unpacked by scattered() once `bytes` arrived.
+void* receiving(void* buffer, std::size_t count, const Datatype& type,
+                std::vector<std::byte>& scratch);
+void scattered(const std::vector<std::byte>& scratch, std::size_t bytes, void* buffer,
+               std::size_t count, const Datatype& type);
+// The element type vp checks a message against: a derived type's data is raw bytes.
+inline vp::Type wire_type(const Datatype& type) {
+  return type.map == nullptr ? type.type : vp::Type::bytes;
 }
 
 // The names a call gives a buffer's arguments, for its errors.

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "derived_types.hpp"
 #include "internal.hpp"
 #include "operators.hpp"
 

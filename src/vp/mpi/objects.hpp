@@ -143,6 +143,7 @@ inline constexpr int give_back_index = 1;
 inline constexpr int first_context = 2;  // 0 is the world's, 1 MPI_COMM_SELF's
 
 struct UserOp;
+struct DerivedType;
 
 // Every object a rank holds, made at MPI_Init.
 struct Objects {
@@ -150,7 +151,8 @@ struct Objects {
   ~Objects();
   Objects(const Objects&) = delete;
   Objects& operator=(const Objects&) = delete;
-  Table<UserOp> user_ops;  // MPI_Op_create's, after the predefined operators
+  Table<UserOp> user_ops;    // MPI_Op_create's, after the predefined operators
+  Table<DerivedType> types;  // the derived datatypes, after the predefined ones
   Table<Communicator> comms;
   Table<Group> groups;
   Table<Errhandler> errhandlers;

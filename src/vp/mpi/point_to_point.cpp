@@ -12,6 +12,7 @@
 #include <climits>
 #include <optional>
 
+#include "derived_types.hpp"
 #include "internal.hpp"
 
 namespace vela::mpi::detail {
@@ -23,8 +24,16 @@ MPI_Request proc_null_request() {
   return reinterpret_cast<MPI_Request>(&proc_null_request_tag);
 }
 
+// A request of this file (its handle is its pointer with the low bit set): a persistent
+// request, or a receive into a non-contiguous datatype, unpacked when it completes.
+struct Extended {
+  enum class Kind : std::uint8_t { persistent, unpacking } kind;
+  explicit Extended(Kind k) : kind(k) {}
+};
+
 // A persistent request: the arguments MPI_Start starts again each time.
-struct Persistent {
+struct Persistent : Extended {
+  Persistent() : Extended(Kind::persistent) {}
   bool receive = false;
   void* buffer = nullptr;
   int count = 0;
@@ -35,17 +44,36 @@ struct Persistent {
   MPI_Request active = MPI_REQUEST_NULL;  // the started request, null while inactive
 };
 
-bool is_persistent(MPI_Request request) {
+// A receive into scratch, unpacked into `buffer` by `map` when it completes (the type map is
+// kept: the program may free the datatype meanwhile).
+struct Unpacking : Extended {
+  explicit Unpacking(const Typemap& m) : Extended(Kind::unpacking), map(m) {}
+  MPI_Request inner = MPI_REQUEST_NULL;
+  std::vector<std::byte> scratch;
+  void* buffer = nullptr;
+  std::size_t count = 0;
+  Typemap map;
+};
+
+bool is_extended(MPI_Request request) {
   return (reinterpret_cast<std::uintptr_t>(request) & 1) != 0;
 }
 
-Persistent* persistent_of(MPI_Request request) {
-  return reinterpret_cast<Persistent*>(reinterpret_cast<std::uintptr_t>(request) &
-                                       ~std::uintptr_t{1});
+Extended* extended_of(MPI_Request request) {
+  return reinterpret_cast<Extended*>(reinterpret_cast<std::uintptr_t>(request) &
+                                     ~std::uintptr_t{1});
 }
 
-MPI_Request handle_of(Persistent* p) {
-  return reinterpret_cast<MPI_Request>(reinterpret_cast<std::uintptr_t>(p) | 1);
+bool is_persistent(MPI_Request request) {
+  return is_extended(request) && extended_of(request)->kind == Extended::Kind::persistent;
+}
+
+Persistent* persistent_of(MPI_Request request) {
+  return static_cast<Persistent*>(extended_of(request));
+}
+
+MPI_Request handle_of(Extended* e) {
+  return reinterpret_cast<MPI_Request>(reinterpret_cast<std::uintptr_t>(e) | 1);
 }
 
 void fill_empty(MPI_Status* status, int source) {
@@ -108,14 +136,61 @@ struct Message {
   return {b, run_rank, c.context};
 }
 
+// What vp sends or receives for `count` elements of `type` at `buffer`: the elements themselves
+// (a predefined type), or their bytes, in place or staged in `scratch` (a derived one).
+struct Wire {
+  void* data;
+  std::size_t count;
+  vp::Type type;
+};
+
+Wire outgoing(const void* buffer, const Buffer& b, std::vector<std::byte>& scratch) {
+  if (b.type.map == nullptr) return {const_cast<void*>(buffer), b.count, b.type.type};
+  return {const_cast<void*>(gathered(buffer, b.count, b.type, scratch)), bytes_of(b.count, b.type),
+          vp::Type::bytes};
+}
+
+Wire incoming(void* buffer, const Buffer& b, std::vector<std::byte>& scratch) {
+  if (b.type.map == nullptr) return {buffer, b.count, b.type.type};
+  return {receiving(buffer, b.count, b.type, scratch), bytes_of(b.count, b.type), vp::Type::bytes};
+}
+
+// A blocking receive of a checked message into `buf`.
+vp::Status receive(void* buf, const Message& m, int tag) {
+  std::vector<std::byte> scratch;
+  const Wire w = incoming(buf, m.buffer, scratch);
+  const vp::Status s = vp::recv(w.data, w.count, w.type, m.peer, tag, m.context);
+  scattered(scratch, s.bytes, buf, m.buffer.count, m.buffer.type);
+  return s;
+}
+
+void send_now(const void* buf, const Message& m, int tag) {
+  std::vector<std::byte> scratch;
+  const Wire w = outgoing(buf, m.buffer, scratch);
+  vp::send(w.data, w.count, w.type, m.peer, tag, m.context);
+}
+
 // The request `direction` starts for a checked message (MPI_PROC_NULL's where the peer is).
 MPI_Request start(const void* buf, const Message& m, Direction direction, int tag) {
   if (m.peer == MPI_PROC_NULL) return proc_null_request();
+  std::vector<std::byte> scratch;
   if (direction == Direction::send) {
-    return to_mpi(vp::isend(buf, m.buffer.count, m.buffer.type.type, m.peer, tag, m.context));
+    // The data is copied (or delivered) before vp returns: the scratch may go.
+    const Wire w = outgoing(buf, m.buffer, scratch);
+    return to_mpi(vp::isend(w.data, w.count, w.type, m.peer, tag, m.context));
   }
-  return to_mpi(vp::irecv(const_cast<void*>(buf), m.buffer.count, m.buffer.type.type, m.peer, tag,
-                          m.context));
+  if (m.buffer.type.contiguous) {
+    const Wire w = incoming(const_cast<void*>(buf), m.buffer, scratch);
+    return to_mpi(vp::irecv(w.data, w.count, w.type, m.peer, tag, m.context));
+  }
+  const InRankHeap heap;
+  auto* u = new Unpacking(*m.buffer.type.map);
+  u->buffer = const_cast<void*>(buf);
+  u->count = m.buffer.count;
+  u->scratch.resize(bytes_of(m.buffer.count, m.buffer.type));
+  u->inner = to_mpi(
+      vp::irecv(u->scratch.data(), u->scratch.size(), vp::Type::bytes, m.peer, tag, m.context));
+  return handle_of(u);
 }
 
 int send(const char* call, const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
@@ -123,8 +198,7 @@ int send(const char* call, const void* buf, int count, MPI_Datatype datatype, in
   return guarded_on(call, comm, [&](const Label& label) {
     const Message m =
         message_of(label, call, comm, buf, count, datatype, Direction::send, dest, tag);
-    if (m.peer != MPI_PROC_NULL)
-      vp::send(buf, m.buffer.count, m.buffer.type.type, m.peer, tag, m.context);
+    if (m.peer != MPI_PROC_NULL) send_now(buf, m, tag);
   });
 }
 
@@ -173,11 +247,40 @@ MPI_Request* inner(MPI_Request* request) {
   return is_persistent(*request) ? &persistent_of(*request)->active : request;
 }
 
+// The vp request (or MPI_PROC_NULL's, or null) at the bottom of `request`.
+MPI_Request innermost(MPI_Request request) {
+  while (is_extended(request)) {
+    Extended* e = extended_of(request);
+    request = e->kind == Extended::Kind::persistent ? static_cast<Persistent*>(e)->active
+                                                    : static_cast<Unpacking*>(e)->inner;
+  }
+  return request;
+}
+
+bool complete(MPI_Request* request, MPI_Status* status, bool block);
+
+// Completes an unpacking receive: its message unpacked into the program's buffer.
+bool complete_unpacking(MPI_Request* request, MPI_Status* status, bool block) {
+  auto* u = static_cast<Unpacking*>(extended_of(*request));
+  MPI_Status got;
+  if (!complete(&u->inner, &got, block)) return false;
+  const std::unique_ptr<Unpacking> owned(u);
+  *request = MPI_REQUEST_NULL;
+  try {
+    u->map.unpack(u->scratch.data(), got.vmpi_bytes, u->buffer, u->count);
+  } catch (const TypeError& e) {
+    throw MpiError(MPI_ERR_TRUNCATE, e.what());
+  }
+  if (status != MPI_STATUS_IGNORE) *status = got;
+  return true;
+}
+
 // Completes `*request` (waiting if `block`): whether it completed; fills `status`. A completed
 // request becomes MPI_REQUEST_NULL, a persistent one inactive. A null or inactive request is
 // complete with an empty status.
 bool complete(MPI_Request* request, MPI_Status* status, bool block) {
   MPI_Request* r = inner(request);
+  if (is_extended(*r)) return complete_unpacking(r, status, block);
   if (*r == MPI_REQUEST_NULL) {
     fill_empty(status, MPI_ANY_SOURCE);
     return true;
@@ -209,7 +312,7 @@ MPI_Status* status_at(MPI_Status* statuses, int i) {
 void wait_for_one(int count, MPI_Request requests[]) {
   std::vector<vp::Request> pending;
   for (int i = 0; i < count; ++i) {
-    const MPI_Request r = *inner(&requests[i]);
+    const MPI_Request r = innermost(requests[i]);
     if (r == MPI_REQUEST_NULL) continue;
     if (r == proc_null_request()) return;
     const vp::Request v = to_vp(r);
@@ -331,7 +434,7 @@ int VPMPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag,
       fill_empty(status, MPI_PROC_NULL);
       return;
     }
-    fill(status, vp::recv(buf, m.buffer.count, m.buffer.type.type, m.peer, tag, m.context));
+    fill(status, receive(buf, m, tag));
   });
 }
 
@@ -412,7 +515,7 @@ int VPMPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
     // Wait for all (vp waits for its requests together), then complete each.
     std::vector<vp::Request> pending;
     for (int i = 0; i < count; ++i) {
-      const MPI_Request r = *inner(&requests[i]);
+      const MPI_Request r = innermost(requests[i]);
       if (r != MPI_REQUEST_NULL && r != proc_null_request()) pending.push_back(to_vp(r));
     }
     vp::wait_all_ready(pending);
@@ -455,7 +558,7 @@ int VPMPI_Testall(int count, MPI_Request requests[], int* flag, MPI_Status statu
     check_out(call, flag, "flag");
     // All or none: completed only when every one can complete.
     for (int i = 0; i < count; ++i) {
-      const MPI_Request r = *inner(&requests[i]);
+      const MPI_Request r = innermost(requests[i]);
       if (r != MPI_REQUEST_NULL && r != proc_null_request() && !vp::ready(to_vp(r))) {
         *flag = 0;
         return;
@@ -503,7 +606,7 @@ int VPMPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status)
   return guarded(call, [&](const Label& label) {
     active(call, label);
     check_out(call, flag, "flag");
-    const MPI_Request r = is_persistent(request) ? persistent_of(request)->active : request;
+    const MPI_Request r = innermost(request);
     if (r == MPI_REQUEST_NULL || r == proc_null_request()) {
       *flag = 1;
       fill_empty(status, r == MPI_REQUEST_NULL ? MPI_ANY_SOURCE : MPI_PROC_NULL);
@@ -582,17 +685,24 @@ int VPMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, in
     check_tag(call, "recvtag", recvtag, true);
     const int to = dest >= 0 ? peers.rank_of(dest) : dest;
     const int from = source >= 0 ? peers.rank_of(source) : source;
+    std::vector<std::byte> out_scratch;
+    std::vector<std::byte> in_scratch;
+    const Wire out = outgoing(sendbuf, s, out_scratch);
+    const Wire in = incoming(recvbuf, r, in_scratch);
+    vp::Status got;
     if (to != MPI_PROC_NULL && from != MPI_PROC_NULL) {
-      fill(status, vp::sendrecv(sendbuf, s.count, s.type.type, to, sendtag, recvbuf, r.count,
-                                r.type.type, from, recvtag, c.context));
-      return;
+      got = vp::sendrecv(out.data, out.count, out.type, to, sendtag, in.data, in.count, in.type,
+                         from, recvtag, c.context);
+    } else {
+      if (to != MPI_PROC_NULL) vp::send(out.data, out.count, out.type, to, sendtag, c.context);
+      if (from == MPI_PROC_NULL) {
+        fill_empty(status, MPI_PROC_NULL);
+        return;
+      }
+      got = vp::recv(in.data, in.count, in.type, from, recvtag, c.context);
     }
-    if (to != MPI_PROC_NULL) vp::send(sendbuf, s.count, s.type.type, to, sendtag, c.context);
-    if (from == MPI_PROC_NULL) {
-      fill_empty(status, MPI_PROC_NULL);
-      return;
-    }
-    fill(status, vp::recv(recvbuf, r.count, r.type.type, from, recvtag, c.context));
+    scattered(in_scratch, got.bytes, recvbuf, r.count, r.type);
+    fill(status, got);
   });
 }
 
@@ -608,14 +718,13 @@ int VPMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest
     check_peer(peers.size(), call, "source", source, true, true);
     check_tag(call, "recvtag", recvtag, true);
     // Sends are copied when made, so sending first and receiving into buf needs no copy.
-    if (dest != MPI_PROC_NULL)
-      vp::send(buf, b.count, b.type.type, peers.rank_of(dest), sendtag, c.context);
+    if (dest != MPI_PROC_NULL) send_now(buf, {b, peers.rank_of(dest), c.context}, sendtag);
     if (source == MPI_PROC_NULL) {
       fill_empty(status, MPI_PROC_NULL);
       return;
     }
     const int from = source >= 0 ? peers.rank_of(source) : source;
-    fill(status, vp::recv(buf, b.count, b.type.type, from, recvtag, c.context));
+    fill(status, receive(buf, {b, from, c.context}, recvtag));
   });
 }
 
