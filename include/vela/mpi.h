@@ -1110,6 +1110,111 @@ VMPI_DECLARE(int, Unpack_external,
 VMPI_DECLARE(int, Pack_external_size,
              (const char* datarep, int incount, MPI_Datatype datatype, MPI_Aint* size));
 
+/* Topologies */
+#define MPI_Dims_create VMPI_Dims_create
+#define PMPI_Dims_create VPMPI_Dims_create
+#define MPI_Cart_create VMPI_Cart_create
+#define PMPI_Cart_create VPMPI_Cart_create
+#define MPI_Cart_coords VMPI_Cart_coords
+#define PMPI_Cart_coords VPMPI_Cart_coords
+#define MPI_Cart_rank VMPI_Cart_rank
+#define PMPI_Cart_rank VPMPI_Cart_rank
+#define MPI_Cart_shift VMPI_Cart_shift
+#define PMPI_Cart_shift VPMPI_Cart_shift
+#define MPI_Cart_sub VMPI_Cart_sub
+#define PMPI_Cart_sub VPMPI_Cart_sub
+#define MPI_Cart_get VMPI_Cart_get
+#define PMPI_Cart_get VPMPI_Cart_get
+#define MPI_Cartdim_get VMPI_Cartdim_get
+#define PMPI_Cartdim_get VPMPI_Cartdim_get
+#define MPI_Cart_map VMPI_Cart_map
+#define PMPI_Cart_map VPMPI_Cart_map
+#define MPI_Topo_test VMPI_Topo_test
+#define PMPI_Topo_test VPMPI_Topo_test
+#define MPI_Graph_create VMPI_Graph_create
+#define PMPI_Graph_create VPMPI_Graph_create
+#define MPI_Graphdims_get VMPI_Graphdims_get
+#define PMPI_Graphdims_get VPMPI_Graphdims_get
+#define MPI_Graph_get VMPI_Graph_get
+#define PMPI_Graph_get VPMPI_Graph_get
+#define MPI_Graph_neighbors_count VMPI_Graph_neighbors_count
+#define PMPI_Graph_neighbors_count VPMPI_Graph_neighbors_count
+#define MPI_Graph_neighbors VMPI_Graph_neighbors
+#define PMPI_Graph_neighbors VPMPI_Graph_neighbors
+#define MPI_Graph_map VMPI_Graph_map
+#define PMPI_Graph_map VPMPI_Graph_map
+#define MPI_Dist_graph_create_adjacent VMPI_Dist_graph_create_adjacent
+#define PMPI_Dist_graph_create_adjacent VPMPI_Dist_graph_create_adjacent
+#define MPI_Dist_graph_create VMPI_Dist_graph_create
+#define PMPI_Dist_graph_create VPMPI_Dist_graph_create
+#define MPI_Dist_graph_neighbors_count VMPI_Dist_graph_neighbors_count
+#define PMPI_Dist_graph_neighbors_count VPMPI_Dist_graph_neighbors_count
+#define MPI_Dist_graph_neighbors VMPI_Dist_graph_neighbors
+#define PMPI_Dist_graph_neighbors VPMPI_Dist_graph_neighbors
+#define MPI_Neighbor_allgather VMPI_Neighbor_allgather
+#define PMPI_Neighbor_allgather VPMPI_Neighbor_allgather
+#define MPI_Neighbor_allgatherv VMPI_Neighbor_allgatherv
+#define PMPI_Neighbor_allgatherv VPMPI_Neighbor_allgatherv
+#define MPI_Neighbor_alltoall VMPI_Neighbor_alltoall
+#define PMPI_Neighbor_alltoall VPMPI_Neighbor_alltoall
+#define MPI_Neighbor_alltoallv VMPI_Neighbor_alltoallv
+#define PMPI_Neighbor_alltoallv VPMPI_Neighbor_alltoallv
+#define MPI_Neighbor_alltoallw VMPI_Neighbor_alltoallw
+#define PMPI_Neighbor_alltoallw VPMPI_Neighbor_alltoallw
+VMPI_DECLARE(int, Dims_create, (int nnodes, int ndims, int dims[]));
+VMPI_DECLARE(int, Cart_create,
+             (MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder,
+              MPI_Comm* comm_cart));
+VMPI_DECLARE(int, Cart_coords, (MPI_Comm comm, int rank, int maxdims, int coords[]));
+VMPI_DECLARE(int, Cart_rank, (MPI_Comm comm, const int coords[], int* rank));
+VMPI_DECLARE(int, Cart_shift,
+             (MPI_Comm comm, int direction, int disp, int* rank_source, int* rank_dest));
+VMPI_DECLARE(int, Cart_sub, (MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm));
+VMPI_DECLARE(int, Cart_get, (MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[]));
+VMPI_DECLARE(int, Cartdim_get, (MPI_Comm comm, int* ndims));
+VMPI_DECLARE(int, Cart_map,
+             (MPI_Comm comm, int ndims, const int dims[], const int periods[], int* newrank));
+VMPI_DECLARE(int, Topo_test, (MPI_Comm comm, int* status));
+VMPI_DECLARE(int, Graph_create,
+             (MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int reorder,
+              MPI_Comm* comm_graph));
+VMPI_DECLARE(int, Graphdims_get, (MPI_Comm comm, int* nnodes, int* nedges));
+VMPI_DECLARE(int, Graph_get, (MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[]));
+VMPI_DECLARE(int, Graph_neighbors_count, (MPI_Comm comm, int rank, int* nneighbors));
+VMPI_DECLARE(int, Graph_neighbors, (MPI_Comm comm, int rank, int maxneighbors, int neighbors[]));
+VMPI_DECLARE(int, Graph_map,
+             (MPI_Comm comm, int nnodes, const int index[], const int edges[], int* newrank));
+VMPI_DECLARE(int, Dist_graph_create_adjacent,
+             (MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[],
+              int outdegree, const int destinations[], const int destweights[], MPI_Info info,
+              int reorder, MPI_Comm* comm_dist_graph));
+VMPI_DECLARE(int, Dist_graph_create,
+             (MPI_Comm comm_old, int n, const int sources[], const int degrees[],
+              const int destinations[], const int weights[], MPI_Info info, int reorder,
+              MPI_Comm* comm_dist_graph));
+VMPI_DECLARE(int, Dist_graph_neighbors_count,
+             (MPI_Comm comm, int* indegree, int* outdegree, int* weighted));
+VMPI_DECLARE(int, Dist_graph_neighbors,
+             (MPI_Comm comm, int maxindegree, int sources[], int sourceweights[], int maxoutdegree,
+              int destinations[], int destweights[]));
+VMPI_DECLARE(int, Neighbor_allgather,
+             (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+              int recvcount, MPI_Datatype recvtype, MPI_Comm comm));
+VMPI_DECLARE(int, Neighbor_allgatherv,
+             (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+              const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm));
+VMPI_DECLARE(int, Neighbor_alltoall,
+             (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+              int recvcount, MPI_Datatype recvtype, MPI_Comm comm));
+VMPI_DECLARE(int, Neighbor_alltoallv,
+             (const void* sendbuf, const int sendcounts[], const int sdispls[],
+              MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[],
+              MPI_Datatype recvtype, MPI_Comm comm));
+VMPI_DECLARE(int, Neighbor_alltoallw,
+             (const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+              const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
+              const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm));
+
 /* Vela */
 #define MPI_Migrate VMPI_Migrate
 #define PMPI_Migrate VPMPI_Migrate
@@ -1162,56 +1267,6 @@ VMPI_DECLARE(int, Yield, (void));
 #define PMPI_Status_set_elements VMPI_Status_set_elements
 #define MPI_Status_set_elements_x VMPI_Status_set_elements_x
 #define PMPI_Status_set_elements_x VMPI_Status_set_elements_x
-#define MPI_Cart_create VMPI_Cart_create
-#define PMPI_Cart_create VMPI_Cart_create
-#define MPI_Cart_coords VMPI_Cart_coords
-#define PMPI_Cart_coords VMPI_Cart_coords
-#define MPI_Cart_rank VMPI_Cart_rank
-#define PMPI_Cart_rank VMPI_Cart_rank
-#define MPI_Cart_shift VMPI_Cart_shift
-#define PMPI_Cart_shift VMPI_Cart_shift
-#define MPI_Cart_sub VMPI_Cart_sub
-#define PMPI_Cart_sub VMPI_Cart_sub
-#define MPI_Cart_get VMPI_Cart_get
-#define PMPI_Cart_get VMPI_Cart_get
-#define MPI_Cart_map VMPI_Cart_map
-#define PMPI_Cart_map VMPI_Cart_map
-#define MPI_Cartdim_get VMPI_Cartdim_get
-#define PMPI_Cartdim_get VMPI_Cartdim_get
-#define MPI_Dims_create VMPI_Dims_create
-#define PMPI_Dims_create VMPI_Dims_create
-#define MPI_Topo_test VMPI_Topo_test
-#define PMPI_Topo_test VMPI_Topo_test
-#define MPI_Graph_create VMPI_Graph_create
-#define PMPI_Graph_create VMPI_Graph_create
-#define MPI_Graph_get VMPI_Graph_get
-#define PMPI_Graph_get VMPI_Graph_get
-#define MPI_Graph_map VMPI_Graph_map
-#define PMPI_Graph_map VMPI_Graph_map
-#define MPI_Graph_neighbors VMPI_Graph_neighbors
-#define PMPI_Graph_neighbors VMPI_Graph_neighbors
-#define MPI_Graph_neighbors_count VMPI_Graph_neighbors_count
-#define PMPI_Graph_neighbors_count VMPI_Graph_neighbors_count
-#define MPI_Graphdims_get VMPI_Graphdims_get
-#define PMPI_Graphdims_get VMPI_Graphdims_get
-#define MPI_Dist_graph_create VMPI_Dist_graph_create
-#define PMPI_Dist_graph_create VMPI_Dist_graph_create
-#define MPI_Dist_graph_create_adjacent VMPI_Dist_graph_create_adjacent
-#define PMPI_Dist_graph_create_adjacent VMPI_Dist_graph_create_adjacent
-#define MPI_Dist_graph_neighbors VMPI_Dist_graph_neighbors
-#define PMPI_Dist_graph_neighbors VMPI_Dist_graph_neighbors
-#define MPI_Dist_graph_neighbors_count VMPI_Dist_graph_neighbors_count
-#define PMPI_Dist_graph_neighbors_count VMPI_Dist_graph_neighbors_count
-#define MPI_Neighbor_allgather VMPI_Neighbor_allgather
-#define PMPI_Neighbor_allgather VMPI_Neighbor_allgather
-#define MPI_Neighbor_allgatherv VMPI_Neighbor_allgatherv
-#define PMPI_Neighbor_allgatherv VMPI_Neighbor_allgatherv
-#define MPI_Neighbor_alltoall VMPI_Neighbor_alltoall
-#define PMPI_Neighbor_alltoall VMPI_Neighbor_alltoall
-#define MPI_Neighbor_alltoallv VMPI_Neighbor_alltoallv
-#define PMPI_Neighbor_alltoallv VMPI_Neighbor_alltoallv
-#define MPI_Neighbor_alltoallw VMPI_Neighbor_alltoallw
-#define PMPI_Neighbor_alltoallw VMPI_Neighbor_alltoallw
 #define MPI_Ineighbor_allgather VMPI_Ineighbor_allgather
 #define PMPI_Ineighbor_allgather VMPI_Ineighbor_allgather
 #define MPI_Ineighbor_allgatherv VMPI_Ineighbor_allgatherv
@@ -1455,31 +1510,6 @@ VMPI_UNSUPPORTED(Type_create_f90_real);
 VMPI_UNSUPPORTED(Type_create_f90_complex);
 VMPI_UNSUPPORTED(Status_set_elements);
 VMPI_UNSUPPORTED(Status_set_elements_x);
-VMPI_UNSUPPORTED(Cart_create);
-VMPI_UNSUPPORTED(Cart_coords);
-VMPI_UNSUPPORTED(Cart_rank);
-VMPI_UNSUPPORTED(Cart_shift);
-VMPI_UNSUPPORTED(Cart_sub);
-VMPI_UNSUPPORTED(Cart_get);
-VMPI_UNSUPPORTED(Cart_map);
-VMPI_UNSUPPORTED(Cartdim_get);
-VMPI_UNSUPPORTED(Dims_create);
-VMPI_UNSUPPORTED(Topo_test);
-VMPI_UNSUPPORTED(Graph_create);
-VMPI_UNSUPPORTED(Graph_get);
-VMPI_UNSUPPORTED(Graph_map);
-VMPI_UNSUPPORTED(Graph_neighbors);
-VMPI_UNSUPPORTED(Graph_neighbors_count);
-VMPI_UNSUPPORTED(Graphdims_get);
-VMPI_UNSUPPORTED(Dist_graph_create);
-VMPI_UNSUPPORTED(Dist_graph_create_adjacent);
-VMPI_UNSUPPORTED(Dist_graph_neighbors);
-VMPI_UNSUPPORTED(Dist_graph_neighbors_count);
-VMPI_UNSUPPORTED(Neighbor_allgather);
-VMPI_UNSUPPORTED(Neighbor_allgatherv);
-VMPI_UNSUPPORTED(Neighbor_alltoall);
-VMPI_UNSUPPORTED(Neighbor_alltoallv);
-VMPI_UNSUPPORTED(Neighbor_alltoallw);
 VMPI_UNSUPPORTED(Ineighbor_allgather);
 VMPI_UNSUPPORTED(Ineighbor_allgatherv);
 VMPI_UNSUPPORTED(Ineighbor_alltoall);

@@ -411,39 +411,7 @@ int split(const char* call, MPI_Comm comm, int color, int key, MPI_Comm* newcomm
            "color " + std::to_string(color) + " is negative (and not MPI_UNDEFINED)");
     }
     if (by_process && color != MPI_UNDEFINED) color = vp::process();
-    const vp::Members members = c.members();
-    const int n = members.size;
-    const SplitEntry mine{color, key, objects.next_context};
-    std::vector<SplitEntry> entries(c.rank == 0 ? static_cast<std::size_t>(n) : 0);
-    vp::group::gather(members, &mine, sizeof mine, entries.data(), 0, call);
-    const vp::Collective replies(members, call);
-    std::vector<char> message;
-    if (c.rank == 0) {
-      message = answer_split(replies, entries, c.group);
-    } else {
-      message.resize(sizeof(SplitReply) + static_cast<std::size_t>(n) * sizeof(std::int32_t));
-      message.resize(replies.get(message.data(), message.size(), 0));
-    }
-    SplitReply reply;
-    std::memcpy(&reply, message.data(), sizeof reply);
-    objects.next_context = std::max(objects.next_context, reply.context + 1);
-    if (reply.index < 0) {
-      *newcomm = MPI_COMM_NULL;
-      return;
-    }
-    const InRankHeap heap;
-    Communicator d;
-    if (reply.listed != 0) {
-      std::vector<std::int32_t> ranks(static_cast<std::size_t>(reply.size));
-      std::memcpy(ranks.data(), message.data() + sizeof reply, ranks.size() * sizeof(std::int32_t));
-      d.group = Group::listed(std::move(ranks));
-    } else {
-      d.group = Group::strided(reply.first, reply.stride, reply.size);
-    }
-    d.context = reply.context;
-    d.rank = reply.index;
-    d.errhandler = c.errhandler;
-    *newcomm = add_comm(objects, std::move(d));
+    *newcomm = split_comm(call, objects, c, color, key);
   });
 }
 
@@ -509,6 +477,45 @@ std::vector<std::int32_t> leader_exchange(const char* call, const std::vector<st
 }
 
 }  // namespace
+
+MPI_Comm split_comm(const char* call, Objects& objects, Communicator& c, int color, int key) {
+  const vp::Members members = c.members();
+  const int n = members.size;
+  const SplitEntry mine{color, key, objects.next_context};
+  std::vector<SplitEntry> entries(c.rank == 0 ? static_cast<std::size_t>(n) : 0);
+  vp::group::gather(members, &mine, sizeof mine, entries.data(), 0, call);
+  const vp::Collective replies(members, call);
+  std::vector<char> message;
+  if (c.rank == 0) {
+    message = answer_split(replies, entries, c.group);
+  } else {
+    message.resize(sizeof(SplitReply) + static_cast<std::size_t>(n) * sizeof(std::int32_t));
+    message.resize(replies.get(message.data(), message.size(), 0));
+  }
+  SplitReply reply;
+  std::memcpy(&reply, message.data(), sizeof reply);
+  objects.next_context = std::max(objects.next_context, reply.context + 1);
+  if (reply.index < 0) return MPI_COMM_NULL;
+  const InRankHeap heap;
+  Communicator d;
+  if (reply.listed != 0) {
+    std::vector<std::int32_t> ranks(static_cast<std::size_t>(reply.size));
+    std::memcpy(ranks.data(), message.data() + sizeof reply, ranks.size() * sizeof(std::int32_t));
+    d.group = Group::listed(std::move(ranks));
+  } else {
+    d.group = Group::strided(reply.first, reply.stride, reply.size);
+  }
+  d.context = reply.context;
+  d.rank = reply.index;
+  d.errhandler = c.errhandler;
+  return add_comm(objects, std::move(d));
+}
+
+MPI_Comm subcomm(const char* call, Objects& objects, Communicator& c, const Group& group) {
+  const std::uint32_t context = agree_context(objects, c.members(), call);
+  return of_group(objects, c, group, context, c.group.rank_of(c.rank));
+}
+
 }  // namespace vela::mpi::detail
 
 using namespace vela;

@@ -19,6 +19,7 @@
 #ifndef VELA_MPI_NO_MAIN
 #define VELA_MPI_NO_MAIN
 #endif
+#include "topology.hpp"
 #include "vela/mpi.h"
 #include "vela/vp/vp.hpp"
 
@@ -59,16 +60,12 @@ class Group {
   std::vector<std::pair<std::int32_t, std::int32_t>> by_rank_;
 };
 
-// Cartesian or graph structure a communicator was made with (MPI's virtual topologies).
+// The virtual topology a communicator was made with (topology.hpp).
 struct Topology {
   enum class Kind : std::uint8_t { none, cartesian, graph, dist_graph } kind = Kind::none;
-  std::vector<int> dims;     // cartesian: extent per dimension
-  std::vector<int> periods;  // cartesian: 1 where periodic
-  std::vector<int> index;    // graph: MPI_Graph_create's index
-  std::vector<int> edges;    // graph: its edges
-  std::vector<int> sources;  // dist graph: the calling rank's in-neighbours and out-neighbours
-  std::vector<int> destinations;
-  bool weighted = false;
+  Cartesian cartesian;
+  Graph graph;
+  DistGraph dist_graph;
 };
 
 struct Communicator {
