@@ -1110,6 +1110,97 @@ VMPI_DECLARE(int, Unpack_external,
 VMPI_DECLARE(int, Pack_external_size,
              (const char* datarep, int incount, MPI_Datatype datatype, MPI_Aint* size));
 
+/* Nonblocking collectives */
+#define MPI_Ibarrier VMPI_Ibarrier
+#define PMPI_Ibarrier VPMPI_Ibarrier
+#define MPI_Ibcast VMPI_Ibcast
+#define PMPI_Ibcast VPMPI_Ibcast
+#define MPI_Ireduce VMPI_Ireduce
+#define PMPI_Ireduce VPMPI_Ireduce
+#define MPI_Iallreduce VMPI_Iallreduce
+#define PMPI_Iallreduce VPMPI_Iallreduce
+#define MPI_Iscan VMPI_Iscan
+#define PMPI_Iscan VPMPI_Iscan
+#define MPI_Iexscan VMPI_Iexscan
+#define PMPI_Iexscan VPMPI_Iexscan
+#define MPI_Ireduce_scatter_block VMPI_Ireduce_scatter_block
+#define PMPI_Ireduce_scatter_block VPMPI_Ireduce_scatter_block
+#define MPI_Ireduce_scatter VMPI_Ireduce_scatter
+#define PMPI_Ireduce_scatter VPMPI_Ireduce_scatter
+#define MPI_Igather VMPI_Igather
+#define PMPI_Igather VPMPI_Igather
+#define MPI_Igatherv VMPI_Igatherv
+#define PMPI_Igatherv VPMPI_Igatherv
+#define MPI_Iscatter VMPI_Iscatter
+#define PMPI_Iscatter VPMPI_Iscatter
+#define MPI_Iscatterv VMPI_Iscatterv
+#define PMPI_Iscatterv VPMPI_Iscatterv
+#define MPI_Iallgather VMPI_Iallgather
+#define PMPI_Iallgather VPMPI_Iallgather
+#define MPI_Iallgatherv VMPI_Iallgatherv
+#define PMPI_Iallgatherv VPMPI_Iallgatherv
+#define MPI_Ialltoall VMPI_Ialltoall
+#define PMPI_Ialltoall VPMPI_Ialltoall
+#define MPI_Ialltoallv VMPI_Ialltoallv
+#define PMPI_Ialltoallv VPMPI_Ialltoallv
+#define MPI_Ialltoallw VMPI_Ialltoallw
+#define PMPI_Ialltoallw VPMPI_Ialltoallw
+VMPI_DECLARE(int, Ibarrier, (MPI_Comm comm, MPI_Request* request));
+VMPI_DECLARE(int, Ibcast,
+             (void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+              MPI_Request* request));
+VMPI_DECLARE(int, Ireduce,
+             (const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+              int root, MPI_Comm comm, MPI_Request* request));
+VMPI_DECLARE(int, Iallreduce,
+             (const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+              MPI_Comm comm, MPI_Request* request));
+VMPI_DECLARE(int, Iscan,
+             (const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+              MPI_Comm comm, MPI_Request* request));
+VMPI_DECLARE(int, Iexscan,
+             (const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+              MPI_Comm comm, MPI_Request* request));
+VMPI_DECLARE(int, Ireduce_scatter_block,
+             (const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
+              MPI_Comm comm, MPI_Request* request));
+VMPI_DECLARE(int, Ireduce_scatter,
+             (const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype,
+              MPI_Op op, MPI_Comm comm, MPI_Request* request));
+VMPI_DECLARE(int, Igather,
+             (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+              int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request));
+VMPI_DECLARE(int, Igatherv,
+             (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+              const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+              MPI_Comm comm, MPI_Request* request));
+VMPI_DECLARE(int, Iscatter,
+             (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+              int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request));
+VMPI_DECLARE(int, Iscatterv,
+             (const void* sendbuf, const int sendcounts[], const int displs[],
+              MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+              MPI_Comm comm, MPI_Request* request));
+VMPI_DECLARE(int, Iallgather,
+             (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+              int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request));
+VMPI_DECLARE(int, Iallgatherv,
+             (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+              const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+              MPI_Request* request));
+VMPI_DECLARE(int, Ialltoall,
+             (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+              int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request));
+VMPI_DECLARE(int, Ialltoallv,
+             (const void* sendbuf, const int sendcounts[], const int sdispls[],
+              MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[],
+              MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request));
+VMPI_DECLARE(int, Ialltoallw,
+             (const void* sendbuf, const int sendcounts[], const int sdispls[],
+              const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
+              const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+              MPI_Request* request));
+
 /* Topologies */
 #define MPI_Dims_create VMPI_Dims_create
 #define PMPI_Dims_create VPMPI_Dims_create
@@ -1277,40 +1368,6 @@ VMPI_DECLARE(int, Yield, (void));
 #define PMPI_Ineighbor_alltoallv VMPI_Ineighbor_alltoallv
 #define MPI_Ineighbor_alltoallw VMPI_Ineighbor_alltoallw
 #define PMPI_Ineighbor_alltoallw VMPI_Ineighbor_alltoallw
-#define MPI_Ibarrier VMPI_Ibarrier
-#define PMPI_Ibarrier VMPI_Ibarrier
-#define MPI_Ibcast VMPI_Ibcast
-#define PMPI_Ibcast VMPI_Ibcast
-#define MPI_Ireduce VMPI_Ireduce
-#define PMPI_Ireduce VMPI_Ireduce
-#define MPI_Iallreduce VMPI_Iallreduce
-#define PMPI_Iallreduce VMPI_Iallreduce
-#define MPI_Igather VMPI_Igather
-#define PMPI_Igather VMPI_Igather
-#define MPI_Igatherv VMPI_Igatherv
-#define PMPI_Igatherv VMPI_Igatherv
-#define MPI_Iscatter VMPI_Iscatter
-#define PMPI_Iscatter VMPI_Iscatter
-#define MPI_Iscatterv VMPI_Iscatterv
-#define PMPI_Iscatterv VMPI_Iscatterv
-#define MPI_Iallgather VMPI_Iallgather
-#define PMPI_Iallgather VMPI_Iallgather
-#define MPI_Iallgatherv VMPI_Iallgatherv
-#define PMPI_Iallgatherv VMPI_Iallgatherv
-#define MPI_Ialltoall VMPI_Ialltoall
-#define PMPI_Ialltoall VMPI_Ialltoall
-#define MPI_Ialltoallv VMPI_Ialltoallv
-#define PMPI_Ialltoallv VMPI_Ialltoallv
-#define MPI_Ialltoallw VMPI_Ialltoallw
-#define PMPI_Ialltoallw VMPI_Ialltoallw
-#define MPI_Ireduce_scatter VMPI_Ireduce_scatter
-#define PMPI_Ireduce_scatter VMPI_Ireduce_scatter
-#define MPI_Ireduce_scatter_block VMPI_Ireduce_scatter_block
-#define PMPI_Ireduce_scatter_block VMPI_Ireduce_scatter_block
-#define MPI_Iscan VMPI_Iscan
-#define PMPI_Iscan VMPI_Iscan
-#define MPI_Iexscan VMPI_Iexscan
-#define PMPI_Iexscan VMPI_Iexscan
 #define MPI_Mprobe VMPI_Mprobe
 #define PMPI_Mprobe VMPI_Mprobe
 #define MPI_Improbe VMPI_Improbe
@@ -1515,23 +1572,6 @@ VMPI_UNSUPPORTED(Ineighbor_allgatherv);
 VMPI_UNSUPPORTED(Ineighbor_alltoall);
 VMPI_UNSUPPORTED(Ineighbor_alltoallv);
 VMPI_UNSUPPORTED(Ineighbor_alltoallw);
-VMPI_UNSUPPORTED(Ibarrier);
-VMPI_UNSUPPORTED(Ibcast);
-VMPI_UNSUPPORTED(Ireduce);
-VMPI_UNSUPPORTED(Iallreduce);
-VMPI_UNSUPPORTED(Igather);
-VMPI_UNSUPPORTED(Igatherv);
-VMPI_UNSUPPORTED(Iscatter);
-VMPI_UNSUPPORTED(Iscatterv);
-VMPI_UNSUPPORTED(Iallgather);
-VMPI_UNSUPPORTED(Iallgatherv);
-VMPI_UNSUPPORTED(Ialltoall);
-VMPI_UNSUPPORTED(Ialltoallv);
-VMPI_UNSUPPORTED(Ialltoallw);
-VMPI_UNSUPPORTED(Ireduce_scatter);
-VMPI_UNSUPPORTED(Ireduce_scatter_block);
-VMPI_UNSUPPORTED(Iscan);
-VMPI_UNSUPPORTED(Iexscan);
 VMPI_UNSUPPORTED(Mprobe);
 VMPI_UNSUPPORTED(Improbe);
 VMPI_UNSUPPORTED(Mrecv);

@@ -354,6 +354,8 @@ class Collective {
   void put(const void* data, std::size_t bytes, int to) const;
   // Receives from member `from` into `data`, which holds `capacity` bytes; returns the bytes.
   std::size_t get(void* data, std::size_t capacity, int from) const;
+  // The same receive posted, to complete later (wait, test): for nonblocking collectives.
+  Request post(void* data, std::size_t capacity, int from) const;
 
  private:
   Members members_;

@@ -35,6 +35,12 @@ std::size_t Collective::get(void* data, std::size_t capacity, int from) const {
       .bytes;
 }
 
+Request Collective::post(void* data, std::size_t capacity, int from) const {
+  const int source = from == any_source ? any_source : members_.rank_of(from);
+  return Request(post_receive(*static_cast<RankContext*>(rank_), data, capacity, Type::bytes,
+                              source, tag_, {collective_channel, members_.context}, call_));
+}
+
 namespace {
 
 // Binomial broadcast from member `root` of `bytes` at `data`.

@@ -14,6 +14,7 @@
 
 #include "derived_types.hpp"
 #include "internal.hpp"
+#include "requests.hpp"
 
 namespace vela::mpi::detail {
 namespace {
@@ -23,13 +24,6 @@ char proc_null_request_tag;
 MPI_Request proc_null_request() {
   return reinterpret_cast<MPI_Request>(&proc_null_request_tag);
 }
-
-// A request of this file (its handle is its pointer with the low bit set): a persistent
-// request, or a receive into a non-contiguous datatype, unpacked when it completes.
-struct Extended {
-  enum class Kind : std::uint8_t { persistent, unpacking } kind;
-  explicit Extended(Kind k) : kind(k) {}
-};
 
 // A persistent request: the arguments MPI_Start starts again each time.
 struct Persistent : Extended {
@@ -55,25 +49,12 @@ struct Unpacking : Extended {
   Typemap map;
 };
 
-bool is_extended(MPI_Request request) {
-  return (reinterpret_cast<std::uintptr_t>(request) & 1) != 0;
-}
-
-Extended* extended_of(MPI_Request request) {
-  return reinterpret_cast<Extended*>(reinterpret_cast<std::uintptr_t>(request) &
-                                     ~std::uintptr_t{1});
-}
-
 bool is_persistent(MPI_Request request) {
   return is_extended(request) && extended_of(request)->kind == Extended::Kind::persistent;
 }
 
 Persistent* persistent_of(MPI_Request request) {
   return static_cast<Persistent*>(extended_of(request));
-}
-
-MPI_Request handle_of(Extended* e) {
-  return reinterpret_cast<MPI_Request>(reinterpret_cast<std::uintptr_t>(e) | 1);
 }
 
 void fill_empty(MPI_Status* status, int source) {
@@ -247,17 +228,54 @@ MPI_Request* inner(MPI_Request* request) {
   return is_persistent(*request) ? &persistent_of(*request)->active : request;
 }
 
-// The vp request (or MPI_PROC_NULL's, or null) at the bottom of `request`.
-MPI_Request innermost(MPI_Request request) {
-  while (is_extended(request)) {
-    Extended* e = extended_of(request);
-    request = e->kind == Extended::Kind::persistent ? static_cast<Persistent*>(e)->active
-                                                    : static_cast<Unpacking*>(e)->inner;
+// Appends to `out` the vp requests that `request` still waits for (none: it can complete now).
+void pending_of(MPI_Request request, std::vector<vp::Request>& out) {
+  if (request == MPI_REQUEST_NULL || request == proc_null_request()) return;
+  if (!is_extended(request)) {
+    const vp::Request v = to_vp(request);
+    if (!vp::ready(v)) out.push_back(v);
+    return;
   }
-  return request;
+  Extended* e = extended_of(request);
+  switch (e->kind) {
+    case Extended::Kind::persistent:
+      return pending_of(static_cast<Persistent*>(e)->active, out);
+    case Extended::Kind::unpacking:
+      return pending_of(static_cast<Unpacking*>(e)->inner, out);
+    case Extended::Kind::collective:
+      for (const vp::Request& r : static_cast<PendingCollective*>(e)->receives) {
+        if (!vp::ready(r)) out.push_back(r);
+      }
+      return;
+  }
+}
+
+// A test that found nothing lets the other ranks of the PE run: a rank polling (MPI_Test,
+// MPI_Iprobe in a loop) for what a rank of its own PE will send would otherwise spin forever,
+// ranks being fibers that give their PE back only when they block.
+void nothing_yet() {
+  vp::yield();
+}
+
+bool ready_now(MPI_Request request) {
+  std::vector<vp::Request> pending;
+  pending_of(request, pending);
+  return pending.empty();
 }
 
 bool complete(MPI_Request* request, MPI_Status* status, bool block);
+
+// Completes a nonblocking collective: its receives, then its finishing step.
+bool complete_collective(MPI_Request* request, MPI_Status* status, bool block) {
+  auto* pc = static_cast<PendingCollective*>(extended_of(*request));
+  if (!block && !ready_now(*request)) return false;
+  const std::unique_ptr<PendingCollective> owned(pc);
+  *request = MPI_REQUEST_NULL;
+  for (vp::Request& r : pc->receives) vp::wait(r);
+  for (auto& step : pc->steps) step(*pc);
+  fill_empty(status, MPI_ANY_SOURCE);
+  return true;
+}
 
 // Completes an unpacking receive: its message unpacked into the program's buffer.
 bool complete_unpacking(MPI_Request* request, MPI_Status* status, bool block) {
@@ -280,7 +298,11 @@ bool complete_unpacking(MPI_Request* request, MPI_Status* status, bool block) {
 // complete with an empty status.
 bool complete(MPI_Request* request, MPI_Status* status, bool block) {
   MPI_Request* r = inner(request);
-  if (is_extended(*r)) return complete_unpacking(r, status, block);
+  if (is_extended(*r)) {
+    return extended_of(*r)->kind == Extended::Kind::collective
+               ? complete_collective(r, status, block)
+               : complete_unpacking(r, status, block);
+  }
   if (*r == MPI_REQUEST_NULL) {
     fill_empty(status, MPI_ANY_SOURCE);
     return true;
@@ -307,19 +329,21 @@ MPI_Status* status_at(MPI_Status* statuses, int i) {
   return statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
 }
 
-// Blocks until one of the active requests among `requests` can complete (vp's own requests
-// wait in vp; the others are complete already).
+// Blocks until one of the active requests among `requests` can complete: each wait in vp is
+// for any of the receives still outstanding, until one request has none left.
 void wait_for_one(int count, MPI_Request requests[]) {
-  std::vector<vp::Request> pending;
-  for (int i = 0; i < count; ++i) {
-    const MPI_Request r = innermost(requests[i]);
-    if (r == MPI_REQUEST_NULL) continue;
-    if (r == proc_null_request()) return;
-    const vp::Request v = to_vp(r);
-    if (vp::ready(v)) return;
-    pending.push_back(v);
+  for (;;) {
+    std::vector<vp::Request> all;
+    for (int i = 0; i < count; ++i) {
+      if (inactive(requests[i])) continue;
+      std::vector<vp::Request> pending;
+      pending_of(requests[i], pending);
+      if (pending.empty()) return;
+      all.insert(all.end(), pending.begin(), pending.end());
+    }
+    if (all.empty()) return;
+    vp::wait_any_ready(all);
   }
-  vp::wait_any_ready(pending);
 }
 
 // Completes every active request of `requests` that can complete now; their indices.
@@ -360,6 +384,7 @@ int some(const char* call, int incount, MPI_Request requests[], int* outcount, i
     }
     for (std::size_t k = 0; k < done.size(); ++k) indices[k] = done[k];
     *outcount = static_cast<int>(done.size());
+    if (done.empty()) nothing_yet();
   });
 }
 
@@ -389,6 +414,7 @@ int any(const char* call, int count, MPI_Request requests[], int* index, int* fl
       if (!block) {
         *index = MPI_UNDEFINED;
         *flag = 0;
+        nothing_yet();
         return;
       }
       wait_for_one(count, requests);
@@ -514,10 +540,7 @@ int VPMPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
     check_requests(call, count, requests);
     // Wait for all (vp waits for its requests together), then complete each.
     std::vector<vp::Request> pending;
-    for (int i = 0; i < count; ++i) {
-      const MPI_Request r = innermost(requests[i]);
-      if (r != MPI_REQUEST_NULL && r != proc_null_request()) pending.push_back(to_vp(r));
-    }
+    for (int i = 0; i < count; ++i) pending_of(requests[i], pending);
     vp::wait_all_ready(pending);
     std::exception_ptr first;
     for (int i = 0; i < count; ++i) {
@@ -547,6 +570,7 @@ int VPMPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
     check_out(call, request, "request");
     check_out(call, flag, "flag");
     *flag = complete(request, status, false) ? 1 : 0;
+    if (*flag == 0) nothing_yet();
   });
 }
 
@@ -558,9 +582,9 @@ int VPMPI_Testall(int count, MPI_Request requests[], int* flag, MPI_Status statu
     check_out(call, flag, "flag");
     // All or none: completed only when every one can complete.
     for (int i = 0; i < count; ++i) {
-      const MPI_Request r = innermost(requests[i]);
-      if (r != MPI_REQUEST_NULL && r != proc_null_request() && !vp::ready(to_vp(r))) {
+      if (!ready_now(requests[i])) {
         *flag = 0;
+        nothing_yet();
         return;
       }
     }
@@ -606,17 +630,26 @@ int VPMPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status)
   return guarded(call, [&](const Label& label) {
     active(call, label);
     check_out(call, flag, "flag");
-    const MPI_Request r = innermost(request);
+    const MPI_Request r = is_persistent(request) ? persistent_of(request)->active : request;
     if (r == MPI_REQUEST_NULL || r == proc_null_request()) {
       *flag = 1;
       fill_empty(status, r == MPI_REQUEST_NULL ? MPI_ANY_SOURCE : MPI_PROC_NULL);
       return;
     }
-    *flag = vp::ready(to_vp(r)) ? 1 : 0;
-    if (*flag != 0 && status != MPI_STATUS_IGNORE) {
-      const std::optional<vp::Status> s = vp::status_of(to_vp(r));
-      if (s) fill(status, *s);
+    *flag = ready_now(r) ? 1 : 0;
+    if (*flag == 0) nothing_yet();
+    if (*flag == 0 || status == MPI_STATUS_IGNORE) return;
+    if (is_extended(r)) {
+      fill_empty(status, MPI_ANY_SOURCE);  // known once completed (unpacked, combined)
+      if (extended_of(r)->kind == Extended::Kind::unpacking) {
+        const std::optional<vp::Status> s =
+            vp::status_of(to_vp(static_cast<Unpacking*>(extended_of(r))->inner));
+        if (s) fill(status, *s);
+      }
+      return;
     }
+    const std::optional<vp::Status> s = vp::status_of(to_vp(r));
+    if (s) fill(status, *s);
   });
 }
 
@@ -758,6 +791,7 @@ int VPMPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* stat
     const int from = source >= 0 ? c.peers().rank_of(source) : source;
     const std::optional<vp::Status> s = vp::iprobe(from, tag, c.context);
     *flag = s.has_value();
+    if (!s) nothing_yet();
     if (s) fill(status, *s);
   });
 }

@@ -1,0 +1,671 @@
+// MPI's nonblocking collectives (the standard's §5.12 and §7.7): each one, when it starts, makes
+// every send it will make and posts every receive it will need, on the communicator's
+// collective channel under the call's number; completing it (MPI_Wait, MPI_Test, ...) waits for
+// those receives and then combines or unpacks (requests.hpp's PendingCollective). No step waits
+// on another rank's progress, so a started collective completes whatever the ranks do meanwhile
+// (a tree would need its inner ranks to forward while they compute).
+//
+// Costs: the algorithms are direct. A rooted call sends n - 1 messages from or to the root; an
+// all-to-all call (allgather, alltoall, allreduce, scan, reduce_scatter, barrier) sends n - 1
+// from each rank: O(n^2) messages in all, against O(n log n) for the blocking trees. Reductions
+// combine the n contributions left to right in rank order (the same bits on every rank and for
+// any placement; the blocking calls' tree associates differently, so the last bits may differ
+// between MPI_Allreduce and MPI_Iallreduce of floating values).
+#include <cstring>
+
+#include "derived_types.hpp"
+#include "internal.hpp"
+#include "operators.hpp"
+#include "requests.hpp"
+#include "topology.hpp"
+
+namespace vela::mpi::detail {
+namespace {
+
+Communicator& collective_comm(const char* call, const Label& label, MPI_Comm comm) {
+  Communicator& c = active(call, label, comm);
+  if (c.inter) {
+    fail(call, MPI_ERR_COMM,
+         "collectives on an intercommunicator are not supported yet (merge it with "
+         "MPI_Intercomm_merge)");
+  }
+  return c;
+}
+
+// `count` elements of `type` at `buffer`, packed (or copied) into a run of bytes of its own.
+std::vector<std::byte> packed(const void* buffer, std::size_t count, const Datatype& type) {
+  std::vector<std::byte> scratch;
+  const auto* data = static_cast<const std::byte*>(gathered(buffer, count, type, scratch));
+  if (type.contiguous) return std::vector<std::byte>(data, data + count * type.size);
+  return scratch;
+}
+
+// Where the bytes of `count` elements of `type` for `buffer` arrive: the buffer itself, or a
+// buffer of the request that a finishing step unpacks (with a copy of the type map: the program
+// may free the type meanwhile).
+void* landing(PendingCollective& pc, void* buffer, std::size_t count, const Datatype& type) {
+  if (type.contiguous) {
+    return reinterpret_cast<void*>(reinterpret_cast<std::uintptr_t>(buffer) +
+                                   static_cast<std::uintptr_t>(type.true_lb));
+  }
+  pc.buffers.emplace_back(count * type.size);
+  const std::size_t which = pc.buffers.size() - 1;
+  pc.steps.emplace_back([which, buffer, count, map = *type.map](PendingCollective& p) {
+    map.unpack(p.buffers[which].data(), p.buffers[which].size(), buffer, count);
+  });
+  return pc.buffers.back().data();
+}
+
+template <class T>
+T* displaced(T* base, std::intptr_t bytes) {
+  return reinterpret_cast<T*>(reinterpret_cast<std::uintptr_t>(base) +
+                              static_cast<std::uintptr_t>(bytes));
+}
+
+// Starts a nonblocking collective: `build` makes its sends and posts its receives on the
+// communicator's next collective; the request.
+template <class Build>
+MPI_Request start(const char* call, Communicator& c, Build build) {
+  const InRankHeap heap;  // the request and its buffers move with the rank
+  auto pc = std::make_unique<PendingCollective>();
+  const vp::Collective k(c.members(), call);
+  build(k, *pc);
+  return handle_of(pc.release());
+}
+
+// Every member's block of `bytes` bytes, in member order, as the finishing steps see them:
+// buffers[first + i] (the caller's own block copied in at the start).
+std::size_t gather_blocks(const vp::Collective& k, PendingCollective& pc,
+                          std::vector<std::byte> own, std::size_t bytes, bool to_everyone,
+                          int root) {
+  const int n = k.members().size;
+  const int me = k.members().index;
+  if (to_everyone || me != root) {
+    for (int i = 0; i < n; ++i) {
+      if (i != me && (to_everyone || i == root)) k.put(own.data(), bytes, i);
+    }
+  }
+  const std::size_t first = pc.buffers.size();
+  if (!to_everyone && me != root) return first;
+  for (int i = 0; i < n; ++i)
+    pc.buffers.emplace_back(i == me ? own : std::vector<std::byte>(bytes));
+  for (int i = 0; i < n; ++i) {
+    if (i != me)
+      pc.receives.push_back(
+          k.post(pc.buffers[first + static_cast<std::size_t>(i)].data(), bytes, i));
+  }
+  return first;
+}
+
+// Combines blocks first .. first + upto - 1 left to right into the last of them; its index.
+std::size_t combine_blocks(PendingCollective& p, std::size_t first, int upto,
+                           const Operation& operation, std::size_t elements) {
+  std::size_t acc = first;
+  for (int i = 1; i < upto; ++i) {
+    const std::size_t next = first + static_cast<std::size_t>(i);
+    // next = acc op next (acc holds the lower ranks)
+    if (elements > 0)
+      operation.function(p.buffers[acc].data(), p.buffers[next].data(), elements, &operation);
+    acc = next;
+  }
+  return acc;
+}
+
+// A reduction's arguments: the program's (count of type) and the elements combined.
+struct Reduction {
+  const Datatype& type;
+  std::size_t count;
+  std::size_t elements;
+  Operation operation;
+  std::size_t bytes() const { return count * type.size; }
+};
+
+Reduction reduction_of(const char* call, Objects& objects, int count, MPI_Datatype datatype,
+                       MPI_Op op) {
+  const Datatype& type = datatype_of(call, datatype);
+  const std::size_t n = count_of(call, count);
+  if (type.map == nullptr) return {type, n, n, operation_of(call, objects, op, datatype, type)};
+  if (type.element == nullptr) {
+    fail(call, MPI_ERR_OP,
+         "datatype " + handle_text(datatype) +
+             " is a derived datatype whose elements are not all of one basic type: reductions "
+             "on it are not supported");
+  }
+  const Datatype& element = *type.element;
+  const MPI_Datatype basic = reinterpret_cast<MPI_Datatype>(
+      static_cast<std::uintptr_t>(VMPI_DATATYPE_BASE + (&element - datatypes)));
+  return {type, n, n * (type.size / element.size), operation_of(call, objects, op, basic, element)};
+}
+
+// Writes block `which` (the result) to `count` elements of `type` at `buffer`.
+void result_to(PendingCollective& pc, std::size_t which, void* buffer, std::size_t count,
+               const Datatype& type) {
+  if (type.contiguous) {
+    pc.steps.emplace_back([which, to = displaced(buffer, type.true_lb)](PendingCollective& p) {
+      if (!p.buffers[which].empty())
+        std::memcpy(to, p.buffers[which].data(), p.buffers[which].size());
+    });
+    return;
+  }
+  pc.steps.emplace_back([which, buffer, count, map = *type.map](PendingCollective& p) {
+    map.unpack(p.buffers[which].data(), p.buffers[which].size(), buffer, count);
+  });
+}
+
+// Ireduce, Iallreduce, Iscan, Iexscan: every member's values to the members that combine them.
+enum class Reduce { rooted, everyone, inclusive_scan, exclusive_scan };
+
+int start_reduction(const char* call, const void* sendbuf, void* recvbuf, int count,
+                    MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, Reduce kind,
+                    MPI_Request* request) {
+  return guarded_on(call, comm, [&](const Label& label) {
+    Objects& objects = active(call, label);
+    Communicator& c = collective_comm(call, label, comm);
+    const Reduction r = reduction_of(call, objects, count, datatype, op);
+    check_out(call, request, "request");
+    if (kind == Reduce::rooted) check_peer(c.group.size(), call, "root", root, false, false);
+    const bool gets = kind != Reduce::rooted || c.rank == root;
+    if (sendbuf == MPI_IN_PLACE && !gets)
+      fail(call, MPI_ERR_BUFFER, "MPI_IN_PLACE is the send buffer of the root only");
+    if (gets) check_buffer(call, recvbuf, r.count, r.type, "recvbuf");
+    if (sendbuf != MPI_IN_PLACE) check_buffer(call, sendbuf, r.count, r.type, "sendbuf");
+    std::vector<std::byte> own =
+        packed(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, r.count, r.type);
+    *request = start(call, c, [&](const vp::Collective& k, PendingCollective& pc) {
+      const int n = k.members().size;
+      const int me = k.members().index;
+      const std::size_t bytes = r.bytes();
+      std::size_t first = 0;
+      int upto = n;
+      if (kind == Reduce::inclusive_scan || kind == Reduce::exclusive_scan) {
+        // To every higher member; from every lower one.
+        for (int i = me + 1; i < n; ++i) k.put(own.data(), bytes, i);
+        first = pc.buffers.size();
+        for (int i = 0; i <= me; ++i)
+          pc.buffers.emplace_back(i == me ? own : std::vector<std::byte>(bytes));
+        for (int i = 0; i < me; ++i)
+          pc.receives.push_back(
+              k.post(pc.buffers[first + static_cast<std::size_t>(i)].data(), bytes, i));
+        upto = kind == Reduce::inclusive_scan ? me + 1 : me;
+        if (upto == 0) return;  // MPI_Exscan leaves rank 0's buffer as it was
+      } else {
+        first = gather_blocks(k, pc, std::move(own), bytes, kind == Reduce::everyone, root);
+        if (!gets) return;
+      }
+      const std::size_t result = first + static_cast<std::size_t>(upto - 1);
+      pc.steps.emplace_back(
+          [first, upto, operation = r.operation, elements = r.elements](PendingCollective& p) {
+            combine_blocks(p, first, upto, operation, elements);
+          });
+      result_to(pc, result, recvbuf, r.count, r.type);
+    });
+  });
+}
+
+// Ireduce_scatter(_block): block j of every member's values to member j, combined there.
+int start_reduce_scatter(const char* call, const void* sendbuf, void* recvbuf,
+                         const std::vector<int>& counts, MPI_Datatype datatype, MPI_Op op,
+                         MPI_Comm comm, MPI_Request* request) {
+  return guarded_on(call, comm, [&](const Label& label) {
+    Objects& objects = active(call, label);
+    Communicator& c = collective_comm(call, label, comm);
+    std::size_t total = 0;
+    for (const int k : counts) total += count_of(call, k, "recvcounts");
+    const Reduction r = reduction_of(call, objects, static_cast<int>(total), datatype, op);
+    check_out(call, request, "request");
+    const auto mine = static_cast<std::size_t>(counts[static_cast<std::size_t>(c.rank)]);
+    check_buffer(call, recvbuf, mine, r.type, "recvbuf");
+    if (sendbuf != MPI_IN_PLACE) check_buffer(call, sendbuf, r.count, r.type, "sendbuf");
+    const std::vector<std::byte> all =
+        packed(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, r.count, r.type);
+    *request = start(call, c, [&](const vp::Collective& k, PendingCollective& pc) {
+      const int n = k.members().size;
+      const int me = k.members().index;
+      const std::size_t per = r.type.size;
+      std::size_t offset = 0;
+      std::size_t own_offset = 0;
+      for (int j = 0; j < n; ++j) {
+        const std::size_t bytes =
+            static_cast<std::size_t>(counts[static_cast<std::size_t>(j)]) * per;
+        if (j != me) k.put(all.data() + offset, bytes, j);
+        if (j == me) own_offset = offset;
+        offset += bytes;
+      }
+      const std::size_t bytes = mine * per;
+      const std::size_t first = pc.buffers.size();
+      for (int i = 0; i < n; ++i) {
+        pc.buffers.emplace_back(
+            i == me ? std::vector<std::byte>(
+                          all.begin() + static_cast<std::ptrdiff_t>(own_offset),
+                          all.begin() + static_cast<std::ptrdiff_t>(own_offset + bytes))
+                    : std::vector<std::byte>(bytes));
+      }
+      for (int i = 0; i < n; ++i) {
+        if (i != me)
+          pc.receives.push_back(
+              k.post(pc.buffers[first + static_cast<std::size_t>(i)].data(), bytes, i));
+      }
+      const std::size_t elements =
+          r.type.size == 0 ? 0 : mine * (r.elements / std::max<std::size_t>(r.count, 1));
+      pc.steps.emplace_back([first, n, operation = r.operation, elements](PendingCollective& p) {
+        combine_blocks(p, first, n, operation, elements);
+      });
+      result_to(pc, first + static_cast<std::size_t>(n - 1), recvbuf, mine, r.type);
+    });
+  });
+}
+
+// A block of a gather-like call: `count` elements of `type` at `address`.
+struct Block {
+  const void* address;
+  std::size_t count;
+  const Datatype* type;
+};
+
+// Sends block i to member i (where `sends` has one) and receives block j from member j (where
+// `receives` has one); `lanes` separate directions of a Cartesian neighbourhood.
+void exchange_blocks(const vp::Collective& k, PendingCollective& pc,
+                     const std::vector<std::pair<int, Block>>& sends,
+                     const std::vector<std::pair<int, Block>>& receives) {
+  for (const auto& [to, b] : sends) {
+    const std::vector<std::byte> data = packed(b.address, b.count, *b.type);
+    k.put(data.data(), data.size(), to);
+  }
+  for (const auto& [from, b] : receives) {
+    void* into = landing(pc, const_cast<void*>(b.address), b.count, *b.type);
+    pc.receives.push_back(k.post(into, b.count * b.type->size, from));
+  }
+}
+
+// Igather, Igatherv, Iscatter, Iscatterv, Iallgather, Iallgatherv, Ialltoall(v, w): the caller
+// lists the blocks it sends and receives (its own block is copied at the start).
+template <class List>
+int start_exchange(const char* call, MPI_Comm comm, MPI_Request* request, List list) {
+  return guarded_on(call, comm, [&](const Label& label) {
+    Communicator& c = collective_comm(call, label, comm);
+    check_out(call, request, "request");
+    std::vector<std::pair<int, Block>> sends;
+    std::vector<std::pair<int, Block>> receives;
+    list(c, sends, receives);
+    const int me = c.rank;
+    // The block to itself moves at once.
+    std::vector<std::pair<int, Block>> to_others;
+    const Block* own_send = nullptr;
+    for (const auto& s : sends) {
+      if (s.first == me) {
+        own_send = &s.second;
+      } else {
+        to_others.push_back(s);
+      }
+    }
+    std::vector<std::pair<int, Block>> from_others;
+    for (const auto& r : receives) {
+      if (r.first == me) {
+        if (own_send != nullptr) {
+          const std::vector<std::byte> data =
+              packed(own_send->address, own_send->count, *own_send->type);
+          std::vector<std::byte> scratch;
+          void* into = receiving(const_cast<void*>(r.second.address), r.second.count,
+                                 *r.second.type, scratch);
+          const std::size_t n = std::min(data.size(), r.second.count * r.second.type->size);
+          if (n > 0) std::memcpy(into, data.data(), n);
+          scattered(scratch, n, const_cast<void*>(r.second.address), r.second.count,
+                    *r.second.type);
+        }
+      } else {
+        from_others.push_back(r);
+      }
+    }
+    *request = start(call, c, [&](const vp::Collective& k, PendingCollective& pc) {
+      exchange_blocks(k, pc, to_others, from_others);
+    });
+  });
+}
+
+Block element_block(const void* base, std::size_t index, std::size_t count, const Datatype& t) {
+  return {displaced(base, static_cast<std::intptr_t>(index * count) * t.extent), count, &t};
+}
+
+Block displaced_block(const void* base, const int* displs, int i, std::size_t count,
+                      const Datatype& t) {
+  return {displaced(base, static_cast<std::intptr_t>(displs[i]) * t.extent), count, &t};
+}
+
+void check_counts(const char* call, const int* counts, int n, const char* what) {
+  check_out(call, counts, what);
+  for (int i = 0; i < n; ++i) count_of(call, counts[i], what);
+}
+
+}  // namespace
+}  // namespace vela::mpi::detail
+
+using namespace vela;
+using namespace vela::mpi::detail;
+
+extern "C" {
+
+int VPMPI_Ibarrier(MPI_Comm comm, MPI_Request* request) {
+  constexpr const char* call = "MPI_Ibarrier";
+  return guarded_on(call, comm, [&](const Label& label) {
+    Communicator& c = collective_comm(call, label, comm);
+    check_out(call, request, "request");
+    *request = start(call, c, [&](const vp::Collective& k, PendingCollective& pc) {
+      for (int i = 0; i < k.members().size; ++i) {
+        if (i == k.members().index) continue;
+        k.put(nullptr, 0, i);
+        pc.receives.push_back(k.post(nullptr, 0, i));
+      }
+    });
+  });
+}
+
+int VPMPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                 MPI_Request* request) {
+  constexpr const char* call = "MPI_Ibcast";
+  return guarded_on(call, comm, [&](const Label& label) {
+    Communicator& c = collective_comm(call, label, comm);
+    const Buffer b = buffer_of(call, buffer, count, datatype, {.buffer = "buffer"});
+    check_peer(c.group.size(), call, "root", root, false, false);
+    check_out(call, request, "request");
+    *request = start(call, c, [&](const vp::Collective& k, PendingCollective& pc) {
+      if (c.rank == root) {
+        const std::vector<std::byte> data = packed(buffer, b.count, b.type);
+        for (int i = 0; i < k.members().size; ++i) {
+          if (i != root) k.put(data.data(), data.size(), i);
+        }
+        return;
+      }
+      void* into = landing(pc, buffer, b.count, b.type);
+      pc.receives.push_back(k.post(into, bytes_of(b.count, b.type), root));
+    });
+  });
+}
+
+int VPMPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                  int root, MPI_Comm comm, MPI_Request* request) {
+  return start_reduction("MPI_Ireduce", sendbuf, recvbuf, count, datatype, op, root, comm,
+                         Reduce::rooted, request);
+}
+
+int VPMPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                     MPI_Op op, MPI_Comm comm, MPI_Request* request) {
+  return start_reduction("MPI_Iallreduce", sendbuf, recvbuf, count, datatype, op, 0, comm,
+                         Reduce::everyone, request);
+}
+
+int VPMPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                MPI_Comm comm, MPI_Request* request) {
+  return start_reduction("MPI_Iscan", sendbuf, recvbuf, count, datatype, op, 0, comm,
+                         Reduce::inclusive_scan, request);
+}
+
+int VPMPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                  MPI_Comm comm, MPI_Request* request) {
+  return start_reduction("MPI_Iexscan", sendbuf, recvbuf, count, datatype, op, 0, comm,
+                         Reduce::exclusive_scan, request);
+}
+
+int VPMPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
+                                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                MPI_Request* request) {
+  constexpr const char* call = "MPI_Ireduce_scatter_block";
+  int size = 0;
+  const int code = VPMPI_Comm_size(comm, &size);
+  if (code != MPI_SUCCESS) return code;
+  return start_reduce_scatter(call, sendbuf, recvbuf,
+                              std::vector<int>(static_cast<std::size_t>(size), recvcount), datatype,
+                              op, comm, request);
+}
+
+int VPMPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
+                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request) {
+  constexpr const char* call = "MPI_Ireduce_scatter";
+  int size = 0;
+  const int code = VPMPI_Comm_size(comm, &size);
+  if (code != MPI_SUCCESS) return code;
+  if (recvcounts == nullptr) return guarded_on(call, comm, [&] { fail_out(call, "recvcounts"); });
+  return start_reduce_scatter(call, sendbuf, recvbuf,
+                              std::vector<int>(recvcounts, recvcounts + size), datatype, op, comm,
+                              request);
+}
+
+int VPMPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                  MPI_Request* request) {
+  constexpr const char* call = "MPI_Igather";
+  return start_exchange(call, comm, request, [&](Communicator& c, auto& sends, auto& receives) {
+    const int n = c.group.size();
+    check_peer(n, call, "root", root, false, false);
+    const bool in_place = sendbuf == MPI_IN_PLACE;
+    if (in_place && c.rank != root) fail(call, MPI_ERR_BUFFER, "MPI_IN_PLACE is the root's only");
+    if (c.rank == root) {
+      const Datatype& rt = datatype_of(call, recvtype, "recvtype");
+      const std::size_t rc = count_of(call, recvcount, "recvcount");
+      for (int i = 0; i < n; ++i) {
+        if (i == root && in_place) continue;
+        receives.push_back({i, element_block(recvbuf, static_cast<std::size_t>(i), rc, rt)});
+      }
+    }
+    if (in_place) return;
+    const Datatype& st = datatype_of(call, sendtype, "sendtype");
+    sends.push_back({root, Block{sendbuf, count_of(call, sendcount, "sendcount"), &st}});
+  });
+}
+
+int VPMPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                   const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                   MPI_Comm comm, MPI_Request* request) {
+  constexpr const char* call = "MPI_Igatherv";
+  return start_exchange(call, comm, request, [&](Communicator& c, auto& sends, auto& receives) {
+    const int n = c.group.size();
+    check_peer(n, call, "root", root, false, false);
+    if (c.rank == root) {
+      const Datatype& rt = datatype_of(call, recvtype, "recvtype");
+      check_counts(call, recvcounts, n, "recvcounts");
+      check_out(call, displs, "displs");
+      for (int i = 0; i < n; ++i) {
+        if (i == root && sendbuf == MPI_IN_PLACE) continue;
+        receives.push_back(
+            {i, displaced_block(recvbuf, displs, i, static_cast<std::size_t>(recvcounts[i]), rt)});
+      }
+      if (sendbuf == MPI_IN_PLACE) return;
+    } else if (sendbuf == MPI_IN_PLACE) {
+      fail(call, MPI_ERR_BUFFER, "MPI_IN_PLACE is the root's only");
+    }
+    const Datatype& st = datatype_of(call, sendtype, "sendtype");
+    sends.push_back({root, Block{sendbuf, count_of(call, sendcount, "sendcount"), &st}});
+  });
+}
+
+int VPMPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                   int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                   MPI_Request* request) {
+  constexpr const char* call = "MPI_Iscatter";
+  return start_exchange(call, comm, request, [&](Communicator& c, auto& sends, auto& receives) {
+    const int n = c.group.size();
+    check_peer(n, call, "root", root, false, false);
+    const bool in_place = recvbuf == MPI_IN_PLACE;
+    if (in_place && c.rank != root) fail(call, MPI_ERR_BUFFER, "MPI_IN_PLACE is the root's only");
+    if (c.rank == root) {
+      const Datatype& st = datatype_of(call, sendtype, "sendtype");
+      const std::size_t sc = count_of(call, sendcount, "sendcount");
+      for (int i = 0; i < n; ++i) {
+        if (i == root && in_place) continue;
+        sends.push_back({i, element_block(sendbuf, static_cast<std::size_t>(i), sc, st)});
+      }
+    }
+    if (in_place) return;
+    const Datatype& rt = datatype_of(call, recvtype, "recvtype");
+    receives.push_back({root, Block{recvbuf, count_of(call, recvcount, "recvcount"), &rt}});
+  });
+}
+
+int VPMPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[],
+                    MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
+                    int root, MPI_Comm comm, MPI_Request* request) {
+  constexpr const char* call = "MPI_Iscatterv";
+  return start_exchange(call, comm, request, [&](Communicator& c, auto& sends, auto& receives) {
+    const int n = c.group.size();
+    check_peer(n, call, "root", root, false, false);
+    const bool in_place = recvbuf == MPI_IN_PLACE;
+    if (in_place && c.rank != root) fail(call, MPI_ERR_BUFFER, "MPI_IN_PLACE is the root's only");
+    if (c.rank == root) {
+      const Datatype& st = datatype_of(call, sendtype, "sendtype");
+      check_counts(call, sendcounts, n, "sendcounts");
+      check_out(call, displs, "displs");
+      for (int i = 0; i < n; ++i) {
+        if (i == root && in_place) continue;
+        sends.push_back(
+            {i, displaced_block(sendbuf, displs, i, static_cast<std::size_t>(sendcounts[i]), st)});
+      }
+    }
+    if (in_place) return;
+    const Datatype& rt = datatype_of(call, recvtype, "recvtype");
+    receives.push_back({root, Block{recvbuf, count_of(call, recvcount, "recvcount"), &rt}});
+  });
+}
+
+int VPMPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                     int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  constexpr const char* call = "MPI_Iallgather";
+  return start_exchange(call, comm, request, [&](Communicator& c, auto& sends, auto& receives) {
+    const int n = c.group.size();
+    const Datatype& rt = datatype_of(call, recvtype, "recvtype");
+    const std::size_t rc = count_of(call, recvcount, "recvcount");
+    Block own = element_block(recvbuf, static_cast<std::size_t>(c.rank), rc, rt);
+    if (sendbuf != MPI_IN_PLACE) {
+      own = Block{sendbuf, count_of(call, sendcount, "sendcount"),
+                  &datatype_of(call, sendtype, "sendtype")};
+    }
+    for (int i = 0; i < n; ++i) {
+      if (i == c.rank && sendbuf == MPI_IN_PLACE) continue;
+      sends.push_back({i, own});
+      receives.push_back({i, element_block(recvbuf, static_cast<std::size_t>(i), rc, rt)});
+    }
+  });
+}
+
+int VPMPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                      const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                      MPI_Comm comm, MPI_Request* request) {
+  constexpr const char* call = "MPI_Iallgatherv";
+  return start_exchange(call, comm, request, [&](Communicator& c, auto& sends, auto& receives) {
+    const int n = c.group.size();
+    const Datatype& rt = datatype_of(call, recvtype, "recvtype");
+    check_counts(call, recvcounts, n, "recvcounts");
+    check_out(call, displs, "displs");
+    Block own =
+        displaced_block(recvbuf, displs, c.rank, static_cast<std::size_t>(recvcounts[c.rank]), rt);
+    if (sendbuf != MPI_IN_PLACE) {
+      own = Block{sendbuf, count_of(call, sendcount, "sendcount"),
+                  &datatype_of(call, sendtype, "sendtype")};
+    }
+    for (int i = 0; i < n; ++i) {
+      if (i == c.rank && sendbuf == MPI_IN_PLACE) continue;
+      sends.push_back({i, own});
+      receives.push_back(
+          {i, displaced_block(recvbuf, displs, i, static_cast<std::size_t>(recvcounts[i]), rt)});
+    }
+  });
+}
+
+int VPMPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  constexpr const char* call = "MPI_Ialltoall";
+  if (sendbuf == MPI_IN_PLACE) {
+    return guarded_on(call, comm, [&] {
+      fail(call, MPI_ERR_BUFFER,
+           "MPI_IN_PLACE is not supported by the nonblocking all-to-alls yet");
+    });
+  }
+  return start_exchange(call, comm, request, [&](Communicator& c, auto& sends, auto& receives) {
+    const int n = c.group.size();
+    const Datatype& st = datatype_of(call, sendtype, "sendtype");
+    const Datatype& rt = datatype_of(call, recvtype, "recvtype");
+    const std::size_t sc = count_of(call, sendcount, "sendcount");
+    const std::size_t rc = count_of(call, recvcount, "recvcount");
+    for (int i = 0; i < n; ++i) {
+      sends.push_back({i, element_block(sendbuf, static_cast<std::size_t>(i), sc, st)});
+      receives.push_back({i, element_block(recvbuf, static_cast<std::size_t>(i), rc, rt)});
+    }
+  });
+}
+
+int VPMPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                     MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                     const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                     MPI_Request* request) {
+  constexpr const char* call = "MPI_Ialltoallv";
+  if (sendbuf == MPI_IN_PLACE) {
+    return guarded_on(call, comm, [&] {
+      fail(call, MPI_ERR_BUFFER,
+           "MPI_IN_PLACE is not supported by the nonblocking all-to-alls yet");
+    });
+  }
+  return start_exchange(call, comm, request, [&](Communicator& c, auto& sends, auto& receives) {
+    const int n = c.group.size();
+    const Datatype& st = datatype_of(call, sendtype, "sendtype");
+    const Datatype& rt = datatype_of(call, recvtype, "recvtype");
+    check_counts(call, sendcounts, n, "sendcounts");
+    check_counts(call, recvcounts, n, "recvcounts");
+    check_out(call, sdispls, "sdispls");
+    check_out(call, rdispls, "rdispls");
+    for (int i = 0; i < n; ++i) {
+      sends.push_back(
+          {i, displaced_block(sendbuf, sdispls, i, static_cast<std::size_t>(sendcounts[i]), st)});
+      receives.push_back(
+          {i, displaced_block(recvbuf, rdispls, i, static_cast<std::size_t>(recvcounts[i]), rt)});
+    }
+  });
+}
+
+int VPMPI_Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                     const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
+                     const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                     MPI_Request* request) {
+  constexpr const char* call = "MPI_Ialltoallw";
+  if (sendbuf == MPI_IN_PLACE) {
+    return guarded_on(call, comm, [&] {
+      fail(call, MPI_ERR_BUFFER,
+           "MPI_IN_PLACE is not supported by the nonblocking all-to-alls yet");
+    });
+  }
+  return start_exchange(call, comm, request, [&](Communicator& c, auto& sends, auto& receives) {
+    const int n = c.group.size();
+    check_counts(call, sendcounts, n, "sendcounts");
+    check_counts(call, recvcounts, n, "recvcounts");
+    check_out(call, sdispls, "sdispls");
+    check_out(call, rdispls, "rdispls");
+    check_out(call, sendtypes, "sendtypes");
+    check_out(call, recvtypes, "recvtypes");
+    for (int i = 0; i < n; ++i) {
+      sends.push_back(
+          {i, Block{displaced(sendbuf, sdispls[i]), static_cast<std::size_t>(sendcounts[i]),
+                    &datatype_of(call, sendtypes[i], "sendtypes[i]")}});
+      receives.push_back({i, Block{displaced(static_cast<const void*>(recvbuf), rdispls[i]),
+                                   static_cast<std::size_t>(recvcounts[i]),
+                                   &datatype_of(call, recvtypes[i], "recvtypes[i]")}});
+    }
+  });
+}
+
+}  // extern "C"
+
+// The MPI names, weak aliases of the profiling names (a tool's own MPI_x takes their place).
+VMPI_PROFILED(Ibarrier);
+VMPI_PROFILED(Ibcast);
+VMPI_PROFILED(Ireduce);
+VMPI_PROFILED(Iallreduce);
+VMPI_PROFILED(Iscan);
+VMPI_PROFILED(Iexscan);
+VMPI_PROFILED(Ireduce_scatter_block);
+VMPI_PROFILED(Ireduce_scatter);
+VMPI_PROFILED(Igather);
+VMPI_PROFILED(Igatherv);
+VMPI_PROFILED(Iscatter);
+VMPI_PROFILED(Iscatterv);
+VMPI_PROFILED(Iallgather);
+VMPI_PROFILED(Iallgatherv);
+VMPI_PROFILED(Ialltoall);
+VMPI_PROFILED(Ialltoallv);
+VMPI_PROFILED(Ialltoallw);

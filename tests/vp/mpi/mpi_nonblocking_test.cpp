@@ -1,0 +1,228 @@
+// Nonblocking collectives through vela/mpi.h, in process on 2 PEs: each gives what its blocking
+// form gives, completes whatever the ranks do between start and wait (an order that a tree
+// needing its inner ranks to forward would deadlock on), survives a balancing point (ranks
+// moving) while pending, and mixes with point-to-point requests in MPI_Waitall and MPI_Testany.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "vela/mpi/run.hpp"
+#define VELA_MPI_NO_MAIN  // the test keeps gtest's main
+#include "vela/mpi.h"
+
+namespace {
+
+struct Outcome {
+  int code = -1;
+  std::string error;
+};
+
+Outcome run_mpi(int ranks, vela::mpi::Main main, const std::string& lb = "") {
+  vela::rt::Options options;
+  options.pes = 2;
+  options.pin = false;
+  options.lb = lb;
+  vela::vp::Options rank_options;
+  rank_options.ranks = ranks;
+  std::vector<std::string> words{"mpi_nonblocking_test"};
+  std::vector<char*> argv;
+  for (std::string& w : words) argv.push_back(w.data());
+  argv.push_back(nullptr);
+  vela::rt::Runtime runtime(options);
+  Outcome outcome;
+  try {
+    outcome.code = vela::mpi::run(runtime, rank_options, main, 1, argv.data());
+  } catch (const vela::vp::Error& e) {
+    outcome.error = e.what();
+  }
+  return outcome;
+}
+
+std::atomic<int> ranks_done{0};
+
+int world_rank() {
+  int rank = -1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  return rank;
+}
+
+// Every nonblocking collective against its blocking form, on a split communicator, with a
+// migration between start and completion.
+TEST(MpiNonblocking, SameResultsAsTheBlockingCalls) {
+  ranks_done = 0;
+  const Outcome o = run_mpi(
+      6,
+      [](int argc, char** argv) {
+        MPI_Init(&argc, &argv);
+        const int world = world_rank();
+        MPI_Comm comm;
+        MPI_Comm_split(MPI_COMM_WORLD, world % 2, world, &comm);  // two groups of 3
+        int me = -1;
+        int n = 0;
+        MPI_Comm_rank(comm, &me);
+        MPI_Comm_size(comm, &n);
+        std::vector<MPI_Request> r(12);
+        // Reductions (integers: the order of combination cannot change the result).
+        const int value = 7 * world + 1;
+        int sum = -1, sum_root = -1, scan = -1, exscan = -1;
+        MPI_Iallreduce(&value, &sum, 1, MPI_INT, MPI_SUM, comm, &r[0]);
+        MPI_Ireduce(&value, &sum_root, 1, MPI_INT, MPI_MAX, 1, comm, &r[1]);
+        MPI_Iscan(&value, &scan, 1, MPI_INT, MPI_SUM, comm, &r[2]);
+        MPI_Iexscan(&value, &exscan, 1, MPI_INT, MPI_SUM, comm, &r[3]);
+        // Data movement.
+        int token = me == 0 ? 40 + world : -1;
+        MPI_Ibcast(&token, 1, MPI_INT, 0, comm, &r[4]);
+        std::vector<int> gathered(static_cast<std::size_t>(n), -1);
+        MPI_Iallgather(&world, 1, MPI_INT, gathered.data(), 1, MPI_INT, comm, &r[5]);
+        std::vector<int> out(static_cast<std::size_t>(n));
+        for (int i = 0; i < n; ++i) out[static_cast<std::size_t>(i)] = 100 * me + i;
+        std::vector<int> in(static_cast<std::size_t>(n), -1);
+        MPI_Ialltoall(out.data(), 1, MPI_INT, in.data(), 1, MPI_INT, comm, &r[6]);
+        std::vector<int> at_root(static_cast<std::size_t>(n), -1);
+        MPI_Igather(&me, 1, MPI_INT, at_root.data(), 1, MPI_INT, 2, comm, &r[7]);
+        std::vector<int> parts{10, 11, 12};
+        int part = -1;
+        MPI_Iscatter(parts.data(), 1, MPI_INT, &part, 1, MPI_INT, 1, comm, &r[8]);
+        std::vector<int> ones(static_cast<std::size_t>(2 * n), world);
+        std::vector<int> block(2, -1);
+        MPI_Ireduce_scatter_block(ones.data(), block.data(), 2, MPI_INT, MPI_SUM, comm, &r[9]);
+        MPI_Ibarrier(comm, &r[10]);
+        double d = 0.5 * world;
+        double dmax = 0;
+        MPI_Iallreduce(&d, &dmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD, &r[11]);
+        MPI_Migrate();  // pending collectives move with their ranks
+        MPI_Waitall(static_cast<int>(r.size()), r.data(), MPI_STATUSES_IGNORE);
+        for (const MPI_Request q : r) EXPECT_EQ(q, MPI_REQUEST_NULL);
+        // The blocking forms.
+        int bsum = 0, bscan = 0, bexscan = -1;
+        MPI_Allreduce(&value, &bsum, 1, MPI_INT, MPI_SUM, comm);
+        MPI_Scan(&value, &bscan, 1, MPI_INT, MPI_SUM, comm);
+        MPI_Exscan(&value, &bexscan, 1, MPI_INT, MPI_SUM, comm);
+        EXPECT_EQ(sum, bsum);
+        if (me == 1) {
+          EXPECT_EQ(sum_root, 7 * (world % 2 + 4) + 1);
+        }
+        EXPECT_EQ(scan, bscan);
+        if (me > 0) {
+          EXPECT_EQ(exscan, bexscan);
+        }
+        EXPECT_EQ(token, 40 + world % 2);
+        for (int i = 0; i < n; ++i) {
+          EXPECT_EQ(gathered[static_cast<std::size_t>(i)], world % 2 + 2 * i);
+          EXPECT_EQ(in[static_cast<std::size_t>(i)], 100 * i + me);
+        }
+        if (me == 2) {
+          EXPECT_EQ(at_root, (std::vector<int>{0, 1, 2}));
+        }
+        EXPECT_EQ(part, 10 + me);
+        const int group_sum = 3 * (world % 2) + 6;  // the group's world ranks
+        EXPECT_EQ(block[0], group_sum);
+        EXPECT_EQ(block[1], group_sum);
+        EXPECT_EQ(dmax, 2.5);
+        MPI_Comm_free(&comm);
+        MPI_Finalize();
+        ++ranks_done;
+        return 0;
+      },
+      "rotate");
+  EXPECT_EQ(o.error, "");
+  EXPECT_EQ(ranks_done, 6);
+}
+
+// Rank 0 starts a broadcast from rank 3 and waits for a message from rank 3, which rank 3 sends
+// only after completing the broadcast: with a tree whose inner ranks forward, rank 0 would have
+// to forward while it waits. Started collectives never wait on such progress.
+TEST(MpiNonblocking, CompletesWhateverTheRanksDoMeanwhile) {
+  ranks_done = 0;
+  const Outcome o = run_mpi(4, [](int argc, char** argv) {
+    MPI_Init(&argc, &argv);
+    const int me = world_rank();
+    std::vector<double> data(1000, me == 3 ? 2.5 : 0.0);
+    MPI_Request bcast;
+    MPI_Ibcast(data.data(), 1000, MPI_DOUBLE, 3, MPI_COMM_WORLD, &bcast);
+    if (me == 0) {
+      int ack = 0;
+      MPI_Recv(&ack, 1, MPI_INT, 3, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      EXPECT_EQ(ack, 1);
+    }
+    MPI_Wait(&bcast, MPI_STATUS_IGNORE);
+    EXPECT_EQ(data[999], 2.5);
+    if (me == 3) {
+      const int ack = 1;
+      MPI_Send(&ack, 1, MPI_INT, 0, 9, MPI_COMM_WORLD);
+    }
+    // Test until done, mixed with a receive request.
+    MPI_Request pair[2];
+    int got = -1;
+    MPI_Irecv(&got, 1, MPI_INT, (me + 3) % 4, 5, MPI_COMM_WORLD, &pair[0]);
+    MPI_Ibarrier(MPI_COMM_WORLD, &pair[1]);
+    MPI_Send(&me, 1, MPI_INT, (me + 1) % 4, 5, MPI_COMM_WORLD);
+    int done = 0;
+    while (done < 2) {
+      int index = -1;
+      int flag = 0;
+      MPI_Testany(2, pair, &index, &flag, MPI_STATUS_IGNORE);
+      if (flag != 0 && index != MPI_UNDEFINED) ++done;
+    }
+    EXPECT_EQ(got, (me + 3) % 4);
+    MPI_Finalize();
+    ++ranks_done;
+    return 0;
+  });
+  EXPECT_EQ(o.error, "");
+  EXPECT_EQ(ranks_done, 4);
+}
+
+// v-forms and a non-commutative operator (combined in rank order).
+void digits(void* in, void* inout, int* len, MPI_Datatype*) {
+  const long* a = static_cast<const long*>(in);
+  long* b = static_cast<long*>(inout);
+  for (int i = 0; i + 1 < *len; i += 2) {
+    b[i] = a[i] * b[i + 1] + b[i];
+    b[i + 1] = a[i + 1] * b[i + 1];
+  }
+}
+
+TEST(MpiNonblocking, VectorFormsAndOrderedOperators) {
+  ranks_done = 0;
+  const Outcome o = run_mpi(4, [](int argc, char** argv) {
+    MPI_Init(&argc, &argv);
+    const int me = world_rank();
+    std::vector<int> mine(static_cast<std::size_t>(me + 1), me);
+    const std::vector<int> counts{1, 2, 3, 4};
+    const std::vector<int> displs{9, 7, 4, 0};  // the blocks backwards
+    std::vector<int> all(10, -1);
+    MPI_Request r[3];
+    MPI_Iallgatherv(mine.data(), me + 1, MPI_INT, all.data(), counts.data(), displs.data(), MPI_INT,
+                    MPI_COMM_WORLD, &r[0]);
+    MPI_Op op;
+    MPI_Op_create(&digits, 0, &op);
+    const long value[2] = {me + 1, 10};
+    long number[2] = {0, 0};
+    MPI_Iallreduce(value, number, 2, MPI_LONG, op, MPI_COMM_WORLD, &r[1]);
+    std::vector<int> back(static_cast<std::size_t>(me + 1), -1);
+    const std::vector<int> source{0, 1, 1, 2, 2, 2, 3, 3, 3, 3};
+    const std::vector<int> sdispls{0, 1, 3, 6};
+    MPI_Iscatterv(source.data(), counts.data(), sdispls.data(), MPI_INT, back.data(), me + 1,
+                  MPI_INT, 0, MPI_COMM_WORLD, &r[2]);
+    MPI_Waitall(3, r, MPI_STATUSES_IGNORE);
+    for (int k = 0; k < 4; ++k) {
+      for (int j = 0; j < k + 1; ++j)
+        EXPECT_EQ(all[static_cast<std::size_t>(displs[static_cast<std::size_t>(k)] + j)], k);
+    }
+    EXPECT_EQ(number[0], 1234);
+    EXPECT_EQ(back, mine);
+    MPI_Op_free(&op);
+    MPI_Finalize();
+    ++ranks_done;
+    return 0;
+  });
+  EXPECT_EQ(o.error, "");
+  EXPECT_EQ(ranks_done, 4);
+}
+
+}  // namespace
