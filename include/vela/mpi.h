@@ -762,6 +762,16 @@ VMPI_DECLARE(int, Group_free, (MPI_Group * group));
 #define PMPI_Get_count VPMPI_Get_count
 #define MPI_Status_set_cancelled VMPI_Status_set_cancelled
 #define PMPI_Status_set_cancelled VPMPI_Status_set_cancelled
+#define MPI_Mprobe VMPI_Mprobe
+#define PMPI_Mprobe VPMPI_Mprobe
+#define MPI_Improbe VMPI_Improbe
+#define PMPI_Improbe VPMPI_Improbe
+#define MPI_Mrecv VMPI_Mrecv
+#define PMPI_Mrecv VPMPI_Mrecv
+#define MPI_Imrecv VMPI_Imrecv
+#define PMPI_Imrecv VPMPI_Imrecv
+#define MPI_Cancel VMPI_Cancel
+#define PMPI_Cancel VPMPI_Cancel
 #define MPI_Test_cancelled VMPI_Test_cancelled
 #define PMPI_Test_cancelled VPMPI_Test_cancelled
 VMPI_DECLARE(int, Send,
@@ -835,6 +845,18 @@ VMPI_DECLARE(int, Probe, (int source, int tag, MPI_Comm comm, MPI_Status* status
 VMPI_DECLARE(int, Iprobe, (int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status));
 VMPI_DECLARE(int, Get_count, (const MPI_Status* status, MPI_Datatype datatype, int* count));
 VMPI_DECLARE(int, Status_set_cancelled, (MPI_Status * status, int flag));
+VMPI_DECLARE(int, Mprobe,
+             (int source, int tag, MPI_Comm comm, MPI_Message* message, MPI_Status* status));
+VMPI_DECLARE(int, Improbe,
+             (int source, int tag, MPI_Comm comm, int* flag, MPI_Message* message,
+              MPI_Status* status));
+VMPI_DECLARE(int, Mrecv,
+             (void* buf, int count, MPI_Datatype datatype, MPI_Message* message,
+              MPI_Status* status));
+VMPI_DECLARE(int, Imrecv,
+             (void* buf, int count, MPI_Datatype datatype, MPI_Message* message,
+              MPI_Request* request));
+VMPI_DECLARE(int, Cancel, (MPI_Request * request));
 VMPI_DECLARE(int, Test_cancelled, (const MPI_Status* status, int* flag));
 
 /* Collectives */
@@ -1368,16 +1390,6 @@ VMPI_DECLARE(int, Yield, (void));
 #define PMPI_Ineighbor_alltoallv VMPI_Ineighbor_alltoallv
 #define MPI_Ineighbor_alltoallw VMPI_Ineighbor_alltoallw
 #define PMPI_Ineighbor_alltoallw VMPI_Ineighbor_alltoallw
-#define MPI_Mprobe VMPI_Mprobe
-#define PMPI_Mprobe VMPI_Mprobe
-#define MPI_Improbe VMPI_Improbe
-#define PMPI_Improbe VMPI_Improbe
-#define MPI_Mrecv VMPI_Mrecv
-#define PMPI_Mrecv VMPI_Mrecv
-#define MPI_Imrecv VMPI_Imrecv
-#define PMPI_Imrecv VMPI_Imrecv
-#define MPI_Cancel VMPI_Cancel
-#define PMPI_Cancel VMPI_Cancel
 #define MPI_Grequest_start VMPI_Grequest_start
 #define PMPI_Grequest_start VMPI_Grequest_start
 #define MPI_Grequest_complete VMPI_Grequest_complete
@@ -1572,11 +1584,6 @@ VMPI_UNSUPPORTED(Ineighbor_allgatherv);
 VMPI_UNSUPPORTED(Ineighbor_alltoall);
 VMPI_UNSUPPORTED(Ineighbor_alltoallv);
 VMPI_UNSUPPORTED(Ineighbor_alltoallw);
-VMPI_UNSUPPORTED(Mprobe);
-VMPI_UNSUPPORTED(Improbe);
-VMPI_UNSUPPORTED(Mrecv);
-VMPI_UNSUPPORTED(Imrecv);
-VMPI_UNSUPPORTED(Cancel);
 VMPI_UNSUPPORTED(Grequest_start);
 VMPI_UNSUPPORTED(Grequest_complete);
 VMPI_UNSUPPORTED(Win_create);

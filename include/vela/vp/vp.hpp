@@ -19,6 +19,7 @@
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "vela/rt/reduction.hpp"
 #include "vela/rt/runtime.hpp"
@@ -122,6 +123,7 @@ struct Status {
   std::size_t bytes = 0;  // the message's length
   Type type = Type::bytes;
   std::uint32_t context = 0;  // the message's context
+  bool cancelled = false;     // a receive cancelled before it matched (cancel())
   // Elements of `t` in the message; throws Error when the length is not a multiple.
   std::size_t count(Type t) const;
 };
@@ -296,6 +298,15 @@ void wait_all_ready(std::span<const Request> requests);
 
 Status probe(int source, int tag, std::uint32_t context = 0);
 std::optional<Status> iprobe(int source, int tag, std::uint32_t context = 0);
+// A matched probe (MPI_Mprobe, MPI_Improbe): the first message that matches, taken out of
+// matching (no other receive or probe sees it again), its bytes appended to `data`. take()
+// returns nullopt when none has arrived; take_waiting() waits for one.
+std::optional<Status> take(int source, int tag, std::uint32_t context,
+                           std::vector<std::byte>& data);
+Status take_waiting(int source, int tag, std::uint32_t context, std::vector<std::byte>& data);
+// Cancels a receive not yet matched: it completes with status.cancelled. A send (copied when
+// made) or a matched receive is not cancelled. Whether it was.
+bool cancel(Request& request);
 
 void barrier();
 void bcast(void* buffer, std::size_t count, Type type, int root);

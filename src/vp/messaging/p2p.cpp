@@ -525,6 +525,50 @@ std::optional<Status> iprobe(int source, int tag, std::uint32_t context) {
   return std::nullopt;
 }
 
+std::optional<Status> take(int source, int tag, std::uint32_t context,
+                           std::vector<std::byte>& data) {
+  constexpr const char* call = "take";
+  RankContext& rank = current(call);
+  check_peer(call, "source", source, rank.world->size, true);
+  check_tag(call, tag, true);
+  RequestState probe;
+  probe.source = source;
+  probe.tag = tag;
+  probe.context = context;
+  for (auto it = rank.unexpected.begin(); it != rank.unexpected.end(); ++it) {
+    if (!matches(probe, it->envelope)) continue;
+    Incoming in = std::move(*it);
+    rank.unexpected.erase(it);
+    const std::size_t at = data.size();
+    data.resize(at + in.data.size());
+    in.data.copy_to(data.data() + at);
+    return Status{in.envelope.source, in.envelope.tag, data.size() - at, in.envelope.type,
+                  in.envelope.context};
+  }
+  return std::nullopt;
+}
+
+Status take_waiting(int source, int tag, std::uint32_t context, std::vector<std::byte>& data) {
+  constexpr const char* call = "take_waiting";
+  RankContext& rank = current(call);
+  for (;;) {
+    if (auto s = take(source, tag, context, data)) return *s;
+    block(rank, source, tag, false, call);
+  }
+}
+
+bool cancel(Request& request) {
+  constexpr const char* call = "cancel";
+  RankContext& rank = current(call);
+  RequestState* r = owned(request, call);
+  if (r == nullptr || !r->receive || r->complete) return false;
+  std::erase(rank.posted, r);
+  r->complete = true;
+  r->status = Status{};
+  r->status.cancelled = true;
+  return true;
+}
+
 Status probe(int source, int tag, std::uint32_t context) {
   constexpr const char* call = "probe";
   RankContext& rank = current(call);

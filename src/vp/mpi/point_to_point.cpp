@@ -80,7 +80,7 @@ void fill(MPI_Status* status, const vp::Status& s) {
   status->MPI_SOURCE = source;
   status->MPI_TAG = s.tag;
   status->MPI_ERROR = MPI_SUCCESS;
-  status->vmpi_cancelled = 0;
+  status->vmpi_cancelled = s.cancelled ? 1 : 0;
   status->vmpi_bytes = s.bytes;
 }
 
@@ -247,6 +247,8 @@ void pending_of(MPI_Request request, std::vector<vp::Request>& out) {
         if (!vp::ready(r)) out.push_back(r);
       }
       return;
+    case Extended::Kind::completed:
+      return;
   }
 }
 
@@ -299,9 +301,18 @@ bool complete_unpacking(MPI_Request* request, MPI_Status* status, bool block) {
 bool complete(MPI_Request* request, MPI_Status* status, bool block) {
   MPI_Request* r = inner(request);
   if (is_extended(*r)) {
-    return extended_of(*r)->kind == Extended::Kind::collective
-               ? complete_collective(r, status, block)
-               : complete_unpacking(r, status, block);
+    switch (extended_of(*r)->kind) {
+      case Extended::Kind::collective:
+        return complete_collective(r, status, block);
+      case Extended::Kind::completed: {
+        const std::unique_ptr<Completed> done(static_cast<Completed*>(extended_of(*r)));
+        *r = MPI_REQUEST_NULL;
+        if (status != MPI_STATUS_IGNORE) *status = done->status;
+        return true;
+      }
+      default:
+        return complete_unpacking(r, status, block);
+    }
   }
   if (*r == MPI_REQUEST_NULL) {
     fill_empty(status, MPI_ANY_SOURCE);
@@ -641,6 +652,9 @@ int VPMPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status)
     if (*flag == 0 || status == MPI_STATUS_IGNORE) return;
     if (is_extended(r)) {
       fill_empty(status, MPI_ANY_SOURCE);  // known once completed (unpacked, combined)
+      if (extended_of(r)->kind == Extended::Kind::completed) {
+        *status = static_cast<Completed*>(extended_of(r))->status;
+      }
       if (extended_of(r)->kind == Extended::Kind::unpacking) {
         const std::optional<vp::Status> s =
             vp::status_of(to_vp(static_cast<Unpacking*>(extended_of(r))->inner));
@@ -796,6 +810,149 @@ int VPMPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* stat
   });
 }
 
+}  // extern "C"
+
+namespace vela::mpi::detail {
+namespace {
+
+// A message taken out of matching by a matched probe, until MPI_Mrecv receives it: in the
+// rank's heap (it moves with the rank), its handle its pointer.
+struct Matched {
+  MPI_Status status{};
+  std::vector<std::byte> data;
+};
+
+MPI_Message message_of(Matched* m) {
+  return reinterpret_cast<MPI_Message>(m);
+}
+
+// MPI_Mprobe and MPI_Improbe.
+int matched_probe(const char* call, int source, int tag, MPI_Comm comm, int* flag,
+                  MPI_Message* message, MPI_Status* status, bool block) {
+  return guarded_on(call, comm, [&](const Label& label) {
+    const Communicator& c = active(call, label, comm);
+    check_peer(c.peers().size(), call, "source", source, true, true);
+    check_tag(call, "tag", tag, true);
+    check_out(call, message, "message");
+    if (!block) check_out(call, flag, "flag");
+    if (source == MPI_PROC_NULL) {
+      if (flag != nullptr) *flag = 1;
+      *message = MPI_MESSAGE_NO_PROC;
+      fill_empty(status, MPI_PROC_NULL);
+      return;
+    }
+    const int from = source >= 0 ? c.peers().rank_of(source) : source;
+    const InRankHeap heap;
+    auto m = std::make_unique<Matched>();
+    std::optional<vp::Status> s;
+    if (block) {
+      s = vp::take_waiting(from, tag, c.context, m->data);
+    } else {
+      s = vp::take(from, tag, c.context, m->data);
+    }
+    if (flag != nullptr) *flag = s.has_value() ? 1 : 0;
+    if (!s) {
+      *message = MPI_MESSAGE_NULL;
+      nothing_yet();
+      return;
+    }
+    fill(&m->status, *s);
+    if (status != MPI_STATUS_IGNORE) *status = m->status;
+    *message = message_of(m.release());
+  });
+}
+
+// Receives a matched message into `buf`; its status. Frees it.
+MPI_Status receive_matched(const char* call, void* buf, int count, MPI_Datatype datatype,
+                           MPI_Message* message) {
+  check_out(call, message, "message");
+  const Buffer b = buffer_of(call, buf, count, datatype);
+  if (*message == MPI_MESSAGE_NO_PROC) {
+    *message = MPI_MESSAGE_NULL;
+    MPI_Status s;
+    fill_empty(&s, MPI_PROC_NULL);
+    return s;
+  }
+  if (*message == MPI_MESSAGE_NULL) fail(call, MPI_ERR_REQUEST, "message is MPI_MESSAGE_NULL");
+  const std::unique_ptr<Matched> m(reinterpret_cast<Matched*>(*message));
+  *message = MPI_MESSAGE_NULL;
+  const std::size_t capacity = bytes_of(b.count, b.type);
+  if (m->data.size() > capacity) {
+    fail(call, MPI_ERR_TRUNCATE,
+         "the message from rank " + std::to_string(m->status.MPI_SOURCE) + " has " +
+             std::to_string(m->data.size()) + " bytes, the receive buffer holds " +
+             std::to_string(capacity) + " (truncated)");
+  }
+  std::vector<std::byte> scratch;
+  void* into = receiving(buf, b.count, b.type, scratch);
+  if (!m->data.empty()) std::memcpy(into, m->data.data(), m->data.size());
+  scattered(scratch, m->data.size(), buf, b.count, b.type);
+  return m->status;
+}
+
+}  // namespace
+}  // namespace vela::mpi::detail
+
+extern "C" {
+
+int VPMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message, MPI_Status* status) {
+  return matched_probe("MPI_Mprobe", source, tag, comm, nullptr, message, status, true);
+}
+
+int VPMPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* message,
+                  MPI_Status* status) {
+  return matched_probe("MPI_Improbe", source, tag, comm, flag, message, status, false);
+}
+
+int VPMPI_Mrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message,
+                MPI_Status* status) {
+  constexpr const char* call = "MPI_Mrecv";
+  return guarded(call, [&](const Label& label) {
+    active(call, label);
+    const MPI_Status s = receive_matched(call, buf, count, datatype, message);
+    if (status != MPI_STATUS_IGNORE) *status = s;
+  });
+}
+
+int VPMPI_Imrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message,
+                 MPI_Request* request) {
+  constexpr const char* call = "MPI_Imrecv";
+  return guarded(call, [&](const Label& label) {
+    active(call, label);
+    check_out(call, request, "request");
+    const MPI_Status s = receive_matched(call, buf, count, datatype, message);
+    const InRankHeap heap;
+    auto* done = new Completed;
+    done->status = s;
+    *request = handle_of(done);
+  });
+}
+
+int VPMPI_Cancel(MPI_Request* request) {
+  constexpr const char* call = "MPI_Cancel";
+  return guarded(call, [&](const Label& label) {
+    active(call, label);
+    check_out(call, request, "request");
+    if (*request == MPI_REQUEST_NULL) fail(call, MPI_ERR_REQUEST, "request is MPI_REQUEST_NULL");
+    MPI_Request r = *request;
+    while (is_extended(r)) {
+      Extended* e = extended_of(r);
+      if (e->kind == Extended::Kind::persistent) {
+        r = static_cast<Persistent*>(e)->active;
+      } else if (e->kind == Extended::Kind::unpacking) {
+        r = static_cast<Unpacking*>(e)->inner;
+      } else if (e->kind == Extended::Kind::collective) {
+        fail(call, MPI_ERR_REQUEST, "a nonblocking collective cannot be cancelled");
+      } else {
+        return;  // complete already
+      }
+    }
+    if (r == MPI_REQUEST_NULL || r == proc_null_request()) return;
+    vp::Request v = to_vp(r);
+    vp::cancel(v);  // a send, or a matched receive, completes as usual
+  });
+}
+
 int VPMPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count) {
   constexpr const char* call = "MPI_Get_count";
   return guarded(call, [&] {
@@ -865,6 +1022,11 @@ VMPI_PROFILED(Sendrecv);
 VMPI_PROFILED(Sendrecv_replace);
 VMPI_PROFILED(Probe);
 VMPI_PROFILED(Iprobe);
+VMPI_PROFILED(Mprobe);
+VMPI_PROFILED(Improbe);
+VMPI_PROFILED(Mrecv);
+VMPI_PROFILED(Imrecv);
+VMPI_PROFILED(Cancel);
 VMPI_PROFILED(Get_count);
 VMPI_PROFILED(Status_set_cancelled);
 VMPI_PROFILED(Test_cancelled);

@@ -12,7 +12,7 @@
 namespace vela::mpi::detail {
 
 struct Extended {
-  enum class Kind : std::uint8_t { persistent, unpacking, collective };
+  enum class Kind : std::uint8_t { persistent, unpacking, collective, completed };
   explicit Extended(Kind k) : kind(k) {}
   virtual ~Extended() = default;
   Extended(const Extended&) = delete;
@@ -28,6 +28,12 @@ struct PendingCollective : Extended {
   std::vector<vp::Request> receives;
   std::vector<std::vector<std::byte>> buffers;  // moved, never copied: posted receives point in
   std::vector<std::function<void(PendingCollective&)>> steps;
+};
+
+// A request complete when made (MPI_Imrecv's): its status.
+struct Completed : Extended {
+  Completed() : Extended(Kind::completed) {}
+  MPI_Status status{};
 };
 
 inline bool is_extended(MPI_Request request) {

@@ -533,6 +533,85 @@ TEST(MpiComms, PersistentRequestsAndCompletionCalls) {
   EXPECT_EQ(ranks_done, 2);
 }
 
+// Matched probes take a message out of matching: no other receive sees it. A receive can be
+// cancelled before it matches. Polling with MPI_Iprobe lets the sender (on the same PE) run.
+TEST(MpiComms, MatchedProbesCancelAndPolling) {
+  ranks_done = 0;
+  const Outcome o = run_mpi(3, [](int argc, char** argv) {
+    MPI_Init(&argc, &argv);
+    const int me = world_rank();
+    if (me > 0) {
+      const int values[2] = {10 * me, 10 * me + 1};
+      MPI_Send(values, 2, MPI_INT, 0, 4, MPI_COMM_WORLD);
+      MPI_Send(values, 1, MPI_INT, 0, 5, MPI_COMM_WORLD);
+    } else {
+      int seen = 0;
+      for (int k = 0; k < 2; ++k) {
+        MPI_Message message;
+        MPI_Status status;
+        MPI_Mprobe(MPI_ANY_SOURCE, 4, MPI_COMM_WORLD, &message, &status);
+        int count = 0;
+        MPI_Get_count(&status, MPI_INT, &count);
+        EXPECT_EQ(count, 2);
+        // An ordinary receive of the same kind now gets the other sender's message, not this one.
+        int other[2] = {};
+        MPI_Status other_status;
+        if (k == 0) {
+          MPI_Recv(other, 2, MPI_INT, MPI_ANY_SOURCE, 4, MPI_COMM_WORLD, &other_status);
+          EXPECT_NE(other_status.MPI_SOURCE, status.MPI_SOURCE);
+          EXPECT_EQ(other[0], 10 * other_status.MPI_SOURCE);
+          seen += other_status.MPI_SOURCE;
+        }
+        int got[2] = {};
+        MPI_Mrecv(got, 2, MPI_INT, &message, MPI_STATUS_IGNORE);
+        EXPECT_EQ(message, MPI_MESSAGE_NULL);
+        EXPECT_EQ(got[1], 10 * status.MPI_SOURCE + 1);
+        seen += status.MPI_SOURCE;
+        if (k == 0) break;
+      }
+      EXPECT_EQ(seen, 3);
+      // Improbe polled until the tag-5 messages arrive; Imrecv completes at once.
+      for (int k = 0; k < 2; ++k) {
+        int flag = 0;
+        MPI_Message message;
+        MPI_Status status;
+        while (flag == 0) MPI_Improbe(MPI_ANY_SOURCE, 5, MPI_COMM_WORLD, &flag, &message, &status);
+        int one = 0;
+        MPI_Request request;
+        MPI_Imrecv(&one, 1, MPI_INT, &message, &request);
+        MPI_Wait(&request, &status);
+        EXPECT_EQ(one, 10 * status.MPI_SOURCE);
+      }
+      // A receive nobody sends to, cancelled.
+      int never = 0;
+      MPI_Request request;
+      MPI_Irecv(&never, 1, MPI_INT, 1, 99, MPI_COMM_WORLD, &request);
+      MPI_Cancel(&request);
+      MPI_Status status;
+      MPI_Wait(&request, &status);
+      int cancelled = 0;
+      MPI_Test_cancelled(&status, &cancelled);
+      EXPECT_EQ(cancelled, 1);
+    }
+    // Rank 2 polls with MPI_Iprobe for what rank 1 sends after a barrier of the other two.
+    if (me == 2) {
+      int flag = 0;
+      while (flag == 0) MPI_Iprobe(1, 6, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+      int x = 0;
+      MPI_Recv(&x, 1, MPI_INT, 1, 6, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      EXPECT_EQ(x, 6);
+    } else if (me == 1) {
+      const int x = 6;
+      MPI_Send(&x, 1, MPI_INT, 2, 6, MPI_COMM_WORLD);
+    }
+    MPI_Finalize();
+    ++ranks_done;
+    return 0;
+  });
+  EXPECT_EQ(o.error, "");
+  EXPECT_EQ(ranks_done, 3);
+}
+
 TEST(MpiComms, IntercommunicatorAndMerge) {
   ranks_done = 0;
   const Outcome o = run_mpi(6, [](int argc, char** argv) {
