@@ -1165,6 +1165,16 @@ VMPI_DECLARE(int, Pack_external_size,
 #define PMPI_Ialltoall VPMPI_Ialltoall
 #define MPI_Ialltoallv VMPI_Ialltoallv
 #define PMPI_Ialltoallv VPMPI_Ialltoallv
+#define MPI_Ineighbor_allgather VMPI_Ineighbor_allgather
+#define PMPI_Ineighbor_allgather VPMPI_Ineighbor_allgather
+#define MPI_Ineighbor_allgatherv VMPI_Ineighbor_allgatherv
+#define PMPI_Ineighbor_allgatherv VPMPI_Ineighbor_allgatherv
+#define MPI_Ineighbor_alltoall VMPI_Ineighbor_alltoall
+#define PMPI_Ineighbor_alltoall VPMPI_Ineighbor_alltoall
+#define MPI_Ineighbor_alltoallv VMPI_Ineighbor_alltoallv
+#define PMPI_Ineighbor_alltoallv VPMPI_Ineighbor_alltoallv
+#define MPI_Ineighbor_alltoallw VMPI_Ineighbor_alltoallw
+#define PMPI_Ineighbor_alltoallw VPMPI_Ineighbor_alltoallw
 #define MPI_Ialltoallw VMPI_Ialltoallw
 #define PMPI_Ialltoallw VPMPI_Ialltoallw
 VMPI_DECLARE(int, Ibarrier, (MPI_Comm comm, MPI_Request* request));
@@ -1217,6 +1227,25 @@ VMPI_DECLARE(int, Ialltoallv,
              (const void* sendbuf, const int sendcounts[], const int sdispls[],
               MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[],
               MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request));
+VMPI_DECLARE(int, Ineighbor_allgather,
+             (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+              int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request));
+VMPI_DECLARE(int, Ineighbor_allgatherv,
+             (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+              const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+              MPI_Request* request));
+VMPI_DECLARE(int, Ineighbor_alltoall,
+             (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+              int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request));
+VMPI_DECLARE(int, Ineighbor_alltoallv,
+             (const void* sendbuf, const int sendcounts[], const int sdispls[],
+              MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[],
+              MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request));
+VMPI_DECLARE(int, Ineighbor_alltoallw,
+             (const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+              const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
+              const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+              MPI_Request* request));
 VMPI_DECLARE(int, Ialltoallw,
              (const void* sendbuf, const int sendcounts[], const int sdispls[],
               const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
@@ -1380,16 +1409,6 @@ VMPI_DECLARE(int, Yield, (void));
 #define PMPI_Status_set_elements VMPI_Status_set_elements
 #define MPI_Status_set_elements_x VMPI_Status_set_elements_x
 #define PMPI_Status_set_elements_x VMPI_Status_set_elements_x
-#define MPI_Ineighbor_allgather VMPI_Ineighbor_allgather
-#define PMPI_Ineighbor_allgather VMPI_Ineighbor_allgather
-#define MPI_Ineighbor_allgatherv VMPI_Ineighbor_allgatherv
-#define PMPI_Ineighbor_allgatherv VMPI_Ineighbor_allgatherv
-#define MPI_Ineighbor_alltoall VMPI_Ineighbor_alltoall
-#define PMPI_Ineighbor_alltoall VMPI_Ineighbor_alltoall
-#define MPI_Ineighbor_alltoallv VMPI_Ineighbor_alltoallv
-#define PMPI_Ineighbor_alltoallv VMPI_Ineighbor_alltoallv
-#define MPI_Ineighbor_alltoallw VMPI_Ineighbor_alltoallw
-#define PMPI_Ineighbor_alltoallw VMPI_Ineighbor_alltoallw
 #define MPI_Grequest_start VMPI_Grequest_start
 #define PMPI_Grequest_start VMPI_Grequest_start
 #define MPI_Grequest_complete VMPI_Grequest_complete
@@ -1579,11 +1598,6 @@ VMPI_UNSUPPORTED(Type_create_f90_real);
 VMPI_UNSUPPORTED(Type_create_f90_complex);
 VMPI_UNSUPPORTED(Status_set_elements);
 VMPI_UNSUPPORTED(Status_set_elements_x);
-VMPI_UNSUPPORTED(Ineighbor_allgather);
-VMPI_UNSUPPORTED(Ineighbor_allgatherv);
-VMPI_UNSUPPORTED(Ineighbor_alltoall);
-VMPI_UNSUPPORTED(Ineighbor_alltoallv);
-VMPI_UNSUPPORTED(Ineighbor_alltoallw);
 VMPI_UNSUPPORTED(Grequest_start);
 VMPI_UNSUPPORTED(Grequest_complete);
 VMPI_UNSUPPORTED(Win_create);

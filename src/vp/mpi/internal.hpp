@@ -317,6 +317,9 @@ Communicator* comm_by_context(Objects& objects, std::uint32_t context);
 // A new communicator in the rank's table: its handle. Records its context.
 MPI_Comm add_comm(Objects& objects, Communicator comm);
 
+// The calling rank's neighbours in `c`'s topology (MPI_ERR_TOPOLOGY without one).
+Neighborhood neighborhood_of(const char* call, const Communicator& c);
+
 // Collective over `c`: MPI_Comm_split's new communicator (MPI_COMM_NULL for MPI_UNDEFINED).
 MPI_Comm split_comm(const char* call, Objects& objects, Communicator& c, int color, int key);
 // Collective over `c`: a communicator of `group`, a subgroup of c's (MPI_COMM_NULL outside it).

@@ -331,6 +331,41 @@ Block displaced_block(const void* base, const int* displs, int i, std::size_t co
   return {displaced(base, static_cast<std::intptr_t>(displs[i]) * t.extent), count, &t};
 }
 
+// The nonblocking neighbourhood collectives: block i to destination i, block j from source j;
+// on a Cartesian topology each direction's messages carry their own number (topologies.cpp).
+int start_neighbours(const char* call, MPI_Comm comm, MPI_Request* request,
+                     const std::function<void(const Neighborhood&, std::vector<Block>&,
+                                              std::vector<Block>&)>& list) {
+  return guarded_on(call, comm, [&](const Label& label) {
+    Communicator& c = active(call, label, comm);
+    check_out(call, request, "request");
+    const Neighborhood n = neighborhood_of(call, c);
+    std::vector<Block> sends;
+    std::vector<Block> receives;
+    list(n, sends, receives);
+    const InRankHeap heap;
+    auto pc = std::make_unique<PendingCollective>();
+    const bool cartesian = c.topology.kind == Topology::Kind::cartesian;
+    const std::size_t lanes = cartesian ? n.destinations.size() : 1;
+    std::vector<vp::Collective> lane;
+    lane.reserve(lanes);
+    for (std::size_t k = 0; k < lanes; ++k) lane.emplace_back(c.members(), call);
+    for (std::size_t i = 0; i < n.destinations.size(); ++i) {
+      if (n.destinations[i] == MPI_PROC_NULL) continue;
+      const std::vector<std::byte> data = packed(sends[i].address, sends[i].count, *sends[i].type);
+      lane[cartesian ? i : 0].put(data.data(), data.size(), n.destinations[i]);
+    }
+    for (std::size_t j = 0; j < n.sources.size(); ++j) {
+      if (n.sources[j] == MPI_PROC_NULL) continue;
+      const Block& b = receives[j];
+      void* into = landing(*pc, const_cast<void*>(b.address), b.count, *b.type);
+      pc->receives.push_back(
+          lane[cartesian ? (j ^ 1) : 0].post(into, b.count * b.type->size, n.sources[j]));
+    }
+    *request = handle_of(pc.release());
+  });
+}
+
 void check_counts(const char* call, const int* counts, int n, const char* what) {
   check_out(call, counts, what);
   for (int i = 0; i < n; ++i) count_of(call, counts[i], what);
@@ -649,6 +684,120 @@ int VPMPI_Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdis
   });
 }
 
+int VPMPI_Ineighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                              void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                              MPI_Request* request) {
+  constexpr const char* call = "MPI_Ineighbor_allgather";
+  return start_neighbours(call, comm, request,
+                          [&](const Neighborhood& n, auto& sends, auto& receives) {
+                            const Datatype& st = datatype_of(call, sendtype, "sendtype");
+                            const Datatype& rt = datatype_of(call, recvtype, "recvtype");
+                            const std::size_t sc = count_of(call, sendcount, "sendcount");
+                            const std::size_t rc = count_of(call, recvcount, "recvcount");
+                            sends.assign(n.destinations.size(), Block{sendbuf, sc, &st});
+                            for (std::size_t j = 0; j < n.sources.size(); ++j)
+                              receives.push_back(element_block(recvbuf, j, rc, rt));
+                          });
+}
+
+int VPMPI_Ineighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                             void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                             MPI_Request* request) {
+  constexpr const char* call = "MPI_Ineighbor_alltoall";
+  return start_neighbours(call, comm, request,
+                          [&](const Neighborhood& n, auto& sends, auto& receives) {
+                            const Datatype& st = datatype_of(call, sendtype, "sendtype");
+                            const Datatype& rt = datatype_of(call, recvtype, "recvtype");
+                            const std::size_t sc = count_of(call, sendcount, "sendcount");
+                            const std::size_t rc = count_of(call, recvcount, "recvcount");
+                            for (std::size_t i = 0; i < n.destinations.size(); ++i)
+                              sends.push_back(element_block(sendbuf, i, sc, st));
+                            for (std::size_t j = 0; j < n.sources.size(); ++j)
+                              receives.push_back(element_block(recvbuf, j, rc, rt));
+                          });
+}
+
+int VPMPI_Ineighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                               void* recvbuf, const int recvcounts[], const int displs[],
+                               MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  constexpr const char* call = "MPI_Ineighbor_allgatherv";
+  return start_neighbours(
+      call, comm, request, [&](const Neighborhood& n, auto& sends, auto& receives) {
+        const Datatype& st = datatype_of(call, sendtype, "sendtype");
+        const Datatype& rt = datatype_of(call, recvtype, "recvtype");
+        const std::size_t sc = count_of(call, sendcount, "sendcount");
+        const int in = static_cast<int>(n.sources.size());
+        if (in > 0) {
+          check_counts(call, recvcounts, in, "recvcounts");
+          check_out(call, displs, "displs");
+        }
+        sends.assign(n.destinations.size(), Block{sendbuf, sc, &st});
+        for (int j = 0; j < in; ++j)
+          receives.push_back(
+              displaced_block(recvbuf, displs, j, static_cast<std::size_t>(recvcounts[j]), rt));
+      });
+}
+
+int VPMPI_Ineighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                              MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                              const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                              MPI_Request* request) {
+  constexpr const char* call = "MPI_Ineighbor_alltoallv";
+  return start_neighbours(
+      call, comm, request, [&](const Neighborhood& n, auto& sends, auto& receives) {
+        const Datatype& st = datatype_of(call, sendtype, "sendtype");
+        const Datatype& rt = datatype_of(call, recvtype, "recvtype");
+        const int out = static_cast<int>(n.destinations.size());
+        const int in = static_cast<int>(n.sources.size());
+        if (out > 0) {
+          check_counts(call, sendcounts, out, "sendcounts");
+          check_out(call, sdispls, "sdispls");
+        }
+        if (in > 0) {
+          check_counts(call, recvcounts, in, "recvcounts");
+          check_out(call, rdispls, "rdispls");
+        }
+        for (int i = 0; i < out; ++i)
+          sends.push_back(
+              displaced_block(sendbuf, sdispls, i, static_cast<std::size_t>(sendcounts[i]), st));
+        for (int j = 0; j < in; ++j)
+          receives.push_back(
+              displaced_block(recvbuf, rdispls, j, static_cast<std::size_t>(recvcounts[j]), rt));
+      });
+}
+
+int VPMPI_Ineighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                              const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
+                              const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+                              MPI_Comm comm, MPI_Request* request) {
+  constexpr const char* call = "MPI_Ineighbor_alltoallw";
+  return start_neighbours(
+      call, comm, request, [&](const Neighborhood& n, auto& sends, auto& receives) {
+        const int out = static_cast<int>(n.destinations.size());
+        const int in = static_cast<int>(n.sources.size());
+        if (out > 0) {
+          check_counts(call, sendcounts, out, "sendcounts");
+          check_out(call, sdispls, "sdispls");
+          check_out(call, sendtypes, "sendtypes");
+        }
+        if (in > 0) {
+          check_counts(call, recvcounts, in, "recvcounts");
+          check_out(call, rdispls, "rdispls");
+          check_out(call, recvtypes, "recvtypes");
+        }
+        for (int i = 0; i < out; ++i) {
+          sends.push_back(Block{displaced(sendbuf, sdispls[i]),
+                                static_cast<std::size_t>(sendcounts[i]),
+                                &datatype_of(call, sendtypes[i], "sendtypes[i]")});
+        }
+        for (int j = 0; j < in; ++j) {
+          receives.push_back(Block{displaced(static_cast<const void*>(recvbuf), rdispls[j]),
+                                   static_cast<std::size_t>(recvcounts[j]),
+                                   &datatype_of(call, recvtypes[j], "recvtypes[j]")});
+        }
+      });
+}
+
 }  // extern "C"
 
 // The MPI names, weak aliases of the profiling names (a tool's own MPI_x takes their place).
@@ -669,3 +818,8 @@ VMPI_PROFILED(Iallgatherv);
 VMPI_PROFILED(Ialltoall);
 VMPI_PROFILED(Ialltoallv);
 VMPI_PROFILED(Ialltoallw);
+VMPI_PROFILED(Ineighbor_allgather);
+VMPI_PROFILED(Ineighbor_alltoall);
+VMPI_PROFILED(Ineighbor_allgatherv);
+VMPI_PROFILED(Ineighbor_alltoallv);
+VMPI_PROFILED(Ineighbor_alltoallw);

@@ -87,21 +87,6 @@ Group first_ranks(const Communicator& c, int size) {
   return Group::listed(std::move(ranks));
 }
 
-// The neighbourhood of the calling rank in `c`'s topology.
-Neighborhood neighborhood_of(const char* call, const Communicator& c) {
-  switch (c.topology.kind) {
-    case Topology::Kind::cartesian:
-      return neighborhood(c.topology.cartesian, c.rank, MPI_PROC_NULL);
-    case Topology::Kind::graph:
-      return checked([&] { return neighborhood(c.topology.graph, c.rank); });
-    case Topology::Kind::dist_graph:
-      return neighborhood(c.topology.dist_graph);
-    case Topology::Kind::none:
-      break;
-  }
-  fail(call, MPI_ERR_TOPOLOGY, "comm has no topology (MPI_Cart_create, MPI_Graph_create, ...)");
-}
-
 // A block of a neighbourhood collective: `count` elements of `type` at `address`.
 struct Block {
   const void* address;
@@ -172,6 +157,22 @@ int neighbour_blocks(const char* call, const void* sendbuf, int sendcount, MPI_D
 }
 
 }  // namespace
+
+// The neighbourhood of the calling rank in `c`'s topology.
+Neighborhood neighborhood_of(const char* call, const Communicator& c) {
+  switch (c.topology.kind) {
+    case Topology::Kind::cartesian:
+      return neighborhood(c.topology.cartesian, c.rank, MPI_PROC_NULL);
+    case Topology::Kind::graph:
+      return checked([&] { return neighborhood(c.topology.graph, c.rank); });
+    case Topology::Kind::dist_graph:
+      return neighborhood(c.topology.dist_graph);
+    case Topology::Kind::none:
+      break;
+  }
+  fail(call, MPI_ERR_TOPOLOGY, "comm has no topology (MPI_Cart_create, MPI_Graph_create, ...)");
+}
+
 }  // namespace vela::mpi::detail
 
 using namespace vela;

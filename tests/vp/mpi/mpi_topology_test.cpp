@@ -184,6 +184,19 @@ TEST(MpiTopology, PeriodicPairKeepsDirectionsApart) {
     int gathered[2] = {-1, -1};
     MPI_Neighbor_allgather(&rank, 1, MPI_INT, gathered, 1, MPI_INT, ring);
     EXPECT_THAT(gathered, ElementsAre(other, other));
+    // The nonblocking form, started before a message the other rank waits for.
+    int later[2] = {-1, -1};
+    MPI_Request request;
+    MPI_Ineighbor_alltoall(out, 1, MPI_INT, later, 1, MPI_INT, ring, &request);
+    if (rank == 0) {
+      MPI_Send(&rank, 1, MPI_INT, 1, 3, ring);
+    } else {
+      int x = -1;
+      MPI_Recv(&x, 1, MPI_INT, 0, 3, ring, MPI_STATUS_IGNORE);
+    }
+    MPI_Wait(&request, MPI_STATUS_IGNORE);
+    EXPECT_EQ(later[0], 10 * other + 1);
+    EXPECT_EQ(later[1], 10 * other + 0);
     MPI_Comm_free(&ring);
     MPI_Finalize();
     ++ranks_done;
