@@ -383,9 +383,11 @@ std::vector<char> answer_split(const vp::Collective& c, const std::vector<SplitE
     reply.first = g.first();
     reply.stride = g.stride();
     reply.listed = g.is_strided() ? 0 : 1;
-    const std::size_t list_bytes = reply.listed != 0 ? ranks.size() * sizeof(std::int32_t) : 0;
-    std::vector<char> message(sizeof reply + list_bytes);
-    if (list_bytes > 0) std::memcpy(message.data() + sizeof reply, ranks.data(), list_bytes);
+    std::vector<char> message(sizeof reply);
+    if (reply.listed != 0) {
+      const auto* list = reinterpret_cast<const char*>(ranks.data());
+      message.insert(message.end(), list, list + ranks.size() * sizeof(std::int32_t));
+    }
     for (std::size_t k = begin; k < end; ++k) {
       reply.index = color == MPI_UNDEFINED ? -1 : static_cast<std::int32_t>(k - begin);
       std::memcpy(message.data(), &reply, sizeof reply);
