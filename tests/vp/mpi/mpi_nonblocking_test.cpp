@@ -10,45 +10,15 @@
 #include <string>
 #include <vector>
 
-#include "vela/mpi/run.hpp"
-#define VELA_MPI_NO_MAIN  // the test keeps gtest's main
-#include "vela/mpi.h"
+#include "run_mpi.hpp"
 
 namespace {
 
-struct Outcome {
-  int code = -1;
-  std::string error;
-};
-
-Outcome run_mpi(int ranks, vela::mpi::Main main, const std::string& lb = "") {
-  vela::rt::Options options;
-  options.pes = 2;
-  options.pin = false;
-  options.lb = lb;
-  vela::vp::Options rank_options;
-  rank_options.ranks = ranks;
-  std::vector<std::string> words{"mpi_nonblocking_test"};
-  std::vector<char*> argv;
-  for (std::string& w : words) argv.push_back(w.data());
-  argv.push_back(nullptr);
-  vela::rt::Runtime runtime(options);
-  Outcome outcome;
-  try {
-    outcome.code = vela::mpi::run(runtime, rank_options, main, 1, argv.data());
-  } catch (const vela::vp::Error& e) {
-    outcome.error = e.what();
-  }
-  return outcome;
-}
+using mpi_test::Outcome;
+using mpi_test::run_mpi;
+using mpi_test::world_rank;
 
 std::atomic<int> ranks_done{0};
-
-int world_rank() {
-  int rank = -1;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  return rank;
-}
 
 // Every nonblocking collective against its blocking form, on a split communicator, with a
 // migration between start and completion.
