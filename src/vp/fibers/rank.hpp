@@ -27,17 +27,28 @@ namespace vela::vp::detail {
 // in one channel, so that they are matched in send order even when a migration let a later one
 // overtake an earlier one in the runtime. `context` keeps the messages of one group of ranks
 // (an MPI communicator) from matching another's: 0 is the whole run's.
-// Packed as its 20 raw bytes (pup::bitwise below): one copy, not one per field.
+// 16 bytes, packed raw (pup::bitwise below): with its Payload (48 bytes at most) a rank message's
+// arguments fill a runtime message's 64 inline bytes, so delivering one allocates nothing. Hence
+// the sender and the type share a word (ranks are fewer than 2^24: --vp's limit), and the tag
+// and the channel another (tags are below 2^30).
 struct Envelope {
-  std::int32_t source = 0;
-  std::int32_t tag = 0;
+  std::uint32_t from = 0;    // source rank (low 24 bits) and Type (high 8)
+  std::uint32_t tagged = 0;  // tag (low 31 bits) and channel (high bit)
   std::uint32_t seq = 0;
   std::uint32_t context = 0;
-  std::uint8_t channel = 0;  // 0: point-to-point, 1: collectives (they never match each other)
-  Type type = Type::bytes;
-  std::uint16_t unused = 0;  // the padding, named so that every byte packed is set
+
+  int source() const { return static_cast<int>(from & 0xffffffu); }
+  Type type() const { return static_cast<Type>(from >> 24); }
+  int tag() const { return static_cast<int>(tagged & 0x7fffffffu); }
+  std::uint8_t channel() const { return static_cast<std::uint8_t>(tagged >> 31); }
+  void set(int source_rank, Type type, int tag_value, std::uint8_t channel_value) {
+    from = (static_cast<std::uint32_t>(source_rank) & 0xffffffu) |
+           (static_cast<std::uint32_t>(type) << 24);
+    tagged = (static_cast<std::uint32_t>(tag_value) & 0x7fffffffu) |
+             (static_cast<std::uint32_t>(channel_value) << 31);
+  }
 };
-static_assert(sizeof(Envelope) == 20 && std::has_unique_object_representations_v<Envelope>);
+static_assert(sizeof(Envelope) == 16 && std::has_unique_object_representations_v<Envelope>);
 
 }  // namespace vela::vp::detail
 

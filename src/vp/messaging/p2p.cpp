@@ -22,8 +22,9 @@ std::uint64_t order_key(int peer, std::uint8_t channel) {
 }
 
 bool matches(const RequestState& r, const Envelope& e) {
-  return r.context == e.context && r.channel == e.channel &&
-         (r.source == any_source || r.source == e.source) && (r.tag == any_tag || r.tag == e.tag);
+  return r.context == e.context && r.channel == e.channel() &&
+         (r.source == any_source || r.source == e.source()) &&
+         (r.tag == any_tag || r.tag == e.tag());
 }
 
 bool compatible(Type sent, Type received) {
@@ -35,23 +36,23 @@ bool compatible(Type sent, Type received) {
 // released); an error (truncation, type) is raised by the wait.
 void fill(RequestState& r, const Envelope& e, Payload& data) {
   r.complete = true;
-  r.status.source = e.source;
-  r.status.tag = e.tag;
+  r.status.source = e.source();
+  r.status.tag = e.tag();
   r.status.bytes = data.size();
-  r.status.type = e.type;
+  r.status.type = e.type();
   r.status.context = e.context;
-  if (!compatible(e.type, r.type)) {
+  if (!compatible(e.type(), r.type)) {
     r.error = std::make_exception_ptr(
-        TypeMismatch(std::string(r.call) + ": a message of " + name_of(e.type) + " from rank " +
-                     std::to_string(e.source) + " (tag " + std::to_string(e.tag) +
+        TypeMismatch(std::string(r.call) + ": a message of " + name_of(e.type()) + " from rank " +
+                     std::to_string(e.source()) + " (tag " + std::to_string(e.tag()) +
                      ") received as " + name_of(r.type) + ": the datatypes' sizes differ"));
     data = Payload{};
     return;
   }
   if (data.size() > r.capacity) {
     r.error = std::make_exception_ptr(Truncated(
-        std::string(r.call) + ": the message from rank " + std::to_string(e.source) + " (tag " +
-        std::to_string(e.tag) + ") has " + std::to_string(data.size()) +
+        std::string(r.call) + ": the message from rank " + std::to_string(e.source()) + " (tag " +
+        std::to_string(e.tag()) + ") has " + std::to_string(data.size()) +
         " bytes, the receive buffer holds " + std::to_string(r.capacity) + " (truncated)"));
     data = Payload{};
     return;
@@ -139,7 +140,7 @@ void block(RankContext& rank, int source, int tag, bool collective, const char* 
 }
 
 bool accept(RankContext& rank, const Envelope& envelope, Payload&& data) {
-  const std::uint64_t key = order_key(envelope.source, envelope.channel);
+  const std::uint64_t key = order_key(envelope.source(), envelope.channel());
   std::uint32_t& expected = rank.next_receive.counter(key);
   if (envelope.seq != expected) {
     // A later message overtook an earlier one (a migration forwarded the earlier): hold it.
@@ -166,12 +167,9 @@ void post_message(RankContext& rank, const void* buffer, std::size_t bytes, Type
   const std::uint8_t channel = route.channel;
   const HeapPause pause;  // the payload and the receiver's queue entries are not this rank's
   Envelope e;
-  e.source = rank.rank;
-  e.tag = tag;
+  e.set(rank.rank, type, tag, channel);
   e.seq = rank.next_send.counter(order_key(dest, channel))++;
   e.context = route.context;
-  e.channel = channel;
-  e.type = type;
   World& world = *rank.world;
   const auto to = static_cast<std::uint64_t>(dest);
   if (rt::ElementBase* here =
@@ -518,7 +516,7 @@ std::optional<Status> iprobe(int source, int tag, std::uint32_t context) {
   probe.context = context;
   for (const Incoming& in : rank.unexpected) {
     if (matches(probe, in.envelope)) {
-      return Status{in.envelope.source, in.envelope.tag, in.data.size(), in.envelope.type,
+      return Status{in.envelope.source(), in.envelope.tag(), in.data.size(), in.envelope.type(),
                     in.envelope.context};
     }
   }
@@ -542,7 +540,7 @@ std::optional<Status> take(int source, int tag, std::uint32_t context,
     const std::size_t at = data.size();
     data.resize(at + in.data.size());
     in.data.copy_to(data.data() + at);
-    return Status{in.envelope.source, in.envelope.tag, data.size() - at, in.envelope.type,
+    return Status{in.envelope.source(), in.envelope.tag(), data.size() - at, in.envelope.type(),
                   in.envelope.context};
   }
   return std::nullopt;
