@@ -19,10 +19,7 @@
 #include "operators.hpp"
 
 namespace vela::mpi::detail {
-namespace {
 
-// The communicator of a collective: an intracommunicator (collectives on intercommunicators are
-// not implemented yet).
 Communicator& collective_comm(const char* call, const Label& label, MPI_Comm comm) {
   Communicator& c = active(call, label, comm);
   if (c.inter) {
@@ -32,6 +29,8 @@ Communicator& collective_comm(const char* call, const Label& label, MPI_Comm com
   }
   return c;
 }
+
+namespace {
 
 // `count` elements of `type` at `buffer` as a run of bytes: in place, or packed (always copied
 // when `copy`: the caller will write the buffer while the run is read).
@@ -107,36 +106,6 @@ void check_match(const char* call, const Side& send, const Side& receive) {
            std::to_string(receive.bytes()) + " bytes) does not match sendcount " +
            std::to_string(send.count) + " of " + send.type->name + " (" +
            std::to_string(send.bytes()) + " bytes)");
-}
-
-// A reduction's arguments, checked: what the program gave (`count` of `type`) and what is
-// combined (`elements` of the basic type `element`, with `operation`).
-struct Reduction {
-  const Datatype& type;
-  std::size_t count;
-  const Datatype& element;
-  std::size_t elements;
-  Operation operation;
-  std::size_t bytes() const { return elements * element.size; }
-};
-
-Reduction reduction_of(const char* call, Objects& objects, int count, MPI_Datatype datatype,
-                       MPI_Op op) {
-  const Datatype& type = datatype_of(call, datatype);
-  const std::size_t n = count_of(call, count);
-  if (type.map == nullptr)
-    return {type, n, type, n, operation_of(call, objects, op, datatype, type)};
-  if (type.element == nullptr) {
-    fail(call, MPI_ERR_OP,
-         "datatype " + handle_text(datatype) +
-             " is a derived datatype whose elements are not all of one basic type (or are "
-             "{value, index} pairs): reductions on it are not supported");
-  }
-  const Datatype& element = *type.element;
-  const MPI_Datatype basic = reinterpret_cast<MPI_Datatype>(
-      static_cast<std::uintptr_t>(VMPI_DATATYPE_BASE + (&element - datatypes)));
-  const std::size_t per = type.size / element.size;
-  return {type, n, element, n * per, operation_of(call, objects, op, basic, element)};
 }
 
 // `count` counts of `what` (one per member), checked; their sum.

@@ -22,16 +22,6 @@
 namespace vela::mpi::detail {
 namespace {
 
-Communicator& collective_comm(const char* call, const Label& label, MPI_Comm comm) {
-  Communicator& c = active(call, label, comm);
-  if (c.inter) {
-    fail(call, MPI_ERR_COMM,
-         "collectives on an intercommunicator are not supported yet (merge it with "
-         "MPI_Intercomm_merge)");
-  }
-  return c;
-}
-
 // `count` elements of `type` at `buffer`, packed (or copied) into a run of bytes of its own.
 std::vector<std::byte> packed(const void* buffer, std::size_t count, const Datatype& type) {
   std::vector<std::byte> scratch;
@@ -109,32 +99,6 @@ std::size_t combine_blocks(PendingCollective& p, std::size_t first, int upto,
     acc = next;
   }
   return acc;
-}
-
-// A reduction's arguments: the program's (count of type) and the elements combined.
-struct Reduction {
-  const Datatype& type;
-  std::size_t count;
-  std::size_t elements;
-  Operation operation;
-  std::size_t bytes() const { return count * type.size; }
-};
-
-Reduction reduction_of(const char* call, Objects& objects, int count, MPI_Datatype datatype,
-                       MPI_Op op) {
-  const Datatype& type = datatype_of(call, datatype);
-  const std::size_t n = count_of(call, count);
-  if (type.map == nullptr) return {type, n, n, operation_of(call, objects, op, datatype, type)};
-  if (type.element == nullptr) {
-    fail(call, MPI_ERR_OP,
-         "datatype " + handle_text(datatype) +
-             " is a derived datatype whose elements are not all of one basic type: reductions "
-             "on it are not supported");
-  }
-  const Datatype& element = *type.element;
-  const MPI_Datatype basic = reinterpret_cast<MPI_Datatype>(
-      static_cast<std::uintptr_t>(VMPI_DATATYPE_BASE + (&element - datatypes)));
-  return {type, n, n * (type.size / element.size), operation_of(call, objects, op, basic, element)};
 }
 
 // Writes block `which` (the result) to `count` elements of `type` at `buffer`.

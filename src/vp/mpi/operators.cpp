@@ -288,6 +288,25 @@ Operation operation_of(const char* call, Objects& objects, MPI_Op op, MPI_Dataty
   return operation;
 }
 
+Reduction reduction_of(const char* call, Objects& objects, int count, MPI_Datatype datatype,
+                       MPI_Op op) {
+  const Datatype& type = datatype_of(call, datatype);
+  const std::size_t n = count_of(call, count);
+  if (type.map == nullptr)
+    return {type, n, type, n, operation_of(call, objects, op, datatype, type)};
+  if (type.element == nullptr) {
+    fail(call, MPI_ERR_OP,
+         "datatype " + handle_text(datatype) +
+             " is a derived datatype whose elements are not all of one basic type (or are "
+             "{value, index} pairs): reductions on it are not supported");
+  }
+  const Datatype& element = *type.element;
+  const MPI_Datatype basic = reinterpret_cast<MPI_Datatype>(
+      static_cast<std::uintptr_t>(VMPI_DATATYPE_BASE + (&element - datatypes)));
+  const std::size_t per = type.size / element.size;
+  return {type, n, element, n * per, operation_of(call, objects, op, basic, element)};
+}
+
 }  // namespace vela::mpi::detail
 
 using namespace vela;

@@ -27,4 +27,24 @@ struct Operation {
 Operation operation_of(const char* call, Objects& objects, MPI_Op op, MPI_Datatype datatype,
                        const Datatype& type);
 
+// A reduction's arguments, checked: what the program gave (`count` of `type`) and what is
+// combined (`elements` of the basic type `element`, with `operation`).
+struct Reduction {
+  const Datatype& type;
+  std::size_t count;
+  const Datatype& element;
+  std::size_t elements;
+  Operation operation;
+  std::size_t bytes() const { return elements * element.size; }
+};
+
+// The checked arguments of a reduction of `count` elements of `datatype` under `op`: a derived
+// type must be made of one basic type (other than a {value, index} pair), which is reduced.
+Reduction reduction_of(const char* call, Objects& objects, int count, MPI_Datatype datatype,
+                       MPI_Op op);
+
+// The communicator of a collective: an intracommunicator (collectives on intercommunicators are
+// not implemented yet).
+Communicator& collective_comm(const char* call, const Label& label, MPI_Comm comm);
+
 }  // namespace vela::mpi::detail
