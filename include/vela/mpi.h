@@ -317,6 +317,19 @@ enum {
 #define MPI_APPNUM 6
 #define MPI_LASTUSEDCODE 7
 
+/* Window attribute keys (MPI_Win_get_attr), flavors and memory models. */
+#define MPI_WIN_BASE 11
+#define MPI_WIN_SIZE 12
+#define MPI_WIN_DISP_UNIT 13
+#define MPI_WIN_CREATE_FLAVOR 14
+#define MPI_WIN_MODEL 15
+#define MPI_WIN_FLAVOR_CREATE 1
+#define MPI_WIN_FLAVOR_ALLOCATE 2
+#define MPI_WIN_FLAVOR_DYNAMIC 3
+#define MPI_WIN_FLAVOR_SHARED 4
+#define MPI_WIN_SEPARATE 1
+#define MPI_WIN_UNIFIED 2
+
 /* Topologies (MPI_Topo_test) and distributions (MPI_Type_create_darray). */
 #define MPI_GRAPH 1
 #define MPI_CART 2
@@ -388,6 +401,7 @@ typedef int(MPI_Comm_delete_attr_function)(MPI_Comm comm, int comm_keyval, void*
 typedef int(MPI_Copy_function)(MPI_Comm oldcomm, int keyval, void* extra_state,
                                void* attribute_val_in, void* attribute_val_out, int* flag);
 typedef int(MPI_Delete_function)(MPI_Comm comm, int keyval, void* attribute_val, void* extra_state);
+typedef void(MPI_Win_errhandler_function)(MPI_Win* win, int* errorcode, ...);
 /* The predefined attribute copy and delete functions. */
 int VMPI_COMM_NULL_COPY_FN(MPI_Comm, int, void*, void*, void*, int*);
 int VMPI_COMM_DUP_FN(MPI_Comm, int, void*, void*, void*, int*);
@@ -1357,6 +1371,53 @@ VMPI_DECLARE(int, Neighbor_alltoallw,
               const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
               const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm));
 
+/* One-sided communication (chapter 11) */
+VMPI_DECLARE(int, Win_create, (void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win* win));
+VMPI_DECLARE(int, Win_allocate, (MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win));
+VMPI_DECLARE(int, Win_allocate_shared, (MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win));
+VMPI_DECLARE(int, Win_shared_query, (MPI_Win win, int rank, MPI_Aint* size, int* disp_unit, void* baseptr));
+VMPI_DECLARE(int, Win_create_dynamic, (MPI_Info info, MPI_Comm comm, MPI_Win* win));
+VMPI_DECLARE(int, Win_attach, (MPI_Win win, void* base, MPI_Aint size));
+VMPI_DECLARE(int, Win_detach, (MPI_Win win, const void* base));
+VMPI_DECLARE(int, Win_free, (MPI_Win* win));
+VMPI_DECLARE(int, Win_fence, (int mpi_assert, MPI_Win win));
+VMPI_DECLARE(int, Win_post, (MPI_Group group, int mpi_assert, MPI_Win win));
+VMPI_DECLARE(int, Win_start, (MPI_Group group, int mpi_assert, MPI_Win win));
+VMPI_DECLARE(int, Win_complete, (MPI_Win win));
+VMPI_DECLARE(int, Win_wait, (MPI_Win win));
+VMPI_DECLARE(int, Win_test, (MPI_Win win, int* flag));
+VMPI_DECLARE(int, Win_lock, (int lock_type, int rank, int mpi_assert, MPI_Win win));
+VMPI_DECLARE(int, Win_unlock, (int rank, MPI_Win win));
+VMPI_DECLARE(int, Win_lock_all, (int mpi_assert, MPI_Win win));
+VMPI_DECLARE(int, Win_unlock_all, (MPI_Win win));
+VMPI_DECLARE(int, Win_flush, (int rank, MPI_Win win));
+VMPI_DECLARE(int, Win_flush_all, (MPI_Win win));
+VMPI_DECLARE(int, Win_flush_local, (int rank, MPI_Win win));
+VMPI_DECLARE(int, Win_flush_local_all, (MPI_Win win));
+VMPI_DECLARE(int, Win_sync, (MPI_Win win));
+VMPI_DECLARE(int, Win_get_group, (MPI_Win win, MPI_Group* group));
+VMPI_DECLARE(int, Win_set_name, (MPI_Win win, const char* win_name));
+VMPI_DECLARE(int, Win_get_name, (MPI_Win win, char* win_name, int* resultlen));
+VMPI_DECLARE(int, Win_create_errhandler, (MPI_Win_errhandler_function * win_errhandler_fn, MPI_Errhandler* errhandler));
+VMPI_DECLARE(int, Win_set_errhandler, (MPI_Win win, MPI_Errhandler errhandler));
+VMPI_DECLARE(int, Win_get_errhandler, (MPI_Win win, MPI_Errhandler* errhandler));
+#define MPI_Win_call_errhandler VMPI_Win_call_errhandler
+#define PMPI_Win_call_errhandler VPMPI_Win_call_errhandler
+VMPI_DECLARE(int, Win_call_errhandler, (MPI_Win win, int errorcode));
+VMPI_DECLARE(int, Win_get_attr, (MPI_Win win, int win_keyval, void* attribute_val, int* flag));
+VMPI_DECLARE(int, Win_set_info, (MPI_Win win, MPI_Info info));
+VMPI_DECLARE(int, Win_get_info, (MPI_Win win, MPI_Info* info_used));
+VMPI_DECLARE(int, Put, (const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win));
+VMPI_DECLARE(int, Get, (void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win));
+VMPI_DECLARE(int, Accumulate, (const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win));
+VMPI_DECLARE(int, Get_accumulate, (const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, void* result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win));
+VMPI_DECLARE(int, Fetch_and_op, (const void* origin_addr, void* result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win));
+VMPI_DECLARE(int, Compare_and_swap, (const void* origin_addr, const void* compare_addr, void* result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win));
+VMPI_DECLARE(int, Rput, (const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request));
+VMPI_DECLARE(int, Rget, (void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request));
+VMPI_DECLARE(int, Raccumulate, (const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request));
+VMPI_DECLARE(int, Rget_accumulate, (const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, void* result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request));
+
 /* Vela */
 #define MPI_Migrate VMPI_Migrate
 #define PMPI_Migrate VPMPI_Migrate
@@ -1414,63 +1475,63 @@ VMPI_DECLARE(int, Yield, (void));
 #define MPI_Grequest_complete VMPI_Grequest_complete
 #define PMPI_Grequest_complete VMPI_Grequest_complete
 #define MPI_Win_create VMPI_Win_create
-#define PMPI_Win_create VMPI_Win_create
+#define PMPI_Win_create VPMPI_Win_create
 #define MPI_Win_allocate VMPI_Win_allocate
-#define PMPI_Win_allocate VMPI_Win_allocate
+#define PMPI_Win_allocate VPMPI_Win_allocate
 #define MPI_Win_allocate_shared VMPI_Win_allocate_shared
-#define PMPI_Win_allocate_shared VMPI_Win_allocate_shared
+#define PMPI_Win_allocate_shared VPMPI_Win_allocate_shared
 #define MPI_Win_shared_query VMPI_Win_shared_query
-#define PMPI_Win_shared_query VMPI_Win_shared_query
+#define PMPI_Win_shared_query VPMPI_Win_shared_query
 #define MPI_Win_create_dynamic VMPI_Win_create_dynamic
-#define PMPI_Win_create_dynamic VMPI_Win_create_dynamic
+#define PMPI_Win_create_dynamic VPMPI_Win_create_dynamic
 #define MPI_Win_attach VMPI_Win_attach
-#define PMPI_Win_attach VMPI_Win_attach
+#define PMPI_Win_attach VPMPI_Win_attach
 #define MPI_Win_detach VMPI_Win_detach
-#define PMPI_Win_detach VMPI_Win_detach
+#define PMPI_Win_detach VPMPI_Win_detach
 #define MPI_Win_free VMPI_Win_free
-#define PMPI_Win_free VMPI_Win_free
+#define PMPI_Win_free VPMPI_Win_free
 #define MPI_Win_fence VMPI_Win_fence
-#define PMPI_Win_fence VMPI_Win_fence
+#define PMPI_Win_fence VPMPI_Win_fence
 #define MPI_Win_post VMPI_Win_post
-#define PMPI_Win_post VMPI_Win_post
+#define PMPI_Win_post VPMPI_Win_post
 #define MPI_Win_start VMPI_Win_start
-#define PMPI_Win_start VMPI_Win_start
+#define PMPI_Win_start VPMPI_Win_start
 #define MPI_Win_complete VMPI_Win_complete
-#define PMPI_Win_complete VMPI_Win_complete
+#define PMPI_Win_complete VPMPI_Win_complete
 #define MPI_Win_wait VMPI_Win_wait
-#define PMPI_Win_wait VMPI_Win_wait
+#define PMPI_Win_wait VPMPI_Win_wait
 #define MPI_Win_test VMPI_Win_test
-#define PMPI_Win_test VMPI_Win_test
+#define PMPI_Win_test VPMPI_Win_test
 #define MPI_Win_lock VMPI_Win_lock
-#define PMPI_Win_lock VMPI_Win_lock
+#define PMPI_Win_lock VPMPI_Win_lock
 #define MPI_Win_unlock VMPI_Win_unlock
-#define PMPI_Win_unlock VMPI_Win_unlock
+#define PMPI_Win_unlock VPMPI_Win_unlock
 #define MPI_Win_lock_all VMPI_Win_lock_all
-#define PMPI_Win_lock_all VMPI_Win_lock_all
+#define PMPI_Win_lock_all VPMPI_Win_lock_all
 #define MPI_Win_unlock_all VMPI_Win_unlock_all
-#define PMPI_Win_unlock_all VMPI_Win_unlock_all
+#define PMPI_Win_unlock_all VPMPI_Win_unlock_all
 #define MPI_Win_flush VMPI_Win_flush
-#define PMPI_Win_flush VMPI_Win_flush
+#define PMPI_Win_flush VPMPI_Win_flush
 #define MPI_Win_flush_all VMPI_Win_flush_all
-#define PMPI_Win_flush_all VMPI_Win_flush_all
+#define PMPI_Win_flush_all VPMPI_Win_flush_all
 #define MPI_Win_flush_local VMPI_Win_flush_local
-#define PMPI_Win_flush_local VMPI_Win_flush_local
+#define PMPI_Win_flush_local VPMPI_Win_flush_local
 #define MPI_Win_flush_local_all VMPI_Win_flush_local_all
-#define PMPI_Win_flush_local_all VMPI_Win_flush_local_all
+#define PMPI_Win_flush_local_all VPMPI_Win_flush_local_all
 #define MPI_Win_sync VMPI_Win_sync
-#define PMPI_Win_sync VMPI_Win_sync
+#define PMPI_Win_sync VPMPI_Win_sync
 #define MPI_Win_get_group VMPI_Win_get_group
-#define PMPI_Win_get_group VMPI_Win_get_group
+#define PMPI_Win_get_group VPMPI_Win_get_group
 #define MPI_Win_set_name VMPI_Win_set_name
-#define PMPI_Win_set_name VMPI_Win_set_name
+#define PMPI_Win_set_name VPMPI_Win_set_name
 #define MPI_Win_get_name VMPI_Win_get_name
-#define PMPI_Win_get_name VMPI_Win_get_name
+#define PMPI_Win_get_name VPMPI_Win_get_name
 #define MPI_Win_create_errhandler VMPI_Win_create_errhandler
-#define PMPI_Win_create_errhandler VMPI_Win_create_errhandler
+#define PMPI_Win_create_errhandler VPMPI_Win_create_errhandler
 #define MPI_Win_set_errhandler VMPI_Win_set_errhandler
-#define PMPI_Win_set_errhandler VMPI_Win_set_errhandler
+#define PMPI_Win_set_errhandler VPMPI_Win_set_errhandler
 #define MPI_Win_get_errhandler VMPI_Win_get_errhandler
-#define PMPI_Win_get_errhandler VMPI_Win_get_errhandler
+#define PMPI_Win_get_errhandler VPMPI_Win_get_errhandler
 #define MPI_Win_create_keyval VMPI_Win_create_keyval
 #define PMPI_Win_create_keyval VMPI_Win_create_keyval
 #define MPI_Win_free_keyval VMPI_Win_free_keyval
@@ -1478,33 +1539,33 @@ VMPI_DECLARE(int, Yield, (void));
 #define MPI_Win_set_attr VMPI_Win_set_attr
 #define PMPI_Win_set_attr VMPI_Win_set_attr
 #define MPI_Win_get_attr VMPI_Win_get_attr
-#define PMPI_Win_get_attr VMPI_Win_get_attr
+#define PMPI_Win_get_attr VPMPI_Win_get_attr
 #define MPI_Win_delete_attr VMPI_Win_delete_attr
 #define PMPI_Win_delete_attr VMPI_Win_delete_attr
 #define MPI_Win_set_info VMPI_Win_set_info
-#define PMPI_Win_set_info VMPI_Win_set_info
+#define PMPI_Win_set_info VPMPI_Win_set_info
 #define MPI_Win_get_info VMPI_Win_get_info
-#define PMPI_Win_get_info VMPI_Win_get_info
+#define PMPI_Win_get_info VPMPI_Win_get_info
 #define MPI_Put VMPI_Put
-#define PMPI_Put VMPI_Put
+#define PMPI_Put VPMPI_Put
 #define MPI_Get VMPI_Get
-#define PMPI_Get VMPI_Get
+#define PMPI_Get VPMPI_Get
 #define MPI_Accumulate VMPI_Accumulate
-#define PMPI_Accumulate VMPI_Accumulate
+#define PMPI_Accumulate VPMPI_Accumulate
 #define MPI_Get_accumulate VMPI_Get_accumulate
-#define PMPI_Get_accumulate VMPI_Get_accumulate
+#define PMPI_Get_accumulate VPMPI_Get_accumulate
 #define MPI_Fetch_and_op VMPI_Fetch_and_op
-#define PMPI_Fetch_and_op VMPI_Fetch_and_op
+#define PMPI_Fetch_and_op VPMPI_Fetch_and_op
 #define MPI_Compare_and_swap VMPI_Compare_and_swap
-#define PMPI_Compare_and_swap VMPI_Compare_and_swap
+#define PMPI_Compare_and_swap VPMPI_Compare_and_swap
 #define MPI_Rput VMPI_Rput
-#define PMPI_Rput VMPI_Rput
+#define PMPI_Rput VPMPI_Rput
 #define MPI_Rget VMPI_Rget
-#define PMPI_Rget VMPI_Rget
+#define PMPI_Rget VPMPI_Rget
 #define MPI_Raccumulate VMPI_Raccumulate
-#define PMPI_Raccumulate VMPI_Raccumulate
+#define PMPI_Raccumulate VPMPI_Raccumulate
 #define MPI_Rget_accumulate VMPI_Rget_accumulate
-#define PMPI_Rget_accumulate VMPI_Rget_accumulate
+#define PMPI_Rget_accumulate VPMPI_Rget_accumulate
 #define MPI_File_open VMPI_File_open
 #define PMPI_File_open VMPI_File_open
 #define MPI_File_close VMPI_File_close
@@ -1600,52 +1661,10 @@ VMPI_UNSUPPORTED(Status_set_elements);
 VMPI_UNSUPPORTED(Status_set_elements_x);
 VMPI_UNSUPPORTED(Grequest_start);
 VMPI_UNSUPPORTED(Grequest_complete);
-VMPI_UNSUPPORTED(Win_create);
-VMPI_UNSUPPORTED(Win_allocate);
-VMPI_UNSUPPORTED(Win_allocate_shared);
-VMPI_UNSUPPORTED(Win_shared_query);
-VMPI_UNSUPPORTED(Win_create_dynamic);
-VMPI_UNSUPPORTED(Win_attach);
-VMPI_UNSUPPORTED(Win_detach);
-VMPI_UNSUPPORTED(Win_free);
-VMPI_UNSUPPORTED(Win_fence);
-VMPI_UNSUPPORTED(Win_post);
-VMPI_UNSUPPORTED(Win_start);
-VMPI_UNSUPPORTED(Win_complete);
-VMPI_UNSUPPORTED(Win_wait);
-VMPI_UNSUPPORTED(Win_test);
-VMPI_UNSUPPORTED(Win_lock);
-VMPI_UNSUPPORTED(Win_unlock);
-VMPI_UNSUPPORTED(Win_lock_all);
-VMPI_UNSUPPORTED(Win_unlock_all);
-VMPI_UNSUPPORTED(Win_flush);
-VMPI_UNSUPPORTED(Win_flush_all);
-VMPI_UNSUPPORTED(Win_flush_local);
-VMPI_UNSUPPORTED(Win_flush_local_all);
-VMPI_UNSUPPORTED(Win_sync);
-VMPI_UNSUPPORTED(Win_get_group);
-VMPI_UNSUPPORTED(Win_set_name);
-VMPI_UNSUPPORTED(Win_get_name);
-VMPI_UNSUPPORTED(Win_create_errhandler);
-VMPI_UNSUPPORTED(Win_set_errhandler);
-VMPI_UNSUPPORTED(Win_get_errhandler);
 VMPI_UNSUPPORTED(Win_create_keyval);
 VMPI_UNSUPPORTED(Win_free_keyval);
 VMPI_UNSUPPORTED(Win_set_attr);
-VMPI_UNSUPPORTED(Win_get_attr);
 VMPI_UNSUPPORTED(Win_delete_attr);
-VMPI_UNSUPPORTED(Win_set_info);
-VMPI_UNSUPPORTED(Win_get_info);
-VMPI_UNSUPPORTED(Put);
-VMPI_UNSUPPORTED(Get);
-VMPI_UNSUPPORTED(Accumulate);
-VMPI_UNSUPPORTED(Get_accumulate);
-VMPI_UNSUPPORTED(Fetch_and_op);
-VMPI_UNSUPPORTED(Compare_and_swap);
-VMPI_UNSUPPORTED(Rput);
-VMPI_UNSUPPORTED(Rget);
-VMPI_UNSUPPORTED(Raccumulate);
-VMPI_UNSUPPORTED(Rget_accumulate);
 VMPI_UNSUPPORTED(File_open);
 VMPI_UNSUPPORTED(File_close);
 VMPI_UNSUPPORTED(File_delete);

@@ -261,6 +261,9 @@ int size();
 // The process the calling rank runs in now (under mpirun; 0 otherwise): it changes when the rank
 // moves to another process.
 int process();
+// Whether the run's ranks spread over several processes (under mpirun): a rank's memory is then
+// not in every rank's address space.
+bool across_processes();
 // Seconds since an arbitrary origin, the same on every rank of the run.
 double wtime();
 // Whether the calling thread is running a rank.
@@ -395,6 +398,22 @@ void allgather(const Members& members, const void* in, std::size_t bytes, void* 
 void alltoall(const Members& members, const void* in, std::size_t bytes, void* out,
               const char* call);
 }  // namespace group
+
+// ---- remote operations (for one-sided layers such as vela/mpi.h's windows) ----
+
+// A remote message runs the layer's handler for the destination rank, on that rank's PE and
+// outside its fiber (the rank is suspended or not running then), after every earlier message
+// from the same sender to that rank: the handler may read and write the destination rank's memory
+// (a window's bytes, at the same addresses in whatever process the rank lives) and reply with
+// answer(). `source` is the sending rank, `data` the bytes sent (valid during the call only).
+using RemoteHandler = void (*)(int source, std::span<const std::byte> data);
+// Installs the handler of every remote message of this process (once; a layer's initializer).
+void set_remote_handler(RemoteHandler handler);
+// Sends a remote message to rank `dest`. Its bytes are copied: the caller never waits.
+void remote(int dest, std::span<const std::byte> data);
+// Inside a remote handler: a message from the rank the handler runs for to rank `dest`, received
+// as any message of `context` and `tag` (copied: the handler never waits).
+void answer(int dest, const void* data, std::size_t bytes, int tag, std::uint32_t context);
 
 // The balancing point (AMPI's MPI_Migrate): collective over all ranks. The runtime's strategy
 // (--lb, or --lb-policy) runs on the ranks' measured loads and moved ranks resume on their new

@@ -59,6 +59,9 @@ namespace vela::vp::detail {
 
 inline constexpr std::uint8_t p2p_channel = 0;
 inline constexpr std::uint8_t collective_channel = 1;
+// The context of remote messages (vp::remote): run by the layer's handler, never matched. The
+// layers' own contexts stay below it.
+inline constexpr std::uint32_t remote_context = 0xffffffffu;
 
 struct Incoming {
   Envelope envelope;
@@ -277,9 +280,16 @@ struct Route {
   std::uint8_t channel = p2p_channel;
   std::uint32_t context = 0;
 };
-// Inside the fiber: sends `bytes` bytes to rank `dest`.
+// How a message travels: `normal` reads a large one where it lies (the sender waits until it is
+// copied); `eager` always copies it (the sender never waits); `queued` also never hands it
+// straight to a rank of this PE (for senders outside a fiber, which cannot run the rank made
+// ready: a remote handler's answer).
+enum class Delivery : std::uint8_t { normal, eager, queued };
+// Sends `bytes` bytes to rank `dest` as `rank` (inside its fiber, except a queued one).
 void post_message(RankContext& rank, const void* buffer, std::size_t bytes, Type type, int dest,
-                  int tag, Route route);
+                  int tag, Route route, Delivery delivery = Delivery::normal);
+// A remote message arrived in order for `rank` (on its PE): the layer's handler runs on it.
+void run_remote(RankContext& rank, const Envelope& envelope, Payload& data);
 // Inside the fiber: a blocking receive.
 Status receive_now(RankContext& rank, void* buffer, std::size_t count, Type type, int source,
                    int tag, Route route, const char* call);

@@ -372,6 +372,10 @@ int process() {
   return current("process").world->process;
 }
 
+bool across_processes() {
+  return current("across_processes").world->across_processes;
+}
+
 double wtime() {
   return seconds_now() - current("wtime").world->origin;
 }

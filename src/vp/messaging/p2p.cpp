@@ -62,6 +62,10 @@ void fill(RequestState& r, const Envelope& e, Payload& data) {
 
 // An in-order arrival: the first matching posted receive takes it, else it is kept.
 void match_arrival(RankContext& rank, const Envelope& e, Payload&& data) {
+  if (e.context == remote_context) [[unlikely]] {
+    run_remote(rank, e, data);
+    return;
+  }
   for (auto it = rank.posted.begin(); it != rank.posted.end(); ++it) {
     if (matches(**it, e)) {
       RequestState* r = *it;
@@ -163,7 +167,7 @@ bool accept(RankContext& rank, const Envelope& envelope, Payload&& data) {
 }
 
 void post_message(RankContext& rank, const void* buffer, std::size_t bytes, Type type, int dest,
-                  int tag, Route route) {
+                  int tag, Route route, Delivery delivery) {
   const std::uint8_t channel = route.channel;
   const HeapPause pause;  // the payload and the receiver's queue entries are not this rank's
   Envelope e;
@@ -172,8 +176,11 @@ void post_message(RankContext& rank, const void* buffer, std::size_t bytes, Type
   e.context = route.context;
   World& world = *rank.world;
   const auto to = static_cast<std::uint64_t>(dest);
-  if (rt::ElementBase* here =
-          rt::detail::local_send(world.ranks.id(), to, message_overhead + bytes)) {
+  rt::ElementBase* here = nullptr;
+  if (delivery != Delivery::queued) {
+    here = rt::detail::local_send(world.ranks.id(), to, message_overhead + bytes);
+  }
+  if (here != nullptr) {
     // The destination lives on this PE: matched now, without a message (the bytes copied once,
     // into the posted receive or else a payload of its own). A rank this makes ready runs on
     // this PE straight after the sender gives it back (run_on_pe).
@@ -187,7 +194,7 @@ void post_message(RankContext& rank, const void* buffer, std::size_t bytes, Type
     }
     return;
   }
-  if (bytes < rt::detail::external_bytes_from) {
+  if (bytes < rt::detail::external_bytes_from || delivery != Delivery::normal) {
     rt::detail::send_entry<&RankElement::deliver>(world.ranks.id(), to, 0, e,
                                                   Payload(buffer, bytes));
     return;

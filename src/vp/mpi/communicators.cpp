@@ -15,7 +15,7 @@
 #include "internal.hpp"
 
 namespace vela::mpi::detail {
-namespace {
+namespace {}  // namespace
 
 // ---- groups ----
 
@@ -23,7 +23,7 @@ MPI_Group group_handle(int index) {
   return reinterpret_cast<MPI_Group>(static_cast<std::uintptr_t>(VMPI_GROUP_BASE + index));
 }
 
-Group& group_of(const char* call, Objects& objects, MPI_Group group, const char* what = "group") {
+Group& group_of(const char* call, Objects& objects, MPI_Group group, const char* what) {
   const auto value = reinterpret_cast<std::uintptr_t>(group);
   Group* found = nullptr;
   if ((value & ~std::uintptr_t{VMPI_INDEX_MASK}) == VMPI_GROUP_BASE)
@@ -41,6 +41,8 @@ MPI_Group add_group(Objects& objects, Group group) {
   const InRankHeap heap;
   return group_handle(objects.groups.add(std::move(group)));
 }
+
+namespace {
 
 // A group's ranks listed by their indices `indices` in `group`.
 Group pick(const Group& group, const std::vector<int>& indices) {
@@ -140,6 +142,8 @@ void max_u32(const void* in, void* inout, std::size_t count, const void*) {
   for (std::size_t i = 0; i < count; ++i) b[i] = std::max(a[i], b[i]);
 }
 
+}  // namespace
+
 // A context none of `members` uses: agreed by a reduction over them.
 std::uint32_t agree_context(Objects& objects, const vp::Members& members, const char* call) {
   std::uint32_t context = 0;
@@ -148,6 +152,8 @@ std::uint32_t agree_context(Objects& objects, const vp::Members& members, const 
   objects.next_context = context + 1;
   return context;
 }
+
+namespace {
 
 void check_intra(const char* call, const Communicator& c, const char* what = "comm") {
   if (c.inter) {

@@ -73,6 +73,36 @@ int run(rt::Runtime& runtime, const vp::Options& options, Main main,
   return 0;
 }
 
+namespace detail {
+
+// ---- error handlers ----
+
+Errhandler& errhandler_of(const char* call, Objects& objects, MPI_Errhandler handler) {
+  const auto value = reinterpret_cast<std::uintptr_t>(handler);
+  Errhandler* found = nullptr;
+  if ((value & ~std::uintptr_t{VMPI_INDEX_MASK}) == VMPI_ERRHANDLER_BASE)
+    found = objects.errhandlers.find(static_cast<int>(value & VMPI_INDEX_MASK));
+  if (found == nullptr) {
+    fail(call, MPI_ERR_ARG,
+         "errhandler " +
+             (handler == MPI_ERRHANDLER_NULL ? std::string("MPI_ERRHANDLER_NULL")
+                                             : handle_text(handler)) +
+             " is not an error handler of this rank (never made, or freed)");
+  }
+  return *found;
+}
+
+int errhandler_index(MPI_Errhandler handler) {
+  return static_cast<int>(reinterpret_cast<std::uintptr_t>(handler) & VMPI_INDEX_MASK);
+}
+
+MPI_Errhandler errhandler_handle(int index) {
+  return reinterpret_cast<MPI_Errhandler>(
+      static_cast<std::uintptr_t>(VMPI_ERRHANDLER_BASE + index));
+}
+
+}  // namespace detail
+
 namespace {
 
 // The rank's objects as MPI_Init leaves them: MPI_COMM_WORLD, MPI_COMM_SELF, the predefined
@@ -239,32 +269,6 @@ std::pair<std::string, std::string>* find_key(Info& info, const std::string& key
     if (entry.first == key) return &entry;
   }
   return nullptr;
-}
-
-// ---- error handlers ----
-
-Errhandler& errhandler_of(const char* call, Objects& objects, MPI_Errhandler handler) {
-  const auto value = reinterpret_cast<std::uintptr_t>(handler);
-  Errhandler* found = nullptr;
-  if ((value & ~std::uintptr_t{VMPI_INDEX_MASK}) == VMPI_ERRHANDLER_BASE)
-    found = objects.errhandlers.find(static_cast<int>(value & VMPI_INDEX_MASK));
-  if (found == nullptr) {
-    fail(call, MPI_ERR_ARG,
-         "errhandler " +
-             (handler == MPI_ERRHANDLER_NULL ? std::string("MPI_ERRHANDLER_NULL")
-                                             : handle_text(handler)) +
-             " is not an error handler of this rank (never made, or freed)");
-  }
-  return *found;
-}
-
-int errhandler_index(MPI_Errhandler handler) {
-  return static_cast<int>(reinterpret_cast<std::uintptr_t>(handler) & VMPI_INDEX_MASK);
-}
-
-MPI_Errhandler errhandler_handle(int index) {
-  return reinterpret_cast<MPI_Errhandler>(
-      static_cast<std::uintptr_t>(VMPI_ERRHANDLER_BASE + index));
 }
 
 int create_errhandler(const char* call, MPI_Comm_errhandler_function* function,

@@ -311,6 +311,18 @@ inline void check_tag(const char* call, const char* what, int tag, bool any) {
 // Allocations of the calling rank's objects: in its own heap, so that they move with it.
 using InRankHeap = vp::detail::RankHeapScope;
 
+// The error handler a handle names (MPI_ERR_ARG when none of this rank), and handle <-> index.
+Errhandler& errhandler_of(const char* call, Objects& objects, MPI_Errhandler handler);
+int errhandler_index(MPI_Errhandler handler);
+MPI_Errhandler errhandler_handle(int index);
+
+// The group a handle names (MPI_ERR_GROUP when none of this rank); a new group's handle.
+Group& group_of(const char* call, Objects& objects, MPI_Group group, const char* what = "group");
+MPI_Group add_group(Objects& objects, Group group);
+
+// A context none of `members` uses, agreed by a reduction over them (collective).
+std::uint32_t agree_context(Objects& objects, const vp::Members& members, const char* call);
+
 // The communicator whose messages carry `context` (world's for 0), or nullptr.
 Communicator* comm_by_context(Objects& objects, std::uint32_t context);
 

@@ -6,6 +6,7 @@
 #include "derived_types.hpp"
 #include "internal.hpp"
 #include "operators.hpp"
+#include "windows.hpp"
 
 namespace vela::mpi::detail {
 

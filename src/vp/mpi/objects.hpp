@@ -141,6 +141,7 @@ inline constexpr int first_context = 2;  // 0 is the world's, 1 MPI_COMM_SELF's
 
 struct UserOp;
 struct DerivedType;
+struct Window;
 
 // Every object a rank holds, made at MPI_Init.
 struct Objects {
@@ -154,6 +155,7 @@ struct Objects {
   Table<Group> groups;
   Table<Errhandler> errhandlers;
   Table<Info> infos;
+  Table<Window> windows;  // windows.hpp
   std::map<int, Keyval> keyvals;
   int next_keyval = 64;  // below: the predefined attributes
   std::uint32_t next_context = first_context;

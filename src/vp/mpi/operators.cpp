@@ -258,6 +258,23 @@ void call_user(const void* in, void* inout, std::size_t count, const void* self)
 
 }  // namespace
 
+static_assert(replace_index == replace && no_op_index == no_op);
+
+CombineFunction predefined_function(const Datatype& type, int op) {
+  return predefined(type, op);
+}
+
+int predefined_index(const char* call, MPI_Op op) {
+  const auto value = reinterpret_cast<std::uintptr_t>(op);
+  const std::uintptr_t index = value & VMPI_INDEX_MASK;
+  if ((value & ~std::uintptr_t{VMPI_INDEX_MASK}) != VMPI_OP_BASE || index >= VMPI_OP_COUNT) {
+    fail(call, MPI_ERR_OP,
+         "op " + (op == MPI_OP_NULL ? std::string("MPI_OP_NULL") : handle_text(op)) +
+             " is not a predefined operator (one-sided accumulates take only those)");
+  }
+  return static_cast<int>(index);
+}
+
 Operation operation_of(const char* call, Objects& objects, MPI_Op op, MPI_Datatype datatype,
                        const Datatype& type) {
   const auto value = reinterpret_cast<std::uintptr_t>(op);

@@ -22,6 +22,16 @@ struct Operation {
   vp::Combine combine() const { return {function, this}; }
 };
 
+// Indices of MPI_REPLACE and MPI_NO_OP among the predefined operators (MPI_Accumulate's only).
+inline constexpr int replace_index = 12;
+inline constexpr int no_op_index = 13;
+using CombineFunction = void (*)(const void* in, void* inout, std::size_t count, const void* self);
+// The function of predefined operator number `op` on the predefined datatype `type`, or nullptr
+// where it does not apply (and for MPI_REPLACE and MPI_NO_OP, which have none).
+CombineFunction predefined_function(const Datatype& type, int op);
+// The index of a predefined operator (MPI_ERR_OP for a program's or an invalid one).
+int predefined_index(const char* call, MPI_Op op);
+
 // The operation of `op` on `datatype` (a predefined one), checked: MPI_ERR_OP when `op` is not an
 // operator of this rank or does not apply to the datatype.
 Operation operation_of(const char* call, Objects& objects, MPI_Op op, MPI_Datatype datatype,

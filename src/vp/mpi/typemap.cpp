@@ -1123,6 +1123,53 @@ void walk_external(const Part& p, typename Converter::Memory base, Converter& c)
 
 }  // namespace
 
+namespace {
+
+// Reports runs as offsets from 0 (typemap's walk over integers instead of memory), merging a run
+// that starts where the last one ended.
+struct RunLister {
+  using Memory = std::int64_t;
+  const std::function<void(std::int64_t, std::size_t)>& visit;
+  std::int64_t start = 0;
+  std::size_t bytes = 0;
+
+  bool run(Memory at, std::size_t n) {
+    if (bytes != 0 && start + static_cast<std::int64_t>(bytes) == at) {
+      bytes += n;
+      return true;
+    }
+    flush();
+    start = at;
+    bytes = n;
+    return true;
+  }
+  bool strided(Memory at, std::int64_t stride, std::uint64_t count, std::size_t block) {
+    for (std::uint64_t i = 0; i < count; ++i)
+      run(at + static_cast<std::int64_t>(i) * stride, block);
+    return true;
+  }
+  void flush() {
+    if (bytes != 0) visit(start, bytes);
+    bytes = 0;
+  }
+};
+
+}  // namespace
+
+void Typemap::runs(std::size_t count,
+                   const std::function<void(std::int64_t, std::size_t)>& visit) const {
+  if (count == 0 || size() == 0) return;
+  if (contiguous()) {
+    visit(true_lb_, count * size());
+    return;
+  }
+  RunLister lister{visit};
+  for (std::size_t i = 0; i < count; ++i) {
+    walk(root_, static_cast<std::int64_t>(i) * extent(), lister);
+  }
+  lister.flush();
+}
+
 void Typemap::pack(const void* buffer, std::size_t count, std::byte* out) const {
   if (count == 0 || size() == 0) return;
   const auto* base = static_cast<const std::byte*>(buffer);

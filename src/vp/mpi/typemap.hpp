@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -167,6 +168,9 @@ class Typemap {
   // (a short message) fill the first basic elements in type-map order, a partial basic element
   // at the end is left out; more is a TypeError(truncate).
   void unpack(const std::byte* in, std::size_t bytes, void* buffer, std::size_t count) const;
+  // The runs of data of `count` elements at offset 0, in type-map order (packing order):
+  // visit(offset, bytes) for each, adjacent runs merged. O(runs).
+  void runs(std::size_t count, const std::function<void(std::int64_t, std::size_t)>& visit) const;
   // MPI_Get_elements: basic elements in `bytes` packed bytes, -1 (MPI_UNDEFINED) when `bytes`
   // does not end on a basic element.
   long long elements_in(std::size_t bytes) const;
