@@ -1372,14 +1372,21 @@ VMPI_DECLARE(int, Neighbor_alltoallw,
               const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm));
 
 /* One-sided communication (chapter 11) */
-VMPI_DECLARE(int, Win_create, (void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win* win));
-VMPI_DECLARE(int, Win_allocate, (MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win));
-VMPI_DECLARE(int, Win_allocate_shared, (MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win));
-VMPI_DECLARE(int, Win_shared_query, (MPI_Win win, int rank, MPI_Aint* size, int* disp_unit, void* baseptr));
+VMPI_DECLARE(int, Win_create,
+             (void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+              MPI_Win* win));
+VMPI_DECLARE(int, Win_allocate,
+             (MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr,
+              MPI_Win* win));
+VMPI_DECLARE(int, Win_allocate_shared,
+             (MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr,
+              MPI_Win* win));
+VMPI_DECLARE(int, Win_shared_query,
+             (MPI_Win win, int rank, MPI_Aint* size, int* disp_unit, void* baseptr));
 VMPI_DECLARE(int, Win_create_dynamic, (MPI_Info info, MPI_Comm comm, MPI_Win* win));
 VMPI_DECLARE(int, Win_attach, (MPI_Win win, void* base, MPI_Aint size));
 VMPI_DECLARE(int, Win_detach, (MPI_Win win, const void* base));
-VMPI_DECLARE(int, Win_free, (MPI_Win* win));
+VMPI_DECLARE(int, Win_free, (MPI_Win * win));
 VMPI_DECLARE(int, Win_fence, (int mpi_assert, MPI_Win win));
 VMPI_DECLARE(int, Win_post, (MPI_Group group, int mpi_assert, MPI_Win win));
 VMPI_DECLARE(int, Win_start, (MPI_Group group, int mpi_assert, MPI_Win win));
@@ -1398,7 +1405,8 @@ VMPI_DECLARE(int, Win_sync, (MPI_Win win));
 VMPI_DECLARE(int, Win_get_group, (MPI_Win win, MPI_Group* group));
 VMPI_DECLARE(int, Win_set_name, (MPI_Win win, const char* win_name));
 VMPI_DECLARE(int, Win_get_name, (MPI_Win win, char* win_name, int* resultlen));
-VMPI_DECLARE(int, Win_create_errhandler, (MPI_Win_errhandler_function * win_errhandler_fn, MPI_Errhandler* errhandler));
+VMPI_DECLARE(int, Win_create_errhandler,
+             (MPI_Win_errhandler_function * win_errhandler_fn, MPI_Errhandler* errhandler));
 VMPI_DECLARE(int, Win_set_errhandler, (MPI_Win win, MPI_Errhandler errhandler));
 VMPI_DECLARE(int, Win_get_errhandler, (MPI_Win win, MPI_Errhandler* errhandler));
 #define MPI_Win_call_errhandler VMPI_Win_call_errhandler
@@ -1407,16 +1415,45 @@ VMPI_DECLARE(int, Win_call_errhandler, (MPI_Win win, int errorcode));
 VMPI_DECLARE(int, Win_get_attr, (MPI_Win win, int win_keyval, void* attribute_val, int* flag));
 VMPI_DECLARE(int, Win_set_info, (MPI_Win win, MPI_Info info));
 VMPI_DECLARE(int, Win_get_info, (MPI_Win win, MPI_Info* info_used));
-VMPI_DECLARE(int, Put, (const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win));
-VMPI_DECLARE(int, Get, (void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win));
-VMPI_DECLARE(int, Accumulate, (const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win));
-VMPI_DECLARE(int, Get_accumulate, (const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, void* result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win));
-VMPI_DECLARE(int, Fetch_and_op, (const void* origin_addr, void* result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win));
-VMPI_DECLARE(int, Compare_and_swap, (const void* origin_addr, const void* compare_addr, void* result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win));
-VMPI_DECLARE(int, Rput, (const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request));
-VMPI_DECLARE(int, Rget, (void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request));
-VMPI_DECLARE(int, Raccumulate, (const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request));
-VMPI_DECLARE(int, Rget_accumulate, (const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, void* result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request));
+VMPI_DECLARE(int, Put,
+             (const void* origin_addr, int origin_count, MPI_Datatype origin_datatype,
+              int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype,
+              MPI_Win win));
+VMPI_DECLARE(int, Get,
+             (void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+              MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win));
+VMPI_DECLARE(int, Accumulate,
+             (const void* origin_addr, int origin_count, MPI_Datatype origin_datatype,
+              int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype,
+              MPI_Op op, MPI_Win win));
+VMPI_DECLARE(int, Get_accumulate,
+             (const void* origin_addr, int origin_count, MPI_Datatype origin_datatype,
+              void* result_addr, int result_count, MPI_Datatype result_datatype, int target_rank,
+              MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op,
+              MPI_Win win));
+VMPI_DECLARE(int, Fetch_and_op,
+             (const void* origin_addr, void* result_addr, MPI_Datatype datatype, int target_rank,
+              MPI_Aint target_disp, MPI_Op op, MPI_Win win));
+VMPI_DECLARE(int, Compare_and_swap,
+             (const void* origin_addr, const void* compare_addr, void* result_addr,
+              MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win));
+VMPI_DECLARE(int, Rput,
+             (const void* origin_addr, int origin_count, MPI_Datatype origin_datatype,
+              int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype,
+              MPI_Win win, MPI_Request* request));
+VMPI_DECLARE(int, Rget,
+             (void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+              MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
+              MPI_Request* request));
+VMPI_DECLARE(int, Raccumulate,
+             (const void* origin_addr, int origin_count, MPI_Datatype origin_datatype,
+              int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype,
+              MPI_Op op, MPI_Win win, MPI_Request* request));
+VMPI_DECLARE(int, Rget_accumulate,
+             (const void* origin_addr, int origin_count, MPI_Datatype origin_datatype,
+              void* result_addr, int result_count, MPI_Datatype result_datatype, int target_rank,
+              MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op,
+              MPI_Win win, MPI_Request* request));
 
 /* Vela */
 #define MPI_Migrate VMPI_Migrate
