@@ -11,7 +11,12 @@
  *              ranks 0 and 1 swap a column of a ROWS x 64 array of doubles: as one
  *              MPI_Type_vector, and packed by hand into a contiguous buffer (and unpacked), µs
  *              per swap, median of N batches
- * Usage: mpi_layer [split N] [collectives N] [halo ROWS N]   (any subset, in any order) */
+ *   rma N      one-sided operations from rank 0 on rank 1's window (the others wait in a
+ *              barrier): an 8-byte MPI_Put, MPI_Get, MPI_Accumulate and MPI_Fetch_and_op and a
+ *              64 KiB MPI_Put, each followed by MPI_Win_flush inside one MPI_Win_lock_all
+ *              epoch, and an MPI_Win_fence epoch in which every rank puts 8 bytes to the next:
+ *              µs per operation, median of N batches
+ * Usage: mpi_layer [split N] [collectives N] [halo ROWS N] [rma N]   (any subset, any order) */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -192,6 +197,68 @@ static void halo_table(int rows, int reps) {
   free(a);
 }
 
+enum { RMA_PUT, RMA_GET, RMA_ACC, RMA_FOP, RMA_BIG, RMA_FENCE, RMA_KINDS };
+static const char* const rma_names[RMA_KINDS] = {
+    "8 B MPI_Put + flush",          "8 B MPI_Get + flush",    "8 B MPI_Accumulate + flush",
+    "8 B MPI_Fetch_and_op + flush", "64 KiB MPI_Put + flush", "MPI_Win_fence epoch (8 B put each)"};
+
+/* µs per operation of kind `kind` on `win`, over `ops` operations (every rank calls it). */
+static double rma_batch(MPI_Win win, int kind, int ops, long* big) {
+  int rank = 0;
+  int size = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  long value = 1;
+  long result = 0;
+  MPI_Barrier(MPI_COMM_WORLD);
+  const double start = MPI_Wtime();
+  if (kind == RMA_FENCE) {
+    for (int i = 0; i < ops; ++i) {
+      MPI_Put(&value, 1, MPI_LONG, (rank + 1) % size, 0, 1, MPI_LONG, win);
+      MPI_Win_fence(0, win);
+    }
+  } else if (rank == 0) {
+    MPI_Win_lock_all(0, win);
+    for (int i = 0; i < ops; ++i) {
+      if (kind == RMA_PUT) MPI_Put(&value, 1, MPI_LONG, 1, 0, 1, MPI_LONG, win);
+      if (kind == RMA_GET) MPI_Get(&result, 1, MPI_LONG, 1, 0, 1, MPI_LONG, win);
+      if (kind == RMA_ACC) MPI_Accumulate(&value, 1, MPI_LONG, 1, 0, 1, MPI_LONG, MPI_SUM, win);
+      if (kind == RMA_FOP) MPI_Fetch_and_op(&value, &result, MPI_LONG, 1, 0, MPI_SUM, win);
+      if (kind == RMA_BIG) MPI_Put(big, 8192, MPI_LONG, 1, 0, 8192, MPI_LONG, win);
+      MPI_Win_flush(1, win);
+    }
+    MPI_Win_unlock_all(win);
+  }
+  const double per = (MPI_Wtime() - start) / ops * 1e6;
+  MPI_Barrier(MPI_COMM_WORLD); /* the target waits here while rank 0 works on its memory */
+  return per;
+}
+
+static void rma_table(int reps) {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  long* memory = NULL;
+  MPI_Win win;
+  MPI_Win_allocate(8192 * sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &memory, &win);
+  long* big = calloc(8192, sizeof(long));
+  double* times = malloc(sizeof(double) * (size_t)reps);
+  MPI_Win_fence(0, win);
+  if (rank == 0) {
+    printf("\n## One-sided operations, rank 0 on rank 1's window (µs per operation)\n\n");
+    printf("| operation | median | spread |\n|---|---:|---:|\n");
+  }
+  for (int kind = 0; kind < RMA_KINDS; ++kind) {
+    for (int r = 0; r < reps; ++r) times[r] = rma_batch(win, kind, kind == RMA_BIG ? 20 : 100, big);
+    double spread = 0;
+    const double m = median(times, reps, &spread);
+    if (rank == 0) printf("| %s | %.2f | %.2f |\n", rma_names[kind], m, spread);
+  }
+  MPI_Win_fence(MPI_MODE_NOSUCCEED, win);
+  MPI_Win_free(&win);
+  free(times);
+  free(big);
+}
+
 /* A positive count from the command line, or -1. */
 static int positive(const char* text) {
   char* end = NULL;
@@ -212,6 +279,9 @@ int main(int argc, char** argv) {
     } else if (strcmp(argv[i], "collectives") == 0 && a > 0) {
       collectives_table(a);
       i += 1;
+    } else if (strcmp(argv[i], "rma") == 0 && a > 0 && size >= 2) {
+      rma_table(a);
+      i += 1;
     } else if (strcmp(argv[i], "halo") == 0 && a > 0 && b > 0 && size >= 2) {
       halo_table(a, b);
       i += 2;
@@ -221,7 +291,7 @@ int main(int argc, char** argv) {
       if (rank == 0) {
         fprintf(stderr,
                 "mpi_layer: unknown or incomplete argument '%s' (expected split N, collectives N, "
-                "halo ROWS N with positive counts; halo needs 2 ranks or more)\n",
+                "halo ROWS N, rma N with positive counts; halo and rma need 2 ranks or more)\n",
                 argv[i]);
       }
       MPI_Finalize();

@@ -109,6 +109,10 @@ enum {
 #define MPI_ERRORS_RETURN VMPI_HANDLE(VMPI_Errhandler, VMPI_ERRHANDLER_BASE + 1)
 #define MPI_ERRHANDLER_NULL VMPI_NULL(VMPI_Errhandler)
 #define MPI_INFO_ENV VMPI_HANDLE(VMPI_Info, VMPI_INFO_BASE + 0)
+/* Vela: MPI_Migrate_info's hints (AMPI's AMPI_INFO_LB_SYNC and AMPI_INFO_LB_ASYNC): the key
+ * "ampi_load_balance" set to "sync" or "async". */
+#define MPI_INFO_LB_SYNC VMPI_HANDLE(VMPI_Info, VMPI_INFO_BASE + 1)
+#define MPI_INFO_LB_ASYNC VMPI_HANDLE(VMPI_Info, VMPI_INFO_BASE + 2)
 #define MPI_INFO_NULL VMPI_NULL(VMPI_Info)
 #define MPI_WIN_NULL VMPI_NULL(VMPI_Win)
 #define MPI_FILE_NULL VMPI_NULL(VMPI_File)
@@ -1460,8 +1464,52 @@ VMPI_DECLARE(int, Rget_accumulate,
 #define PMPI_Migrate VPMPI_Migrate
 #define MPI_Yield VMPI_Yield
 #define PMPI_Yield VPMPI_Yield
+#define MPI_Migrate_info VMPI_Migrate_info
+#define PMPI_Migrate_info VPMPI_Migrate_info
+#define MPI_Migrate_to_pe VMPI_Migrate_to_pe
+#define PMPI_Migrate_to_pe VPMPI_Migrate_to_pe
+#define MPI_Load_set_value VMPI_Load_set_value
+#define PMPI_Load_set_value VPMPI_Load_set_value
+#define MPI_Load_start_measure VMPI_Load_start_measure
+#define PMPI_Load_start_measure VPMPI_Load_start_measure
+#define MPI_Load_stop_measure VMPI_Load_stop_measure
+#define PMPI_Load_stop_measure VPMPI_Load_stop_measure
+#define MPI_Register_about_to_migrate VMPI_Register_about_to_migrate
+#define PMPI_Register_about_to_migrate VPMPI_Register_about_to_migrate
+#define MPI_Register_just_migrated VMPI_Register_just_migrated
+#define PMPI_Register_just_migrated VPMPI_Register_just_migrated
+#define MPI_My_pe VMPI_My_pe
+#define PMPI_My_pe VPMPI_My_pe
+#define MPI_My_node VMPI_My_node
+#define PMPI_My_node VPMPI_My_node
+#define MPI_Num_pes VMPI_Num_pes
+#define PMPI_Num_pes VPMPI_Num_pes
+#define MPI_Num_nodes VMPI_Num_nodes
+#define PMPI_Num_nodes VPMPI_Num_nodes
+/* A function MPI_Register_about_to_migrate / MPI_Register_just_migrated call in the rank. */
+typedef void (*MPI_MigrateFn)(void);
 VMPI_DECLARE(int, Migrate, (void));
 VMPI_DECLARE(int, Yield, (void));
+/* A balancing point with hints: MPI_INFO_LB_SYNC (or MPI_INFO_NULL) is MPI_Migrate; with
+ * MPI_INFO_LB_ASYNC the rank goes on at once, its load measured as usual (no balancing here). */
+VMPI_DECLARE(int, Migrate_info, (MPI_Info hints));
+/* At the next balancing point the calling rank moves to PE `pe` (0..MPI_Num_pes - 1). */
+VMPI_DECLARE(int, Migrate_to_pe, (int pe));
+/* The load the next balancing step takes for the rank (seconds of work) instead of its measured
+ * one. */
+VMPI_DECLARE(int, Load_set_value, (double value));
+/* Stop and start measuring the rank's computation as its load (measured from the start). */
+VMPI_DECLARE(int, Load_start_measure, (void));
+VMPI_DECLARE(int, Load_stop_measure, (void));
+/* Called at each balancing point: `about` before the rank may move, `just` after it moved (to
+ * another PE or process). NULL unregisters. */
+VMPI_DECLARE(int, Register_about_to_migrate, (MPI_MigrateFn fn));
+VMPI_DECLARE(int, Register_just_migrated, (MPI_MigrateFn fn));
+/* Where the calling rank runs now: its PE and process ("node"), and how many there are. */
+VMPI_DECLARE(int, My_pe, (void));
+VMPI_DECLARE(int, My_node, (void));
+VMPI_DECLARE(int, Num_pes, (void));
+VMPI_DECLARE(int, Num_nodes, (void));
 
 /* Calls not implemented: using one is a compile error that names it. */
 /* (In C23, () takes no arguments: a call is then an error twice over.) */

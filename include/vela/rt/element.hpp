@@ -78,6 +78,19 @@ class ElementBase {
   // second call before resume_from_sync() throws std::logic_error.
   void at_sync();
 
+  // What the next balancing step sees of this element (AMPI's MPI_Migrate_to_pe and load calls).
+  // request_pe: at the next balancing point the element moves to PE `pe`, whatever the strategy
+  // decides, and also where no strategy runs (no --lb, or not a balancing step of --lb-period);
+  // -1 withdraws the request. Throws std::out_of_range outside -1..pes()-1.
+  void request_pe(PeId pe);
+  // The load the next balancing step takes for this element instead of the measured one: seconds
+  // of work on a PE of speed 1. Throws std::invalid_argument for a negative or non-finite value.
+  void declare_load(double seconds);
+  // While off, what this element runs is not measured (its entries' time is not its load); called
+  // from one of its own entries, it takes effect from the call on. Whether it is on.
+  void set_measured(bool on);
+  bool measured() const { return !unmeasured_; }
+
   // Adds `values` to reduction number k of this element's collection, where k counts this
   // element's contributions; when every element has contributed, `callback` receives the result.
   void contribute(std::vector<double> values, ReduceOp op, const Callback& callback,
@@ -115,6 +128,9 @@ class ElementBase {
   std::uint32_t migrations_ = 0;   // moves so far (orders location updates)
   bool border_ = false;            // sent to another cluster from this PE (border priority)
   bool at_sync_ = false;           // reached a balancing point, not yet resumed
+  bool unmeasured_ = false;        // set_measured(false): its entries' time is not counted
+  PeId requested_pe_ = -1;         // request_pe's, until the next at_sync()
+  double declared_load_ = -1.0;    // declare_load's, until the next balancing step (< 0: none)
   double cpu_seconds_ = 0.0;       // measured since the last balancing step
   std::int64_t wall_ticks_ = 0;    // likewise, in the runtime's clock ticks
   detail::CommTable comm_;         // likewise

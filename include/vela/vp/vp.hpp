@@ -261,6 +261,20 @@ int size();
 // The process the calling rank runs in now (under mpirun; 0 otherwise): it changes when the rank
 // moves to another process.
 int process();
+// The PE the calling rank runs on now (it changes when the rank moves), the run's PEs and its
+// processes (1 without mpirun).
+int pe();
+int pes();
+int processes();
+// What the next balancing point (migrate()) does with the calling rank (AMPI's explicit
+// migration and load calls). move_to: the rank moves to PE `pe` there, whatever the balancer
+// decides, and also without one; throws Error outside 0..pes()-1.
+void move_to(int pe);
+// The load the next balancing step takes for this rank in place of its measured time: seconds of
+// work on a PE of speed 1. Throws Error for a negative or non-finite value.
+void set_load(double seconds);
+// While off, the time the rank computes is not measured as its load (on at the start).
+void set_measured(bool on);
 // Whether the run's ranks spread over several processes (under mpirun): a rank's memory is then
 // not in every rank's address space.
 bool across_processes();

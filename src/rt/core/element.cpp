@@ -1,5 +1,8 @@
 #include "vela/rt/element.hpp"
 
+#include <cmath>
+#include <utility>
+
 #include "core/runtime_state.hpp"
 
 namespace vela::rt {
@@ -117,10 +120,11 @@ void continue_as(ElementBase& to, const char* name) {
   pe->current = &to;
   if (!state.options.instrument && state.timeline == nullptr && pe->stretch <= 0.0) return;
   const Ticks now = stretch(*pe, pe->mark, tick_clock::now());
-  ElementAccess::wall_ticks(from) += now - pe->mark;
+  const bool counted = !ElementAccess::unmeasured(from);
+  if (counted) ElementAccess::wall_ticks(from) += now - pe->mark;
   if (state.options.measure_cpu && state.options.instrument) {
     const double cpu = thread_cpu_seconds();
-    ElementAccess::cpu_seconds(from) += cpu - pe->cpu_mark;
+    if (counted) ElementAccess::cpu_seconds(from) += cpu - pe->cpu_mark;
     pe->cpu_mark = cpu;
   }
   if (state.timeline != nullptr) [[unlikely]]
@@ -164,7 +168,38 @@ void ElementBase::at_sync() {
                            "balancing point");
   }
   at_sync_ = true;
-  detail::post_system(*pe_->runtime, 0, detail::Kind::at_sync, collection_, linear_, {});
+  // A requested move travels with the element's arrival at the root: (from, to).
+  std::vector<std::byte> request;
+  if (requested_pe_ >= 0) {  // staying where it is is a request too: the strategy may not move it
+    request = pup::pack(std::pair<PeId, PeId>{pe(), requested_pe_});
+  }
+  requested_pe_ = -1;
+  detail::post_system(*pe_->runtime, 0, detail::Kind::at_sync, collection_, linear_,
+                      std::move(request));
+}
+
+void ElementBase::request_pe(PeId pe) {
+  if (pe < -1 || pe >= pes()) {
+    throw std::out_of_range("request_pe: PE " + std::to_string(pe) + " is outside 0.." +
+                            std::to_string(pes() - 1) + " (or -1 to withdraw)");
+  }
+  requested_pe_ = pe;
+}
+
+void ElementBase::declare_load(double seconds) {
+  if (!std::isfinite(seconds) || seconds < 0.0) {
+    throw std::invalid_argument("declare_load: " + std::to_string(seconds) +
+                                " is not a load (expected seconds, finite and not negative)");
+  }
+  declared_load_ = seconds;
+}
+
+void ElementBase::set_measured(bool on) {
+  if (unmeasured_ == !on) return;
+  // The entry's time so far is charged under the old setting, the rest under the new one.
+  detail::PeState* pe = detail::this_pe();
+  if (pe != nullptr && pe->current == this) detail::continue_as(*this, pe->entry_name);
+  unmeasured_ = !on;
 }
 
 void ElementBase::contribute(std::vector<double> values, ReduceOp op, const Callback& callback,

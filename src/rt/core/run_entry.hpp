@@ -32,6 +32,8 @@ struct ElementAccess {
   static bool& at_sync(ElementBase& e) { return e.at_sync_; }
   static double& cpu_seconds(ElementBase& e) { return e.cpu_seconds_; }
   static Ticks& wall_ticks(ElementBase& e) { return e.wall_ticks_; }
+  static bool& unmeasured(ElementBase& e) { return e.unmeasured_; }
+  static double& declared_load(ElementBase& e) { return e.declared_load_; }
   static CommTable& comm(ElementBase& e) { return e.comm_; }
   static PeState*& pe(ElementBase& e) { return e.pe_; }
   static const Shape*& shape(ElementBase& e) { return e.shape_; }
@@ -68,9 +70,10 @@ void run_entry(PeState& pe, ElementBase& element, Name&& name, Work&& work, bool
   if (!measured) return;
   const Ticks from = pe.mark;
   const Ticks to = stretch(pe, from, tick_clock::now());
-  ElementAccess::wall_ticks(last) += to - from;
+  const bool counted = !ElementAccess::unmeasured(last);
+  if (counted) ElementAccess::wall_ticks(last) += to - from;
   pe.mark = to;
-  if (cpu) ElementAccess::cpu_seconds(last) += thread_cpu_seconds() - pe.cpu_mark;
+  if (cpu && counted) ElementAccess::cpu_seconds(last) += thread_cpu_seconds() - pe.cpu_mark;
   if (state.timeline != nullptr) [[unlikely]]
     trace_entry(pe, last, pe.entry_name, from, to);
 }

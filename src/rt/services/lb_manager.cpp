@@ -57,6 +57,41 @@ void finish_when_settled(RuntimeState& state, CollectionInfo& info) {
   }
 }
 
+// Orders the moves in `moves` (per PE of origin) and ends the step once they all arrived.
+void order_moves(RuntimeState& state, CollectionInfo& info,
+                 const std::vector<std::vector<std::pair<std::uint64_t, PeId>>>& moves,
+                 std::uint64_t count) {
+  LbRound& round = info.lb;
+  round.awaited_migrations = static_cast<std::int64_t>(count);
+  round.decided = true;
+  round.migrate_from = Clock::now();
+  if (count == 0) {
+    finish_step(state, info);
+    return;
+  }
+  for (PeId p = 0; p < state.pes; ++p) {
+    const auto& list = moves[static_cast<std::size_t>(p)];
+    if (!list.empty()) post_system(state, p, Kind::migrate_order, info.id, 0, pup::pack(list));
+  }
+}
+
+// A sync point with requested moves and no strategy step: only those moves.
+void move_requested(RuntimeState& state, CollectionInfo& info) {
+  LbRound& round = info.lb;
+  round.distributed = false;
+  round.dump_pending = false;
+  std::vector<std::vector<std::pair<std::uint64_t, PeId>>> moves(
+      static_cast<std::size_t>(state.pes));
+  std::uint64_t count = 0;
+  for (const LbRound::Request& r : round.requested) {
+    if (r.from == r.to) continue;
+    moves[static_cast<std::size_t>(r.from)].emplace_back(r.element, r.to);
+    ++count;
+  }
+  round.requested.clear();
+  order_moves(state, info, moves, count);
+}
+
 void start_step(RuntimeState& state, CollectionInfo& info) {
   LbRound& round = info.lb;
   round.collect_start = tick_clock::now();
@@ -149,7 +184,7 @@ void balance(PeState& pe, CollectionInfo& info) {
     const lb::Decision decision = round.policy->decide(input);
     if (!decision.balance()) {
       instance = {};
-      finish_step(state, info);
+      move_requested(state, info);  // none: the step just ends
       return;
     }
     name = decision.strategy;
@@ -179,28 +214,24 @@ void balance(PeState& pe, CollectionInfo& info) {
     round.policy->balanced(outcome);
   }
 
+  // Requested moves win over the strategy's (an element's id is its position: order_instance).
+  std::vector<PeId> assignment = report.assignment.pe;
+  for (const LbRound::Request& r : round.requested) {
+    assignment[static_cast<std::size_t>(r.element)] = r.to;
+  }
+  round.requested.clear();
   std::vector<std::vector<std::pair<std::uint64_t, PeId>>> moves(
       static_cast<std::size_t>(state.pes));
   std::uint64_t count = 0;
   for (std::size_t i = 0; i < instance.objects.size(); ++i) {
     const PeId now = instance.objects[i].pe;
-    const PeId next = report.assignment.pe[i];
+    const PeId next = assignment[i];
     if (now == next) continue;
     moves[static_cast<std::size_t>(now)].emplace_back(instance.objects[i].id, next);
     ++count;
   }
-  round.awaited_migrations = static_cast<std::int64_t>(count);
-  round.decided = true;
-  round.migrate_from = Clock::now();
   instance = {};
-  if (count == 0) {
-    finish_step(state, info);
-    return;
-  }
-  for (PeId p = 0; p < state.pes; ++p) {
-    auto& list = moves[static_cast<std::size_t>(p)];
-    if (!list.empty()) post_system(state, p, Kind::migrate_order, info.id, 0, pup::pack(list));
-  }
+  order_moves(state, info, moves, count);
 }
 
 // The elements' places on the Hilbert curve, made once per process from the collection's shape
@@ -375,6 +406,11 @@ void on_at_sync(PeState& pe, Message& message) {
     throw std::logic_error("collection " + info.name +
                            " is balanced periodically: its elements must not call at_sync()");
   }
+  if (!message.payload().empty()) {
+    std::pair<PeId, PeId> move;
+    pup::unpack(message.payload(), move);
+    round.requested.push_back({message.element, move.first, move.second});
+  }
   if (++round.arrived < info.shape.size()) return;
   round.arrived = 0;
   ++round.syncs;
@@ -386,9 +422,15 @@ void on_at_sync(PeState& pe, Message& message) {
 void continue_sync(RuntimeState& state, CollectionInfo& info) {
   LbRound& round = info.lb;
   // A policy decides at every sync point, on the measurements of the step; otherwise every
-  // lb_period-th sync point balances.
+  // lb_period-th sync point balances. Requested moves happen at every sync point: alone where
+  // no strategy runs (or a distributed one would: its agents know nothing of them).
   if (!round.strategy ||
-      (!round.policy && round.syncs % static_cast<std::uint64_t>(state.options.lb_period) != 0)) {
+      (!round.policy && round.syncs % static_cast<std::uint64_t>(state.options.lb_period) != 0) ||
+      (!round.requested.empty() && !round.policy && distributed_strategy(state))) {
+    if (!round.requested.empty()) {
+      move_requested(state, info);
+      return;
+    }
     finish_step(state, info);
     return;
   }
@@ -422,8 +464,12 @@ void on_lb_collect(PeState& pe, Message& message) {
     Ticks& wall = ElementAccess::wall_ticks(*element);
     // Work in seconds on a PE of speed 1: what it took here times this PE's speed.
     const double seconds = state.options.measure_cpu ? cpu : tick_clock::seconds(wall);
-    report.objects.push_back({i, seconds * state.topology.speed[static_cast<std::size_t>(pe.id)],
-                              pup::packed_size(*element)});
+    double& declared = ElementAccess::declared_load(*element);
+    const double load = declared >= 0.0
+                            ? declared
+                            : seconds * state.topology.speed[static_cast<std::size_t>(pe.id)];
+    declared = -1.0;
+    report.objects.push_back({i, load, pup::packed_size(*element)});
     collection_ticks += wall;
     cpu = 0.0;
     wall = 0;

@@ -118,6 +118,13 @@ struct LbRound {
   double last_strategy_seconds = 0.0;
   bool periodic = false;     // balanced every --lb-interval, without sync points
   bool in_progress = false;  // a periodic step is under way
+  // Moves the elements asked for at this sync point (ElementBase::request_pe): element, from, to.
+  struct Request {
+    std::uint64_t element = 0;
+    PeId from = 0;
+    PeId to = 0;
+  };
+  std::vector<Request> requested;
 };
 
 // Handlers (services/lb_manager.cpp), each taking its message's payload.

@@ -65,9 +65,12 @@ struct Arrival {
   Ticks wall_ticks = 0;      // measured since the last balancing step (periodic balancing moves
   double cpu_seconds = 0.0;  // elements between collection and the next step)
   std::vector<CommTable::Edge> edges;
-  bool at_sync = false;  // it moves during a balancing step, waiting for its resume
+  bool at_sync = false;         // it moves during a balancing step, waiting for its resume
+  bool unmeasured = false;      // ElementBase::set_measured(false)
+  double declared_load = -1.0;  // ElementBase::declare_load, not yet taken by a step
   void pup(pup::Archive& ar) {
-    ar | linear | migrations | reductions | wall_ticks | cpu_seconds | edges | at_sync;
+    ar | linear | migrations | reductions | wall_ticks | cpu_seconds | edges | at_sync |
+        unmeasured | declared_load;
   }
 };
 
@@ -144,7 +147,9 @@ void migrate_out(PeState& pe, Message& message) {
                     ElementAccess::wall_ticks(*element),
                     ElementAccess::cpu_seconds(*element),
                     ElementAccess::comm(*element).edges(),
-                    ElementAccess::at_sync(*element)};
+                    ElementAccess::at_sync(*element),
+                    ElementAccess::unmeasured(*element),
+                    ElementAccess::declared_load(*element)};
     // One copy: sized first, then the runtime's header and the element's state packed straight
     // into the message's buffer (not zeroed first).
     const PeId first = state.layout.first_pe;
@@ -195,6 +200,8 @@ void migrate_in(PeState& pe, Message& message) {
   ElementAccess::cpu_seconds(*element) = arrival.cpu_seconds;
   ElementAccess::comm(*element).merge(arrival.edges);
   ElementAccess::at_sync(*element) = arrival.at_sync;
+  ElementAccess::unmeasured(*element) = arrival.unmeasured;
+  ElementAccess::declared_load(*element) = arrival.declared_load;
   const ElementKey key{message.collection, linear};
   pe.table(key.collection).slots[linear].location = {pe.id, arrival.migrations};
   install(pe, key, std::move(element));

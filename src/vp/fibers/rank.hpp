@@ -206,6 +206,7 @@ struct World {
   std::atomic<bool> aborted{false};
   bool across_processes = false;  // ranks may move to other processes (they have slot heaps)
   int process = 0;                // this process's index under mpirun
+  int processes = 1;              // the run's processes
   bool abort_code_set = false;    // under the runtime's error mutex
   double origin = 0.0;            // wtime()'s zero
   // Per PE, touched by that PE's thread only: ranks a same-PE send made ready, resumed by the

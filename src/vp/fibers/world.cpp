@@ -1,6 +1,7 @@
 // vp::run: the ranks' collection, its start, the end of the run (every rank returned, or a
 // deadlock reported and the blocked ranks unwound), and the calls about the rank itself.
 #include <unistd.h>
+#include <cmath>
 
 #include <algorithm>
 #include <array>
@@ -283,6 +284,7 @@ int run(rt::Runtime& runtime, const Options& options, const std::function<void()
   world.body = &body;
   world.size = options.ranks > 0 ? options.ranks : runtime.pes();
   world.across_processes = runtime.processes() > 1;
+  world.processes = std::max(runtime.processes(), 1);
   world.process = runtime.process();
   // Checkpointed ranks are written whole (stack, heap, context) and resume in a later process
   // at the same addresses: as if they moved to another process.
@@ -374,6 +376,40 @@ int process() {
 
 bool across_processes() {
   return current("across_processes").world->across_processes;
+}
+
+int processes() {
+  return current("processes").world->processes;
+}
+
+int pe() {
+  return static_cast<int>(current("pe").element->pe());
+}
+
+int pes() {
+  return static_cast<int>(current("pes").element->pes());
+}
+
+void move_to(int pe) {
+  RankContext& rank = current("move_to");
+  if (pe < 0 || pe >= static_cast<int>(rank.element->pes())) {
+    throw Error("move_to: PE " + std::to_string(pe) + " is outside 0.." +
+                std::to_string(rank.element->pes() - 1));
+  }
+  rank.element->request_pe(pe);
+}
+
+void set_load(double seconds) {
+  RankContext& rank = current("set_load");
+  if (!std::isfinite(seconds) || seconds < 0.0) {
+    throw Error("set_load: " + std::to_string(seconds) +
+                " is not a load (expected seconds, finite and not negative)");
+  }
+  rank.element->declare_load(seconds);
+}
+
+void set_measured(bool on) {
+  current("set_measured").element->set_measured(on);
 }
 
 double wtime() {

@@ -126,7 +126,9 @@ Objects* make_objects(int rank, int size) {
   objects->errhandlers.add(Errhandler{Errhandler::Kind::fatal, nullptr});
   objects->errhandlers.add(Errhandler{Errhandler::Kind::give_back, nullptr});
   objects->groups.add(Group{});
-  objects->infos.add(Info{});
+  objects->infos.add(Info{});                                  // MPI_INFO_ENV
+  objects->infos.add(Info{{{"ampi_load_balance", "sync"}}});   // MPI_INFO_LB_SYNC
+  objects->infos.add(Info{{{"ampi_load_balance", "async"}}});  // MPI_INFO_LB_ASYNC
   objects->tag_ub = vp::max_tag;
   objects->host = MPI_PROC_NULL;
   objects->io = MPI_ANY_SOURCE;
@@ -588,7 +590,9 @@ int VPMPI_Info_free(MPI_Info* info) {
     Objects& objects = active(call, label);
     check_out(call, info, "info");
     vela::mpi::info_of(call, objects, *info);
-    if (*info == MPI_INFO_ENV) fail(call, MPI_ERR_INFO, "MPI_INFO_ENV cannot be freed");
+    if (*info == MPI_INFO_ENV || *info == MPI_INFO_LB_SYNC || *info == MPI_INFO_LB_ASYNC) {
+      fail(call, MPI_ERR_INFO, "a predefined info object cannot be freed");
+    }
     objects.infos.remove(
         static_cast<int>(reinterpret_cast<std::uintptr_t>(*info) & VMPI_INDEX_MASK));
     *info = MPI_INFO_NULL;

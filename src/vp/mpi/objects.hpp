@@ -170,6 +170,9 @@ struct Objects {
   int universe_size = 0;
   int appnum = 0;
   int last_used_code = 0;
+  // MPI_Register_about_to_migrate's and MPI_Register_just_migrated's functions.
+  MPI_MigrateFn about_to_migrate = nullptr;
+  MPI_MigrateFn just_migrated = nullptr;
 };
 
 }  // namespace vela::mpi::detail

@@ -3,6 +3,7 @@
 // "rotate", which moves every rank at each MPI_Migrate), and what came of it.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -19,11 +20,14 @@ struct Outcome {
   std::string error;  // the message of the vp::Error it threw, if any
 };
 
-inline Outcome run_mpi(int ranks, vela::mpi::Main main, const std::string& lb = "") {
+// `tweak` may change the runtime's options further (e.g. --lb-dump).
+inline Outcome run_mpi(int ranks, vela::mpi::Main main, const std::string& lb = "",
+                       const std::function<void(vela::rt::Options&)>& tweak = {}) {
   vela::rt::Options options;
   options.pes = 2;
   options.pin = false;
   options.lb = lb;
+  if (tweak) tweak(options);
   vela::vp::Options rank_options;
   rank_options.ranks = ranks;
   std::vector<std::string> words{"mpi_test"};

@@ -1,0 +1,150 @@
+// Vela's extensions of MPI (AMPI's, vela/mpi.h), in process on 2 PEs: an explicit move honoured
+// with and without a balancer, loads a rank states or keeps out of its measurement as the
+// balancer sees them, the migration callbacks, the hints of MPI_Migrate_info, and where a rank
+// runs.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "run_mpi.hpp"
+#include "vela/lb/io/io.hpp"
+
+namespace {
+
+using mpi_test::Outcome;
+using mpi_test::run_mpi;
+using mpi_test::world_rank;
+
+std::atomic<int> ranks_done{0};
+std::atomic<int> about_calls{0};
+std::atomic<int> just_calls{0};
+
+void about() {
+  ++about_calls;
+}
+void just() {
+  ++just_calls;
+}
+
+// The PE of every rank, gathered at rank 0 and compared there.
+std::vector<int> pes_of_all() {
+  int n = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &n);
+  const int mine = MPI_My_pe();
+  std::vector<int> all(static_cast<std::size_t>(n), -1);
+  MPI_Allgather(&mine, 1, MPI_INT, all.data(), 1, MPI_INT, MPI_COMM_WORLD);
+  return all;
+}
+
+void busy(double seconds) {
+  const double until = MPI_Wtime() + seconds;
+  volatile double x = 0;
+  while (MPI_Wtime() < until) x = x + 1;
+}
+
+// Without a balancer, MPI_Migrate_to_pe moves the rank at the next MPI_Migrate; the callbacks run
+// (about: at every point; just: only on the rank that moved).
+TEST(MpiExtensions, MigrateToPeMovesTheRankWithoutABalancer) {
+  ranks_done = 0;
+  about_calls = 0;
+  just_calls = 0;
+  const Outcome o = run_mpi(4, [](int argc, char** argv) {
+    MPI_Init(&argc, &argv);
+    const int me = world_rank();
+    EXPECT_EQ(MPI_Num_pes(), 2);
+    EXPECT_EQ(MPI_Num_nodes(), 1);
+    EXPECT_EQ(MPI_My_node(), 0);
+    MPI_Register_about_to_migrate(&about);
+    MPI_Register_just_migrated(&just);
+    const std::vector<int> before = pes_of_all();
+    EXPECT_EQ(before, (std::vector<int>{0, 0, 1, 1}));  // the block map
+    if (me == 0) {
+      EXPECT_EQ(MPI_Migrate_to_pe(1), MPI_SUCCESS);
+    }
+    MPI_Migrate();
+    EXPECT_EQ(pes_of_all(), (std::vector<int>{1, 0, 1, 1}));
+    MPI_Migrate();  // nothing requested: nobody moves
+    EXPECT_EQ(pes_of_all(), (std::vector<int>{1, 0, 1, 1}));
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    int error_class = -1;
+    MPI_Error_class(MPI_Migrate_to_pe(2), &error_class);
+    EXPECT_EQ(error_class, MPI_ERR_ARG);
+    MPI_Finalize();
+    ++ranks_done;
+    return 0;
+  });
+  EXPECT_EQ(o.error, "");
+  EXPECT_EQ(ranks_done, 4);
+  EXPECT_EQ(about_calls, 8);  // 4 ranks, 2 points
+  EXPECT_EQ(just_calls, 1);   // rank 0, once
+}
+
+// With a balancer that moves every rank ("rotate"), a requested PE wins: rank 2 asks to stay.
+TEST(MpiExtensions, ARequestedPeWinsOverTheStrategy) {
+  ranks_done = 0;
+  const Outcome o = run_mpi(
+      4,
+      [](int argc, char** argv) {
+        MPI_Init(&argc, &argv);
+        const int me = world_rank();
+        if (me == 2) MPI_Migrate_to_pe(1);  // where it is
+        MPI_Migrate();
+        EXPECT_EQ(pes_of_all(), (std::vector<int>{1, 1, 1, 0}));
+        MPI_Finalize();
+        ++ranks_done;
+        return 0;
+      },
+      "rotate");
+  EXPECT_EQ(o.error, "");
+  EXPECT_EQ(ranks_done, 4);
+}
+
+// The balancer sees a stated load in place of the measured one, and nothing of what a rank
+// computes between MPI_Load_stop_measure and MPI_Load_start_measure (read back from --lb-dump).
+TEST(MpiExtensions, StatedAndUnmeasuredLoadsAreWhatTheBalancerSees) {
+  ranks_done = 0;
+  const auto dir =
+      std::filesystem::temp_directory_path() /
+      ("vela_mpi_ext_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()));
+  std::filesystem::remove_all(dir);
+  const Outcome o = run_mpi(
+      4,
+      [](int argc, char** argv) {
+        MPI_Init(&argc, &argv);
+        const int me = world_rank();
+        if (me == 0) {
+          MPI_Load_stop_measure();
+          busy(0.06);
+          MPI_Load_start_measure();
+        }
+        if (me == 1) busy(0.06);
+        if (me == 3) MPI_Load_set_value(7.5);
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+        int error_class = -1;
+        MPI_Error_class(MPI_Load_set_value(-1.0), &error_class);
+        EXPECT_EQ(error_class, MPI_ERR_ARG);
+        MPI_Migrate_info(MPI_INFO_LB_ASYNC);  // no balancing point: nothing is dumped
+        MPI_Migrate_info(MPI_INFO_LB_SYNC);
+        MPI_Finalize();
+        ++ranks_done;
+        return 0;
+      },
+      "greedy", [&](vela::rt::Options& options) { options.lb_dump = dir.string(); });
+  EXPECT_EQ(o.error, "");
+  EXPECT_EQ(ranks_done, 4);
+  std::vector<std::filesystem::path> dumps;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) dumps.push_back(entry.path());
+  ASSERT_EQ(dumps.size(), 1u);  // one balancing step
+  const vela::lb::Instance instance = vela::lb::read_instance(dumps[0].string());
+  ASSERT_EQ(instance.objects.size(), 4u);
+  EXPECT_LT(instance.objects[0].load, 0.03);  // 60 ms computed, not measured
+  EXPECT_GT(instance.objects[1].load, 0.05);  // 60 ms computed and measured
+  EXPECT_DOUBLE_EQ(instance.objects[3].load, 7.5);
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
