@@ -2,6 +2,9 @@
 """The seed-000 experiments on the BRAMS proxy, in the shape of the seed's tables.
 
 Runs build/apps/brams/brams on this machine's cores and prints:
+  Table 4.2      a storm that does not move, 4 PEs x 16 ranks (the seed's processors and
+                 threads): no balancing against moving 2 and 3 ranks of the busiest PE by hand
+                 (MPI_Migrate_to_pe, --explicit-moves) at the first balancing point;
   Table 4.3/4.4  no virtualization (ranks = PEs) against virtualization 2..32, no balancing,
                  with cache misses from `perf stat` where the machine exposes the counters;
   Table 4.5/4.6  virtualization 16 balanced at the 600-step-equivalent points (a quarter of
@@ -44,7 +47,7 @@ def parse_args():
     p.add_argument("--steps", type=int, default=240,
                    help="steps of the run; the seed's 2,400 scale to this (intervals too)")
     p.add_argument("--repeats", type=int, default=1, help="runs per configuration; the fastest counts")
-    p.add_argument("--tables", default="4.3,4.5,4.7,4.1", help="which tables (comma-separated)")
+    p.add_argument("--tables", default="4.3,4.2,4.5,4.7,4.1", help="which tables (comma-separated)")
     p.add_argument("--max-ratio", type=int, default=32, help="largest virtualization ratio of Table 4.3")
     p.add_argument("--vela-lb", default="build/tools/vela-lb/vela-lb",
                    help="the vela-lb executable that writes report.html (skipped when it is missing)")
@@ -59,9 +62,9 @@ def parse_args():
             p.error(f"--{name.replace('_', '-')} {getattr(args, name)}: expected a positive integer")
     if not os.access(args.binary, os.X_OK):
         p.error(f"--binary {args.binary}: not an executable (build it: cmake --build build --target brams)")
-    unknown = set(args.tables.split(",")) - {"4.1", "4.3", "4.5", "4.7"}
+    unknown = set(args.tables.split(",")) - {"4.1", "4.2", "4.3", "4.5", "4.7"}
     if unknown:
-        p.error(f"--tables: unknown {', '.join(sorted(unknown))} (expected 4.1, 4.3, 4.5, 4.7)")
+        p.error(f"--tables: unknown {', '.join(sorted(unknown))} (expected 4.1, 4.2, 4.3, 4.5, 4.7)")
     return args
 
 
@@ -76,7 +79,7 @@ class Runner:
         a = self.args
         return ["--nx", str(a.nx), "--ny", str(a.ny), "--nz", str(a.nz), "--steps", str(steps or a.steps)]
 
-    def run(self, table, label, ranks, pes, extra, steps=None, perf=False, optional=False):
+    def run(self, table, label, ranks, pes, extra, steps=None, perf=False, optional=False, variant=""):
         """The fastest of --repeats runs; with optional, None when the build lacks the feature."""
         best = None
         log = os.path.join(self.args.out, "steps", f"{table}-{slug(label)}.csv")
@@ -94,7 +97,7 @@ class Runner:
                 os.unlink(log + ".run")
         cmd[cmd.index("--step-log") + 1] = log
         best.update(table=table, label=label, ranks=ranks, pes=pes, steps=steps or self.args.steps,
-                    command=" ".join(cmd))
+                    variant=variant, command=" ".join(cmd))
         self.runs.append(best)
         return best
 
@@ -145,6 +148,7 @@ def execute(cmd, perf_events_list, optional=False):
         "lb_steps": field(r"lb steps: (\d+)", int, 0),
         "migrations": field(r"migrations: (\d+)", int, 0),
         "strategy_ms": field(r"collecting, ([0-9.]+) ms in the strategy", float, 0.0),
+        "explicit_moves": len(re.findall(r" rank \d+ \(PE \d+ -> \d+\)", out)),
         "wall": wall,
     }
     if result["checksum"] is None or result["time"] is None:
@@ -322,6 +326,27 @@ def main():
                   "against no virtualization")
         results["tables"]["4.3"] = {"no_virtualization": t0, "ratios": saved, "best": best}
 
+    if "4.2" in tables:
+        # The seed's 4 processors x 16 threads and a storm that stays where it develops; the moves
+        # at the first of the balancing points every eighth of the run (the later ones move nothing).
+        pes, v, every = 4, 64, max(1, S // 8)
+        static = ["--storm-drift", "0", "--lb-every", str(every)]
+        rows, saved = [], []
+        base = None
+        for moves in (0, 2, 3):
+            label = "without load balancing" if moves == 0 else f"{moves} explicit migrations"
+            res = r.run("4.2", label, v, pes, static + ["--explicit-moves", str(moves)],
+                        variant="static storm")
+            base = base or res["time"]
+            rows.append([label, f"{res['time']:.3f}", pct(base, res["time"]) if moves else "-",
+                         res["explicit_moves"], f"{1e3 * res['migrate_seconds']:.2f}"])
+            saved.append({"moves": moves, "made": res["explicit_moves"], "time": res["time"],
+                          "migrate_seconds": res["migrate_seconds"]})
+        table(f"Table 4.2 shape: a storm that does not move, {pes} PEs x 16 ranks, ranks of the busiest PE "
+              f"moved by hand (MPI_Migrate_to_pe) at step {every}",
+              ["configuration", "time (s)", "reduction", "moves made", "time in MPI_Migrate (ms)"], rows)
+        results["tables"]["4.2"] = {"pes": pes, "ranks": v, "moved_at": every, "runs": saved}
+
     if "4.5" in tables:
         v = 16 * P
         none = r.run("4.5", "no balancer", v, P, ["--lb-every", "0"])
@@ -404,12 +429,12 @@ def main():
     # Every run of one configuration (grid, steps) computes the same fields.
     groups = {}
     for run in r.runs:
-        groups.setdefault(run["steps"], set()).add(run["checksum"])
+        groups.setdefault((run["steps"], run.get("variant", "")), set()).add(run["checksum"])
     bad = {s: c for s, c in groups.items() if len(c) != 1}
     results["checksums_identical"] = not bad
     with open(os.path.join(args.out, "runs.csv"), "w", newline="") as f:
         keys = ["table", "label", "ranks", "pes", "steps", "time", "step", "migrations", "lb_steps",
-                "migrate_calls", "migrate_seconds", "strategy_ms", "checksum"] + r.perf + ["command"]
+                "migrate_calls", "migrate_seconds", "strategy_ms", "checksum", "variant"] + r.perf + ["command"]
         w = csv.DictWriter(f, fieldnames=keys, extrasaction="ignore")
         w.writeheader()
         for run in r.runs:

@@ -52,6 +52,10 @@ constexpr ModelOption model_int_options[] = {
      1 << 20},
     {"--record-pes", "PEs of the --record trace, the ranks placed on them in blocks (default 64)",
      1, 1 << 20},
+    {"--explicit-moves",
+     "At the first MPI_Migrate() (--lb-every), move the N busiest ranks of the busiest PE by "
+     "hand (MPI_Migrate_to_pe), each to the least loaded PE: seed 000's Table 4.2 (default 0)",
+     0, 1 << 20},
 };
 constexpr ModelOption model_path_options[] = {
     {"--step-log", "Write rank 0's time per step (CSV: step,seconds,migrate_seconds) to FILE", 0,

@@ -71,6 +71,7 @@ struct Config {
   int nx, ny, nz, steps, lb_every;
   int storm_work, storm_radius, storm_drift, radiation_every, radiation_work, topography;
   int record_pes;
+  int explicit_moves; /* --explicit-moves: ranks moved by hand at the first balancing point */
   int quiet; /* --quiet: no progress line */
   char step_log[512];
   char record[512];
@@ -98,6 +99,7 @@ struct ClockModule {
   double* step_seconds;    /* rank 0: wall time of each step (without MPI_Migrate) */
   double* migrate_seconds; /* rank 0: time in MPI_Migrate after each step */
   double* loads;           /* --record: this rank's compute seconds in each step */
+  double busy;             /* this rank's compute seconds since the last balancing point */
 };
 
 BRAMS_MODULE(Config, config);
@@ -181,6 +183,7 @@ int parse(int argc, char** argv, int rank) {
   c.radiation_work = 6;
   c.topography = 0;
   c.record_pes = 64;
+  c.explicit_moves = 0;
   c.quiet = 0;
   c.step_log[0] = '\0';
   c.record[0] = '\0';
@@ -198,6 +201,7 @@ int parse(int argc, char** argv, int rank) {
       {"--radiation-work", &c.radiation_work, 0, 1 << 20},
       {"--topography", &c.topography, 0, 1 << 20},
       {"--record-pes", &c.record_pes, 1, 1 << 20},
+      {"--explicit-moves", &c.explicit_moves, 0, 1 << 20},
   };
   for (int k = 1; k < argc; ++k) {
     if (strcmp(argv[k], "--quiet") == 0) {
@@ -225,7 +229,8 @@ int parse(int argc, char** argv, int rank) {
         fprintf(stderr,
                 "brams: unknown argument '%s' (expected --nx, --ny, --nz, --steps, --lb-every, "
                 "--storm-work, --storm-radius, --storm-drift, --radiation-every, --radiation-work, "
-                "--topography, --step-log, --record, --record-pes or --output, each with a "
+                "--topography, --explicit-moves, --step-log, --record, --record-pes or --output, each "
+                "with a "
                 "value, or --quiet)\n",
                 argv[k]);
       }
@@ -836,6 +841,52 @@ void brams_globals_copy(bool enable) {
 }
 #endif
 
+/* --explicit-moves N (seed 000's Table 4.2): at the first balancing point the N busiest ranks of
+ * the busiest PE move by hand (MPI_Migrate_to_pe), each to the PE least loaded then, as the seed
+ * moved the storm's threads off its processor; a balancer (--lb), if any, decides the rest. Rank
+ * 0 decides from every rank's compute time so far and PE, and prints the moves. Under Vela only:
+ * plain MPI has no PEs to move to. O(size * N) at rank 0, one gather and one broadcast. */
+static void explicit_moves(int rank, int size) {
+#ifdef VELA_MPI
+  const double mine[2] = {clock_state->busy, (double)MPI_My_pe()};
+  double* all = doubles(2 * (size_t)size, "--explicit-moves");
+  MPI_Gather(mine, 2, MPI_DOUBLE, all, 2, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  int* to = (int*)malloc(sizeof(int) * (size_t)size);
+  const int pes = MPI_Num_pes();
+  double* load = doubles((size_t)pes, "--explicit-moves");
+  if (to == NULL) MPI_Abort(MPI_COMM_WORLD, 1);
+  for (int r = 0; r < size; ++r) to[r] = -1;
+  if (rank == 0) {
+    for (int r = 0; r < size; ++r) load[(int)all[2 * r + 1]] += all[2 * r];
+    int busiest = 0;
+    for (int p = 1; p < pes; ++p) busiest = load[p] > load[busiest] ? p : busiest;
+    printf("explicit moves:");
+    for (int k = 0; k < config->explicit_moves; ++k) {
+      int pick = -1;
+      for (int r = 0; r < size; ++r) {
+        if ((int)all[2 * r + 1] == busiest && to[r] < 0 && (pick < 0 || all[2 * r] > all[2 * pick]))
+          pick = r;
+      }
+      int least = 0;
+      for (int p = 1; p < pes; ++p) least = load[p] < load[least] ? p : least;
+      if (pick < 0 || least == busiest) break;
+      to[pick] = least;
+      load[busiest] -= all[2 * pick];
+      load[least] += all[2 * pick];
+      printf(" rank %d (PE %d -> %d)", pick, busiest, least);
+    }
+    printf("\n");
+  }
+  MPI_Bcast(to, size, MPI_INT, 0, MPI_COMM_WORLD);
+  if (to[rank] >= 0) MPI_Migrate_to_pe(to[rank]);
+  free(load);
+  free(to);
+  free(all);
+#else
+  if (rank == 0 && size > 0) printf("explicit moves: none (plain MPI has no PEs to move to)\n");
+#endif
+}
+
 /* Every rank finds the same bad option and rank 0 says what it is: the barrier makes sure it
  * has said so before some rank's MPI_Abort ends the run. */
 static void abort_after_rank0_spoke() {
@@ -874,13 +925,16 @@ int BRAMS_ENTRY(int argc, char** argv) {
     clock_state->step = step;
     exchange();
     const double compute = clock_state->loads != NULL ? thread_seconds() : 0.0;
+    const double busy_from = MPI_Wtime();
     dynamics();
     physics();
+    clock_state->busy += MPI_Wtime() - busy_from;
     if (clock_state->loads != NULL) clock_state->loads[step - 1] = thread_seconds() - compute;
     set_time_step();
     const double end = MPI_Wtime();
     if (rank == 0) clock_state->step_seconds[step - 1] = end - start;
     if (config->lb_every > 0 && step % config->lb_every == 0 && step < config->steps) {
+      if (config->explicit_moves > 0 && migrate_calls == 0) explicit_moves(rank, size);
       MPI_Migrate();
       const double after = MPI_Wtime();
       ++migrate_calls;
