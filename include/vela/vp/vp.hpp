@@ -293,6 +293,16 @@ Request isend(const void* buffer, std::size_t count, Type type, int dest, int ta
               std::uint32_t context = 0);
 Request irecv(void* buffer, std::size_t count, Type type, int source, int tag,
               std::uint32_t context = 0);
+// A synchronous send (MPI_Ssend): complete once the destination has matched it with a receive (or
+// a matched probe), not only once its data is copied.
+void ssend(const void* buffer, std::size_t count, Type type, int dest, int tag,
+           std::uint32_t context = 0);
+Request issend(const void* buffer, std::size_t count, Type type, int dest, int tag,
+               std::uint32_t context = 0);
+// A buffered send (MPI_Bsend): the data is copied before it returns whatever its size (a large
+// send() instead waits until the receiving side has taken it); the request is complete.
+Request bsend(const void* buffer, std::size_t count, Type type, int dest, int tag,
+              std::uint32_t context = 0);
 Status sendrecv(const void* send_buffer, std::size_t send_count, Type send_type, int dest,
                 int send_tag, void* recv_buffer, std::size_t recv_count, Type recv_type, int source,
                 int recv_tag, std::uint32_t context = 0);

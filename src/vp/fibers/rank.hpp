@@ -32,18 +32,21 @@ namespace vela::vp::detail {
 // the sender and the type share a word (ranks are fewer than 2^24: --vp's limit), and the tag
 // and the channel another (tags are below 2^30).
 struct Envelope {
-  std::uint32_t from = 0;    // source rank (low 24 bits) and Type (high 8)
+  std::uint32_t from = 0;    // source rank (low 24 bits), Type (7 bits), synchronous (top bit)
   std::uint32_t tagged = 0;  // tag (low 31 bits) and channel (high bit)
   std::uint32_t seq = 0;
   std::uint32_t context = 0;
 
   int source() const { return static_cast<int>(from & 0xffffffu); }
-  Type type() const { return static_cast<Type>(from >> 24); }
+  Type type() const { return static_cast<Type>((from >> 24) & 0x7fu); }
+  // A synchronous send's (ssend): the receiver acknowledges the match.
+  bool synchronous() const { return (from >> 31) != 0; }
   int tag() const { return static_cast<int>(tagged & 0x7fffffffu); }
   std::uint8_t channel() const { return static_cast<std::uint8_t>(tagged >> 31); }
-  void set(int source_rank, Type type, int tag_value, std::uint8_t channel_value) {
+  void set(int source_rank, Type type, int tag_value, std::uint8_t channel_value,
+           bool synchronous = false) {
     from = (static_cast<std::uint32_t>(source_rank) & 0xffffffu) |
-           (static_cast<std::uint32_t>(type) << 24);
+           (static_cast<std::uint32_t>(type) << 24) | (synchronous ? 0x80000000u : 0u);
     tagged = (static_cast<std::uint32_t>(tag_value) & 0x7fffffffu) |
              (static_cast<std::uint32_t>(channel_value) << 31);
   }
@@ -62,6 +65,8 @@ inline constexpr std::uint8_t collective_channel = 1;
 // The context of remote messages (vp::remote): run by the layer's handler, never matched. The
 // layers' own contexts stay below it.
 inline constexpr std::uint32_t remote_context = 0xffffffffu;
+// The context of the acknowledgements of synchronous sends (tag: the send's sequence number).
+inline constexpr std::uint32_t sync_ack_context = 0xfffffffeu;
 
 struct Incoming {
   Envelope envelope;
@@ -286,9 +291,16 @@ struct Route {
 // straight to a rank of this PE (for senders outside a fiber, which cannot run the rank made
 // ready: a remote handler's answer).
 enum class Delivery : std::uint8_t { normal, eager, queued };
+// A synchronous send (Envelope::synchronous) is acknowledged when it is matched.
+struct SendMode {
+  SendMode(Delivery how = Delivery::normal, bool sync = false)  // NOLINT: a Delivery is a mode
+      : delivery(how), synchronous(sync) {}
+  Delivery delivery;
+  bool synchronous;
+};
 // Sends `bytes` bytes to rank `dest` as `rank` (inside its fiber, except a queued one).
 void post_message(RankContext& rank, const void* buffer, std::size_t bytes, Type type, int dest,
-                  int tag, Route route, Delivery delivery = Delivery::normal);
+                  int tag, Route route, SendMode mode = {});
 // A remote message arrived in order for `rank` (on its PE): the layer's handler runs on it.
 void run_remote(RankContext& rank, const Envelope& envelope, Payload& data);
 // Inside the fiber: a blocking receive.

@@ -32,9 +32,18 @@ bool compatible(Type sent, Type received) {
          size_of(sent) == size_of(received);
 }
 
+// A synchronous send matched by `rank`: its sender is told (tag: the send's sequence number).
+void acknowledge(RankContext& rank, const Envelope& e) {
+  if (!e.synchronous()) return;
+  const Delivery delivery = current() != nullptr ? Delivery::eager : Delivery::queued;
+  post_message(rank, nullptr, 0, Type::bytes, e.source(), static_cast<int>(e.seq & 0x7fffffffu),
+               {p2p_channel, sync_ack_context}, {delivery, false});
+}
+
 // Completes receive `r` with the message `e`, `data`, and lets go of the data (a lent buffer
 // released); an error (truncation, type) is raised by the wait.
-void fill(RequestState& r, const Envelope& e, Payload& data) {
+void fill(RankContext& rank, RequestState& r, const Envelope& e, Payload& data) {
+  acknowledge(rank, e);
   r.complete = true;
   r.status.source = e.source();
   r.status.tag = e.tag();
@@ -70,7 +79,7 @@ void match_arrival(RankContext& rank, const Envelope& e, Payload&& data) {
     if (matches(**it, e)) {
       RequestState* r = *it;
       rank.posted.erase(it);
-      fill(*r, e, data);
+      fill(rank, *r, e, data);
       return;
     }
   }
@@ -167,11 +176,12 @@ bool accept(RankContext& rank, const Envelope& envelope, Payload&& data) {
 }
 
 void post_message(RankContext& rank, const void* buffer, std::size_t bytes, Type type, int dest,
-                  int tag, Route route, Delivery delivery) {
+                  int tag, Route route, SendMode mode) {
+  const Delivery delivery = mode.delivery;
   const std::uint8_t channel = route.channel;
   const HeapPause pause;  // the payload and the receiver's queue entries are not this rank's
   Envelope e;
-  e.set(rank.rank, type, tag, channel);
+  e.set(rank.rank, type, tag, channel, mode.synchronous);
   e.seq = rank.next_send.counter(order_key(dest, channel))++;
   e.context = route.context;
   World& world = *rank.world;
@@ -249,7 +259,7 @@ void start_receive(RankContext& rank, RequestState* r, void* buffer, std::size_t
     if (matches(*r, it->envelope)) {
       Incoming in = std::move(*it);
       rank.unexpected.erase(it);
-      fill(*r, in.envelope, in.data);
+      fill(rank, *r, in.envelope, in.data);
       return;
     }
   }
@@ -339,13 +349,23 @@ void send(const void* buffer, std::size_t count, Type type, int dest, int tag,
   post_message(rank, buffer, bytes, type, dest, tag, {p2p_channel, context});
 }
 
-Request isend(const void* buffer, std::size_t count, Type type, int dest, int tag,
-              std::uint32_t context) {
-  constexpr const char* call = "isend";
-  RankContext& rank = current(call);
-  const std::size_t bytes = check_send(call, rank, buffer, count, type, dest, tag);
-  post_message(rank, buffer, bytes, type, dest, tag, {p2p_channel, context});
-  // Sends are eager (the data is copied at once): the request is complete.
+namespace {
+
+// Posts the receive of the acknowledgement of the synchronous send `rank` is about to make to
+// `dest` on `channel` (its sequence number is the next one there), then sends.
+RequestState* send_synchronously(RankContext& rank, const void* buffer, std::size_t bytes,
+                                 Type type, int dest, int tag, Route route, const char* call) {
+  const std::uint32_t seq = rank.next_send.counter(order_key(dest, route.channel));
+  RequestState* ack =
+      post_receive(rank, nullptr, 0, Type::bytes, dest, static_cast<int>(seq & 0x7fffffffu),
+                   {p2p_channel, sync_ack_context}, call);
+  post_message(rank, buffer, bytes, type, dest, tag, route, {Delivery::normal, true});
+  return ack;
+}
+
+// A send request complete at once (the data copied).
+Request completed_send(RankContext& rank, const char* call, int dest, int tag, std::size_t bytes,
+                       Type type) {
   RequestState* r = rank.new_request();
   r->call = call;
   r->complete = true;
@@ -354,6 +374,46 @@ Request isend(const void* buffer, std::size_t count, Type type, int dest, int ta
   r->status.bytes = bytes;
   r->status.type = type;
   return Request(r);
+}
+
+}  // namespace
+
+Request isend(const void* buffer, std::size_t count, Type type, int dest, int tag,
+              std::uint32_t context) {
+  constexpr const char* call = "isend";
+  RankContext& rank = current(call);
+  const std::size_t bytes = check_send(call, rank, buffer, count, type, dest, tag);
+  post_message(rank, buffer, bytes, type, dest, tag, {p2p_channel, context});
+  // The data was copied, or delivered: the request is complete.
+  return completed_send(rank, call, dest, tag, bytes, type);
+}
+
+void ssend(const void* buffer, std::size_t count, Type type, int dest, int tag,
+           std::uint32_t context) {
+  constexpr const char* call = "ssend";
+  RankContext& rank = current(call);
+  const std::size_t bytes = check_send(call, rank, buffer, count, type, dest, tag);
+  complete(rank,
+           send_synchronously(rank, buffer, bytes, type, dest, tag, {p2p_channel, context}, call));
+}
+
+Request issend(const void* buffer, std::size_t count, Type type, int dest, int tag,
+               std::uint32_t context) {
+  constexpr const char* call = "issend";
+  RankContext& rank = current(call);
+  const std::size_t bytes = check_send(call, rank, buffer, count, type, dest, tag);
+  return Request(
+      send_synchronously(rank, buffer, bytes, type, dest, tag, {p2p_channel, context}, call));
+}
+
+Request bsend(const void* buffer, std::size_t count, Type type, int dest, int tag,
+              std::uint32_t context) {
+  constexpr const char* call = "bsend";
+  RankContext& rank = current(call);
+  const std::size_t bytes = check_send(call, rank, buffer, count, type, dest, tag);
+  post_message(rank, buffer, bytes, type, dest, tag, {p2p_channel, context},
+               {Delivery::eager, false});
+  return completed_send(rank, call, dest, tag, bytes, type);
 }
 
 Request irecv(void* buffer, std::size_t count, Type type, int source, int tag,
@@ -544,6 +604,7 @@ std::optional<Status> take(int source, int tag, std::uint32_t context,
     if (!matches(probe, it->envelope)) continue;
     Incoming in = std::move(*it);
     rank.unexpected.erase(it);
+    acknowledge(rank, in.envelope);
     const std::size_t at = data.size();
     data.resize(at + in.data.size());
     in.data.copy_to(data.data() + at);

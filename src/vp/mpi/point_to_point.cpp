@@ -7,8 +7,12 @@
 // request (MPI_Send_init ...) is an object of this file in the rank's heap, its handle the
 // pointer with the low bit set; MPI_Start starts a vp request inside it, and completing it makes
 // it inactive, not null. MPI_PROC_NULL's requests complete at once. Sends are eager (copied when
-// made: vp), so the synchronous, ready and buffered modes complete as a standard send does; a
-// program cannot tell, except that MPI_Ssend does not wait for the matching receive.
+// made, or received straight from the sender's buffer when large: vp). A synchronous send
+// (MPI_Ssend, MPI_Issend, MPI_Ssend_init) completes once the receiver matched it (vp::ssend); a
+// buffered one (MPI_Bsend ...) is copied at once whatever its size, and fails with
+// MPI_ERR_BUFFER when it does not fit the attached buffer (the copy itself lives in the
+// runtime's message, so consecutive buffered sends do not add up); the ready mode is the
+// standard one.
 #include <climits>
 #include <optional>
 
@@ -26,9 +30,13 @@ MPI_Request proc_null_request() {
 }
 
 // A persistent request: the arguments MPI_Start starts again each time.
+// How a send completes (the standard's communication modes).
+enum class Mode : std::uint8_t { standard, synchronous, buffered };
+
 struct Persistent : Extended {
   Persistent() : Extended(Kind::persistent) {}
   bool receive = false;
+  Mode mode = Mode::standard;
   void* buffer = nullptr;
   int count = 0;
   MPI_Datatype datatype = MPI_DATATYPE_NULL;
@@ -145,21 +153,53 @@ vp::Status receive(void* buf, const Message& m, int tag) {
   return s;
 }
 
-void send_now(const void* buf, const Message& m, int tag) {
+// A buffered send must fit the attached buffer with its overhead (MPI_ERR_BUFFER).
+void check_buffered(const char* call, const Message& m) {
+  const RankMpi& mine = rank_mpi.get();
+  const std::size_t bytes = bytes_of(m.buffer.count, m.buffer.type) + MPI_BSEND_OVERHEAD;
+  const int attached = mine.objects != nullptr ? mine.objects->attached_bytes : 0;
+  if (mine.objects == nullptr || mine.objects->attached_buffer == nullptr ||
+      bytes > static_cast<std::size_t>(attached)) {
+    fail(call, MPI_ERR_BUFFER,
+         "the message and MPI_BSEND_OVERHEAD need " + std::to_string(bytes) +
+             " bytes of the attached buffer, which has " + std::to_string(attached) +
+             (mine.objects == nullptr || mine.objects->attached_buffer == nullptr
+                  ? " (none attached: MPI_Buffer_attach)"
+                  : ""));
+  }
+}
+
+// Sends in `mode`; a request for it when `request` (complete at once but a synchronous one).
+vp::Request send_in_mode(const char* call, const void* buf, const Message& m, int tag, Mode mode,
+                         bool request) {
   std::vector<std::byte> scratch;
+  if (mode == Mode::buffered) check_buffered(call, m);
+  // The data is copied (or delivered) before vp returns: the scratch may go.
   const Wire w = outgoing(buf, m.buffer, scratch);
+  switch (mode) {
+    case Mode::synchronous:
+      if (request) return vp::issend(w.data, w.count, w.type, m.peer, tag, m.context);
+      vp::ssend(w.data, w.count, w.type, m.peer, tag, m.context);
+      return {};
+    case Mode::buffered: {
+      vp::Request r = vp::bsend(w.data, w.count, w.type, m.peer, tag, m.context);
+      if (!request) vp::wait(r);
+      return request ? r : vp::Request{};
+    }
+    case Mode::standard:
+      break;
+  }
+  if (request) return vp::isend(w.data, w.count, w.type, m.peer, tag, m.context);
   vp::send(w.data, w.count, w.type, m.peer, tag, m.context);
+  return {};
 }
 
 // The request `direction` starts for a checked message (MPI_PROC_NULL's where the peer is).
-MPI_Request start(const void* buf, const Message& m, Direction direction, int tag) {
+MPI_Request start(const char* call, const void* buf, const Message& m, Direction direction, int tag,
+                  Mode mode) {
   if (m.peer == MPI_PROC_NULL) return proc_null_request();
+  if (direction == Direction::send) return to_mpi(send_in_mode(call, buf, m, tag, mode, true));
   std::vector<std::byte> scratch;
-  if (direction == Direction::send) {
-    // The data is copied (or delivered) before vp returns: the scratch may go.
-    const Wire w = outgoing(buf, m.buffer, scratch);
-    return to_mpi(vp::isend(w.data, w.count, w.type, m.peer, tag, m.context));
-  }
   if (m.buffer.type.contiguous) {
     const Wire w = incoming(const_cast<void*>(buf), m.buffer, scratch);
     return to_mpi(vp::irecv(w.data, w.count, w.type, m.peer, tag, m.context));
@@ -175,31 +215,34 @@ MPI_Request start(const void* buf, const Message& m, Direction direction, int ta
 }
 
 int send(const char* call, const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
-         MPI_Comm comm) {
+         MPI_Comm comm, Mode mode = Mode::standard) {
   return guarded_on(call, comm, [&](const Label& label) {
     const Message m =
         message_of(label, call, comm, buf, count, datatype, Direction::send, dest, tag);
-    if (m.peer != MPI_PROC_NULL) send_now(buf, m, tag);
+    if (m.peer != MPI_PROC_NULL) send_in_mode(call, buf, m, tag, mode, false);
   });
 }
 
 int start_request(const char* call, const void* buf, int count, MPI_Datatype datatype,
-                  Direction direction, int peer, int tag, MPI_Comm comm, MPI_Request* request) {
+                  Direction direction, int peer, int tag, MPI_Comm comm, MPI_Request* request,
+                  Mode mode = Mode::standard) {
   return guarded_on(call, comm, [&](const Label& label) {
     const Message m = message_of(label, call, comm, buf, count, datatype, direction, peer, tag);
     check_out(call, request, "request");
-    *request = start(buf, m, direction, tag);
+    *request = start(call, buf, m, direction, tag, mode);
   });
 }
 
 int make_persistent(const char* call, const void* buf, int count, MPI_Datatype datatype,
-                    Direction direction, int peer, int tag, MPI_Comm comm, MPI_Request* request) {
+                    Direction direction, int peer, int tag, MPI_Comm comm, MPI_Request* request,
+                    Mode mode = Mode::standard) {
   return guarded_on(call, comm, [&](const Label& label) {
     message_of(label, call, comm, buf, count, datatype, direction, peer, tag);
     check_out(call, request, "request");
     const InRankHeap heap;
     auto* p = new Persistent;
     p->receive = direction == Direction::receive;
+    p->mode = mode;
     p->buffer = const_cast<void*>(buf);
     p->count = count;
     p->datatype = datatype;
@@ -220,7 +263,7 @@ void start_persistent(const char* call, const Label& label, MPI_Request request)
   const Direction direction = p.receive ? Direction::receive : Direction::send;
   const Message m =
       message_of(label, call, p.comm, p.buffer, p.count, p.datatype, direction, p.peer, p.tag);
-  p.active = start(p.buffer, m, direction, p.tag);
+  p.active = start(call, p.buffer, m, direction, p.tag, p.mode);
 }
 
 // The request a completion works on: a persistent one's active request, or the request itself.
@@ -448,7 +491,7 @@ int VPMPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int 
 
 int VPMPI_Ssend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
                 MPI_Comm comm) {
-  return send("MPI_Ssend", buf, count, datatype, dest, tag, comm);
+  return send("MPI_Ssend", buf, count, datatype, dest, tag, comm, Mode::synchronous);
 }
 
 int VPMPI_Rsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
@@ -458,7 +501,7 @@ int VPMPI_Rsend(const void* buf, int count, MPI_Datatype datatype, int dest, int
 
 int VPMPI_Bsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
                 MPI_Comm comm) {
-  return send("MPI_Bsend", buf, count, datatype, dest, tag, comm);
+  return send("MPI_Bsend", buf, count, datatype, dest, tag, comm, Mode::buffered);
 }
 
 int VPMPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
@@ -484,7 +527,7 @@ int VPMPI_Isend(const void* buf, int count, MPI_Datatype datatype, int dest, int
 int VPMPI_Issend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
                  MPI_Comm comm, MPI_Request* request) {
   return start_request("MPI_Issend", buf, count, datatype, Direction::send, dest, tag, comm,
-                       request);
+                       request, Mode::synchronous);
 }
 
 int VPMPI_Irsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
@@ -496,7 +539,7 @@ int VPMPI_Irsend(const void* buf, int count, MPI_Datatype datatype, int dest, in
 int VPMPI_Ibsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
                  MPI_Comm comm, MPI_Request* request) {
   return start_request("MPI_Ibsend", buf, count, datatype, Direction::send, dest, tag, comm,
-                       request);
+                       request, Mode::buffered);
 }
 
 int VPMPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
@@ -676,7 +719,7 @@ int VPMPI_Send_init(const void* buf, int count, MPI_Datatype datatype, int dest,
 int VPMPI_Ssend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
                      MPI_Comm comm, MPI_Request* request) {
   return make_persistent("MPI_Ssend_init", buf, count, datatype, Direction::send, dest, tag, comm,
-                         request);
+                         request, Mode::synchronous);
 }
 
 int VPMPI_Rsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
@@ -688,7 +731,7 @@ int VPMPI_Rsend_init(const void* buf, int count, MPI_Datatype datatype, int dest
 int VPMPI_Bsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
                      MPI_Comm comm, MPI_Request* request) {
   return make_persistent("MPI_Bsend_init", buf, count, datatype, Direction::send, dest, tag, comm,
-                         request);
+                         request, Mode::buffered);
 }
 
 int VPMPI_Recv_init(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
@@ -765,7 +808,9 @@ int VPMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest
     check_peer(peers.size(), call, "source", source, true, true);
     check_tag(call, "recvtag", recvtag, true);
     // Sends are copied when made, so sending first and receiving into buf needs no copy.
-    if (dest != MPI_PROC_NULL) send_now(buf, {b, peers.rank_of(dest), c.context}, sendtag);
+    if (dest != MPI_PROC_NULL) {
+      send_in_mode(call, buf, {b, peers.rank_of(dest), c.context}, sendtag, Mode::standard, false);
+    }
     if (source == MPI_PROC_NULL) {
       fill_empty(status, MPI_PROC_NULL);
       return;

@@ -671,4 +671,88 @@ TEST(MpiComms, InfoObjects) {
   EXPECT_EQ(ranks_done, 1);
 }
 
+std::atomic<bool> receive_posted{false};
+
+// A synchronous send completes only once its receive matched it (blocking, nonblocking and
+// persistent, small and large, with a matched probe too); a buffered one needs the attached
+// buffer to hold it and completes at once whatever its size.
+TEST(MpiComms, SynchronousSendsWaitForTheMatchAndBufferedOnesForNothing) {
+  ranks_done = 0;
+  receive_posted = false;
+  const Outcome o = run_mpi(2, [](int argc, char** argv) {
+    MPI_Init(&argc, &argv);
+    const int me = world_rank();
+    std::vector<double> big(100000, 1.5);  // 800 KB: above the eager size
+    if (me == 0) {
+      MPI_Request r;
+      int flag = -1;
+      MPI_Issend(big.data(), 10, MPI_DOUBLE, 1, 1, MPI_COMM_WORLD, &r);
+      for (int i = 0; i < 5; ++i) MPI_Test(&r, &flag, MPI_STATUS_IGNORE);
+      EXPECT_EQ(flag, 0);  // rank 1 receives tag 1 only after tag 2, sent below
+      const int go = 1;
+      MPI_Send(&go, 1, MPI_INT, 1, 2, MPI_COMM_WORLD);
+      MPI_Wait(&r, MPI_STATUS_IGNORE);
+      // Blocking: returns only after rank 1 posted its receive (it computes first), though a
+      // message this small is copied at once.
+      MPI_Ssend(big.data(), 10, MPI_DOUBLE, 1, 3, MPI_COMM_WORLD);  // small: copied at once
+      EXPECT_TRUE(receive_posted.load());
+      // Persistent, twice; the second matched by a matched probe.
+      MPI_Request p;
+      MPI_Ssend_init(&go, 1, MPI_INT, 1, 4, MPI_COMM_WORLD, &p);
+      for (int k = 0; k < 2; ++k) {
+        MPI_Start(&p);
+        MPI_Wait(&p, MPI_STATUS_IGNORE);
+      }
+      MPI_Request_free(&p);
+      // Buffered: nothing attached, then too small, then enough (800 KB completes at once).
+      MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+      EXPECT_EQ(MPI_Bsend(&go, 1, MPI_INT, 1, 5, MPI_COMM_WORLD), MPI_ERR_BUFFER);
+      std::vector<char> space(1000);
+      MPI_Buffer_attach(space.data(), 1000);
+      EXPECT_EQ(MPI_Bsend(big.data(), 1000, MPI_DOUBLE, 1, 5, MPI_COMM_WORLD), MPI_ERR_BUFFER);
+      void* detached = nullptr;
+      int size = 0;
+      MPI_Buffer_detach(&detached, &size);
+      EXPECT_EQ(detached, space.data());
+      std::vector<char> large(800000 + MPI_BSEND_OVERHEAD);
+      MPI_Buffer_attach(large.data(), static_cast<int>(large.size()));
+      EXPECT_EQ(MPI_Bsend(big.data(), 100000, MPI_DOUBLE, 1, 5, MPI_COMM_WORLD), MPI_SUCCESS);
+      MPI_Request b;
+      MPI_Ibsend(big.data(), 100000, MPI_DOUBLE, 1, 6, MPI_COMM_WORLD, &b);
+      flag = 0;
+      MPI_Test(&b, &flag, MPI_STATUS_IGNORE);
+      EXPECT_EQ(flag, 1);
+      MPI_Buffer_detach(&detached, &size);
+      MPI_Send(&go, 1, MPI_INT, 1, 7, MPI_COMM_WORLD);  // rank 1 receives 5 and 6 after this
+    } else {
+      int go = 0;
+      std::vector<double> in(100000, 0.0);
+      MPI_Recv(&go, 1, MPI_INT, 0, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      MPI_Recv(in.data(), 10, MPI_DOUBLE, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      EXPECT_EQ(in[9], 1.5);
+      const double until = MPI_Wtime() + 0.05;
+      while (MPI_Wtime() < until) {
+      }
+      receive_posted = true;
+      MPI_Recv(in.data(), 100000, MPI_DOUBLE, 0, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      EXPECT_EQ(in[9], 1.5);
+      MPI_Recv(&go, 1, MPI_INT, 0, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      MPI_Message message;
+      MPI_Mprobe(0, 4, MPI_COMM_WORLD, &message, MPI_STATUS_IGNORE);
+      MPI_Mrecv(&go, 1, MPI_INT, &message, MPI_STATUS_IGNORE);
+      MPI_Recv(&go, 1, MPI_INT, 0, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      for (const int tag : {5, 6}) {
+        in.assign(in.size(), 0.0);
+        MPI_Recv(in.data(), 100000, MPI_DOUBLE, 0, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        EXPECT_EQ(in[99999], 1.5);
+      }
+    }
+    MPI_Finalize();
+    ++ranks_done;
+    return 0;
+  });
+  EXPECT_EQ(o.error, "");
+  EXPECT_EQ(ranks_done, 2);
+}
+
 }  // namespace
