@@ -5,6 +5,7 @@
 // run is the group of every rank. Trees are binomial (log2 n rounds, each member sends and
 // receives O(log n) messages); a deterministic reduction combines along a tree fixed by the
 // member count, left operand the lower members, so its bits depend on nothing else.
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <type_traits>
@@ -123,42 +124,23 @@ void reduce_to(const Members& members, const void* in, void* out, std::size_t co
   if (me == root && bytes > 0) std::memcpy(out, acc.data(), bytes);
 }
 
-// What gather and scatter share: the root's buffer `blocks` holds a block of `bytes` per member,
-// in member order; `own` is the calling member's block. Gathering, every block travels from its
-// member's `own` to the root's `blocks`; scattering, the other way. The root's own block is moved
-// within the root.
-template <bool gathering>
-void gather_or_scatter(const Members& members,
-                       std::conditional_t<gathering, const void*, void*> own,
-                       std::conditional_t<gathering, void*, const void*> blocks, std::size_t bytes,
+// Scatter: the root sends each member its block of `bytes` from `blocks` (member order), and
+// moves its own within itself; each other member receives one message.
+void scatter_from_root(const Members& members, void* own, const void* blocks, std::size_t bytes,
                        int root, const char* call) {
   check_member(call, "root", root, members);
   const Collective c(members, call);
-  const int n = members.size;
   if (members.index != root) {
-    if constexpr (gathering) {
-      c.put(own, bytes, root);
-    } else {
-      c.get(own, bytes, root);
-    }
+    c.get(own, bytes, root);
     return;
   }
-  for (int r = 0; r < n; ++r) {
-    const std::size_t at = static_cast<std::size_t>(r) * bytes;
-    if constexpr (gathering) {
-      std::byte* block = static_cast<std::byte*>(blocks) + at;
-      if (r != root) {
-        c.get(block, bytes, r);
-      } else if (bytes > 0) {
-        std::memmove(block, own, bytes);
-      }
-    } else {
-      const std::byte* block = static_cast<const std::byte*>(blocks) + at;
-      if (r != root) {
-        c.put(block, bytes, r);
-      } else if (bytes > 0) {
-        std::memmove(own, block, bytes);
-      }
+  for (int r = 0; r < members.size; ++r) {
+    const std::byte* block =
+        static_cast<const std::byte*>(blocks) + static_cast<std::size_t>(r) * bytes;
+    if (r != root) {
+      c.put(block, bytes, r);
+    } else if (bytes > 0) {
+      std::memmove(own, block, bytes);
     }
   }
 }
@@ -190,14 +172,42 @@ void allreduce(const Members& members, const void* in, void* out, std::size_t co
   reduce_to(members, in, out, count, element, combine, 0, Order::deterministic, true, call);
 }
 
+// A binomial tree towards the root: each member receives its children's subtrees (their blocks
+// side by side, in member order counted from the root) and sends its own subtree up, so the root
+// takes log2(n) messages, not n arriving in any order (which a receive in member order would
+// search its unexpected arrivals for: O(n^2) at 10^4 members). O(n log n) bytes copied in all.
 void gather(const Members& members, const void* in, std::size_t bytes, void* out, int root,
             const char* call) {
-  gather_or_scatter<true>(members, in, out, bytes, root, call);
+  check_member(call, "root", root, members);
+  const Collective c(members, call);
+  const int n = members.size;
+  const int rel = (members.index - root + n) % n;
+  std::vector<std::byte> subtree(bytes);
+  if (bytes > 0) std::memcpy(subtree.data(), in, bytes);
+  std::size_t held = 1;  // blocks rel .. rel + held - 1, counted from the root
+  for (int mask = 1; mask < n; mask <<= 1) {
+    if ((rel & mask) != 0) {
+      c.put(subtree.data(), held * bytes, (rel - mask + root) % n);
+      return;
+    }
+    const int child = rel + mask;
+    if (child >= n) continue;
+    const auto count = static_cast<std::size_t>(std::min(mask, n - child));
+    subtree.resize((held + count) * bytes);
+    c.get(subtree.data() + held * bytes, count * bytes, (child + root) % n);
+    held += count;
+  }
+  if (bytes == 0) return;
+  auto* blocks = static_cast<std::byte*>(out);
+  for (int i = 0; i < n; ++i) {
+    std::memcpy(blocks + static_cast<std::size_t>((i + root) % n) * bytes,
+                subtree.data() + static_cast<std::size_t>(i) * bytes, bytes);
+  }
 }
 
 void scatter(const Members& members, const void* in, std::size_t bytes, void* out, int root,
              const char* call) {
-  gather_or_scatter<false>(members, out, in, bytes, root, call);
+  scatter_from_root(members, out, in, bytes, root, call);
 }
 
 void allgather(const Members& members, const void* in, std::size_t bytes, void* out,

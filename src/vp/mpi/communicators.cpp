@@ -6,7 +6,8 @@
 // member then moves past it. No rank is ever in two communicators of one context, which is all
 // vp's matching needs (a message matches on its receiver's side). Comm_split gathers the
 // members' colours and keys at member 0 (O(n log n) there), which sends each member its new group
-// (three numbers when its ranks are evenly strided, else the list): one gather and n messages.
+// (three numbers when its ranks are evenly strided, else the list after them): one gather and n
+// messages (2n with lists).
 #include <algorithm>
 #include <cstring>
 #include <numeric>
@@ -361,7 +362,8 @@ struct SplitEntry {
 };
 
 // Member 0 of a split: sorts the entries by (colour, key, index) and sends each other member its
-// reply (a SplitReply, then the group's ranks when they are not evenly strided); returns its own.
+// reply (a SplitReply, and then the group's ranks in a second message when they are not evenly
+// strided, so that a member receives no more than its reply says); returns its own.
 std::vector<char> answer_split(const vp::Collective& c, const std::vector<SplitEntry>& entries,
                                const Group& parent) {
   const auto entry = [&](int i) -> const SplitEntry& {
@@ -400,7 +402,10 @@ std::vector<char> answer_split(const vp::Collective& c, const std::vector<SplitE
       if (order[k] == 0) {
         own = message;
       } else {
-        c.put(message.data(), color == MPI_UNDEFINED ? sizeof reply : message.size(), order[k]);
+        c.put(message.data(), sizeof reply, order[k]);
+        if (reply.listed != 0 && color != MPI_UNDEFINED) {
+          c.put(message.data() + sizeof reply, message.size() - sizeof reply, order[k]);
+        }
       }
     }
     begin = end;
@@ -497,11 +502,15 @@ MPI_Comm split_comm(const char* call, Objects& objects, Communicator& c, int col
   if (c.rank == 0) {
     message = answer_split(replies, entries, c.group);
   } else {
-    message.resize(sizeof(SplitReply) + static_cast<std::size_t>(n) * sizeof(std::int32_t));
-    message.resize(replies.get(message.data(), message.size(), 0));
+    message.resize(sizeof(SplitReply));
+    replies.get(message.data(), sizeof(SplitReply), 0);
   }
   SplitReply reply;
   std::memcpy(&reply, message.data(), sizeof reply);
+  if (c.rank != 0 && reply.listed != 0 && reply.index >= 0) {
+    message.resize(sizeof reply + static_cast<std::size_t>(reply.size) * sizeof(std::int32_t));
+    replies.get(message.data() + sizeof reply, message.size() - sizeof reply, 0);
+  }
   objects.next_context = std::max(objects.next_context, reply.context + 1);
   if (reply.index < 0) return MPI_COMM_NULL;
   const InRankHeap heap;
