@@ -15,6 +15,12 @@ namespace vela::rt::detail {
 
 Wave read_wave(const RuntimeState& state) {
   Wave w;
+  // A process that is stopping (an abort or a failure on its way to the others) is never part
+  // of a quiescent round: the others learn of its stop, and its code, from its message instead.
+  if (state.stopping.load(std::memory_order_seq_cst)) {
+    w.all_passive = false;
+    return w;
+  }
   w.sent = state.external_sent.load(std::memory_order_seq_cst);
   for (const auto& pe : state.pe) {
     // The flag first: a PE stores its counts before it says it is idle.

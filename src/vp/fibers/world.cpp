@@ -338,7 +338,8 @@ int run(rt::Runtime& runtime, const Options& options, const std::function<void()
     record(world);
     throw;
   }
-  const bool aborted = world.aborted.load();
+  // A code from the runtime is an abort: here, or in another process (its stop carries it).
+  const bool aborted = world.aborted.load() || code != 0;
   std::string blocked;
   int count = 0;
   // Across processes each process answers for the ranks it holds at the end.

@@ -391,6 +391,10 @@ int VPMPI_Abort(MPI_Comm comm, int errorcode) {
     const RankMpi& mine = rank_mpi.get();
     if (mine.objects != nullptr) comm_of(call, *mine.objects, comm);
     std::fflush(stdout);
+    // One line naming who ends the run, where, and with what (every process exits with it).
+    std::fprintf(stderr, "MPI_Abort: rank %d (process %d) ends the run with code %d\n",
+                 label.rank(), vp::process(), errorcode);
+    std::fflush(stderr);
     vp::abort(errorcode);
   });
 }

@@ -16,6 +16,7 @@
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 using vela::testing::ProgramResult;
 using vela::testing::run_program;
 
@@ -198,6 +199,20 @@ TEST(MpiProcess, ExitStatusIsAFailingRanksReturnValue) {
 TEST(MpiProcess, AbortExitsWithItsCode) {
   const ProgramResult r = run_program(STATUS_PROGRAM, "--vp 4 --pes 2 abort 42");
   EXPECT_EQ(r.status, 42) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("MPI_Abort: rank 1 (process 0) ends the run with code 42"));
+}
+
+// Rank 1 aborts in process 1 while rank 0 waits in process 0: every process exits with the
+// code (whichever mpirun reports), one line names the rank and its process, and no process
+// mistakes the stop for a deadlock. Several runs: the two processes race.
+TEST(MpiProcess, AbortKeepsItsCodeAcrossProcesses) {
+  for (int run = 0; run < 5; ++run) {
+    const ProgramResult r =
+        run_program(mpirun(2, STATUS_PROGRAM, "--vp 2 --pes-per-process 1 abort 7"), "");
+    EXPECT_EQ(r.status, 7) << r.out;
+    EXPECT_THAT(r.out, HasSubstr("MPI_Abort: rank 1 (process 1) ends the run with code 7"));
+    EXPECT_THAT(r.out, Not(HasSubstr("can never go on"))) << r.out;
+  }
 }
 
 TEST(MpiProcess, AnErrorInACallIsPrintedAndExitsWithOne) {
