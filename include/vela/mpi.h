@@ -406,6 +406,14 @@ typedef int(MPI_Copy_function)(MPI_Comm oldcomm, int keyval, void* extra_state,
                                void* attribute_val_in, void* attribute_val_out, int* flag);
 typedef int(MPI_Delete_function)(MPI_Comm comm, int keyval, void* attribute_val, void* extra_state);
 typedef void(MPI_Win_errhandler_function)(MPI_Win* win, int* errorcode, ...);
+typedef int(MPI_Win_copy_attr_function)(MPI_Win oldwin, int win_keyval, void* extra_state,
+                                        void* attribute_val_in, void* attribute_val_out, int* flag);
+typedef int(MPI_Win_delete_attr_function)(MPI_Win win, int win_keyval, void* attribute_val,
+                                          void* extra_state);
+/* Windows are never duplicated: their copy functions are never called. */
+#define MPI_WIN_NULL_COPY_FN ((MPI_Win_copy_attr_function*)0)
+#define MPI_WIN_DUP_FN ((MPI_Win_copy_attr_function*)0)
+#define MPI_WIN_NULL_DELETE_FN ((MPI_Win_delete_attr_function*)0)
 /* The predefined attribute copy and delete functions. */
 int VMPI_COMM_NULL_COPY_FN(MPI_Comm, int, void*, void*, void*, int*);
 int VMPI_COMM_DUP_FN(MPI_Comm, int, void*, void*, void*, int*);
@@ -1416,6 +1424,13 @@ VMPI_DECLARE(int, Win_get_errhandler, (MPI_Win win, MPI_Errhandler* errhandler))
 #define MPI_Win_call_errhandler VMPI_Win_call_errhandler
 #define PMPI_Win_call_errhandler VPMPI_Win_call_errhandler
 VMPI_DECLARE(int, Win_call_errhandler, (MPI_Win win, int errorcode));
+VMPI_DECLARE(int, Win_create_keyval,
+             (MPI_Win_copy_attr_function * win_copy_attr_fn,
+              MPI_Win_delete_attr_function* win_delete_attr_fn, int* win_keyval,
+              void* extra_state));
+VMPI_DECLARE(int, Win_free_keyval, (int* win_keyval));
+VMPI_DECLARE(int, Win_set_attr, (MPI_Win win, int win_keyval, void* attribute_val));
+VMPI_DECLARE(int, Win_delete_attr, (MPI_Win win, int win_keyval));
 VMPI_DECLARE(int, Win_get_attr, (MPI_Win win, int win_keyval, void* attribute_val, int* flag));
 VMPI_DECLARE(int, Win_set_info, (MPI_Win win, MPI_Info info));
 VMPI_DECLARE(int, Win_get_info, (MPI_Win win, MPI_Info* info_used));
@@ -1618,15 +1633,15 @@ VMPI_DECLARE(int, Num_nodes, (void));
 #define MPI_Win_get_errhandler VMPI_Win_get_errhandler
 #define PMPI_Win_get_errhandler VPMPI_Win_get_errhandler
 #define MPI_Win_create_keyval VMPI_Win_create_keyval
-#define PMPI_Win_create_keyval VMPI_Win_create_keyval
+#define PMPI_Win_create_keyval VPMPI_Win_create_keyval
 #define MPI_Win_free_keyval VMPI_Win_free_keyval
-#define PMPI_Win_free_keyval VMPI_Win_free_keyval
+#define PMPI_Win_free_keyval VPMPI_Win_free_keyval
 #define MPI_Win_set_attr VMPI_Win_set_attr
-#define PMPI_Win_set_attr VMPI_Win_set_attr
+#define PMPI_Win_set_attr VPMPI_Win_set_attr
 #define MPI_Win_get_attr VMPI_Win_get_attr
 #define PMPI_Win_get_attr VPMPI_Win_get_attr
 #define MPI_Win_delete_attr VMPI_Win_delete_attr
-#define PMPI_Win_delete_attr VMPI_Win_delete_attr
+#define PMPI_Win_delete_attr VPMPI_Win_delete_attr
 #define MPI_Win_set_info VMPI_Win_set_info
 #define PMPI_Win_set_info VPMPI_Win_set_info
 #define MPI_Win_get_info VMPI_Win_get_info
@@ -1746,10 +1761,6 @@ VMPI_UNSUPPORTED(Status_set_elements);
 VMPI_UNSUPPORTED(Status_set_elements_x);
 VMPI_UNSUPPORTED(Grequest_start);
 VMPI_UNSUPPORTED(Grequest_complete);
-VMPI_UNSUPPORTED(Win_create_keyval);
-VMPI_UNSUPPORTED(Win_free_keyval);
-VMPI_UNSUPPORTED(Win_set_attr);
-VMPI_UNSUPPORTED(Win_delete_attr);
 VMPI_UNSUPPORTED(File_open);
 VMPI_UNSUPPORTED(File_close);
 VMPI_UNSUPPORTED(File_delete);

@@ -14,6 +14,7 @@
 #include <tuple>
 
 #include "internal.hpp"
+#include "windows.hpp"
 
 namespace vela::mpi::detail {
 namespace {}  // namespace
@@ -241,23 +242,6 @@ int create_keyval(const char* call, void* copy, void* remove, int* keyval, void*
   });
 }
 
-int free_keyval(const char* call, int* keyval) {
-  return guarded(call, [&](const Label& label) {
-    Objects& objects = active(call, label);
-    check_out(call, keyval, "keyval");
-    keyval_of(call, objects, *keyval);
-    // Attributes already set keep their key until deleted (the standard): the key is only
-    // forgotten when no communicator holds it.
-    bool used = false;
-    for (std::size_t i = 0; i < objects.comms.size() && !used; ++i) {
-      if (const Communicator* c = objects.comms.find(static_cast<int>(i)))
-        used = c->attributes.count(*keyval) != 0;
-    }
-    if (!used) objects.keyvals.erase(*keyval);
-    *keyval = MPI_KEYVAL_INVALID;
-  });
-}
-
 int set_attribute(const char* call, MPI_Comm comm, int keyval, void* value) {
   return guarded_on(call, comm, [&](const Label& label) {
     Objects& objects = active(call, label);
@@ -306,6 +290,31 @@ int delete_attribute_call(const char* call, MPI_Comm comm, int keyval) {
     c.attributes.erase(it);
   });
 }
+
+}  // namespace
+
+int free_keyval(const char* call, int* keyval) {
+  return guarded(call, [&](const Label& label) {
+    Objects& objects = active(call, label);
+    check_out(call, keyval, "keyval");
+    keyval_of(call, objects, *keyval);
+    // Attributes already set keep their key until deleted (the standard): the key is only
+    // forgotten when no communicator holds it.
+    bool used = false;
+    for (std::size_t i = 0; i < objects.comms.size() && !used; ++i) {
+      if (const Communicator* c = objects.comms.find(static_cast<int>(i)))
+        used = c->attributes.count(*keyval) != 0;
+    }
+    for (std::size_t i = 0; i < objects.windows.size() && !used; ++i) {
+      if (const Window* w = objects.windows.find(static_cast<int>(i)))
+        used = w->attributes.count(*keyval) != 0;
+    }
+    if (!used) objects.keyvals.erase(*keyval);
+    *keyval = MPI_KEYVAL_INVALID;
+  });
+}
+
+namespace {
 
 // ---- new communicators ----
 

@@ -320,6 +320,9 @@ MPI_Errhandler errhandler_handle(int index);
 Group& group_of(const char* call, Objects& objects, MPI_Group group, const char* what = "group");
 MPI_Group add_group(Objects& objects, Group group);
 
+// MPI_Comm_free_keyval and MPI_Win_free_keyval (one key space): named `call` in errors.
+int free_keyval(const char* call, int* keyval);
+
 // A context none of `members` uses, agreed by a reduction over them (collective).
 std::uint32_t agree_context(Objects& objects, const vp::Members& members, const char* call);
 

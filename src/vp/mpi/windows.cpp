@@ -192,6 +192,34 @@ bool take_completes(Window& w, bool block) {
   return true;
 }
 
+// The program's key `keyval` (MPI_ERR_KEYVAL for a predefined window key or an unknown one).
+Keyval& window_keyval(const char* call, Objects& objects, int keyval) {
+  const auto it = objects.keyvals.find(keyval);
+  if (it == objects.keyvals.end()) {
+    const bool predefined = keyval >= MPI_WIN_BASE && keyval <= MPI_WIN_MODEL;
+    fail(call, MPI_ERR_KEYVAL,
+         "win_keyval " + std::to_string(keyval) +
+             (predefined ? " is predefined: it can be read, not set or deleted"
+                         : " is not a key of this rank (never made, or freed)"));
+  }
+  return it->second;
+}
+
+// Runs the delete function of `win`'s attribute `keyval` holding `value`.
+void delete_window_attribute(const char* call, Objects& objects, MPI_Win win, int keyval,
+                             void* value) {
+  const Keyval& k = window_keyval(call, objects, keyval);
+  if (k.remove == nullptr) return;
+  const InRankHeap heap;  // the program's code allocates from the rank's heap
+  const int code =
+      reinterpret_cast<MPI_Win_delete_attr_function*>(k.remove)(win, keyval, value, k.extra);
+  if (code != MPI_SUCCESS) {
+    fail(call, code,
+         "the delete function of win_keyval " + std::to_string(keyval) + " returned error " +
+             std::to_string(code));
+  }
+}
+
 void check_target(const char* call, const Window& w, int rank) {
   check_peer(w.comm.group.size(), call, "rank", rank, false, false);
 }
@@ -403,6 +431,9 @@ int VPMPI_Win_free(MPI_Win* win) {
                     [](LockState s) { return s != LockState::none; })) {
       fail(call, MPI_ERR_RMA_SYNC,
            "an epoch is still open on the window (a lock, MPI_Win_start or MPI_Win_post)");
+    }
+    for (const auto& [keyval, value] : w.attributes) {
+      delete_window_attribute(call, objects, *win, keyval, value);
     }
     settle_origin(call, w);
     // Nobody may reach this rank's memory any more once every member got here.
@@ -721,14 +752,67 @@ int VPMPI_Win_get_attr(MPI_Win win, int win_keyval, void* attribute_val, int* fl
         value = &unified;
         break;
       }
-      default:
-        fail(call, MPI_ERR_KEYVAL,
-             "win_keyval " + std::to_string(win_keyval) +
-                 " is not a window attribute key (MPI_WIN_BASE, MPI_WIN_SIZE, "
-                 "MPI_WIN_DISP_UNIT, MPI_WIN_CREATE_FLAVOR, MPI_WIN_MODEL)");
+      default: {
+        window_keyval(call, *rank_mpi.get().objects, win_keyval);
+        const auto it = w.attributes.find(win_keyval);
+        *flag = it != w.attributes.end() ? 1 : 0;
+        if (*flag == 0) return;
+        value = it->second;
+      }
     }
     std::memcpy(attribute_val, &value, sizeof value);
     *flag = 1;
+  });
+}
+
+int VPMPI_Win_create_keyval(MPI_Win_copy_attr_function* win_copy_attr_fn,
+                            MPI_Win_delete_attr_function* win_delete_attr_fn, int* win_keyval,
+                            void* extra_state) {
+  constexpr const char* call = "MPI_Win_create_keyval";
+  return guarded(call, [&](const Label& label) {
+    Objects& objects = active(call, label);
+    check_out(call, win_keyval, "win_keyval");
+    const InRankHeap heap;
+    *win_keyval = objects.next_keyval++;
+    objects.keyvals[*win_keyval] =
+        Keyval{reinterpret_cast<void*>(win_copy_attr_fn),
+               reinterpret_cast<void*>(win_delete_attr_fn), extra_state, false};
+  });
+}
+
+int VPMPI_Win_free_keyval(int* win_keyval) {
+  // Keys are shared with the communicators' (one number space): the same rules.
+  return free_keyval("MPI_Win_free_keyval", win_keyval);
+}
+
+int VPMPI_Win_set_attr(MPI_Win win, int win_keyval, void* attribute_val) {
+  constexpr const char* call = "MPI_Win_set_attr";
+  return guarded_win(call, win, [&](const Label& label) {
+    Objects& objects = active(call, label);
+    Window& w = window_of(call, objects, win);
+    window_keyval(call, objects, win_keyval);
+    const auto it = w.attributes.find(win_keyval);
+    if (it != w.attributes.end())
+      delete_window_attribute(call, objects, win, win_keyval, it->second);
+    const InRankHeap heap;
+    w.attributes[win_keyval] = attribute_val;
+  });
+}
+
+int VPMPI_Win_delete_attr(MPI_Win win, int win_keyval) {
+  constexpr const char* call = "MPI_Win_delete_attr";
+  return guarded_win(call, win, [&](const Label& label) {
+    Objects& objects = active(call, label);
+    Window& w = window_of(call, objects, win);
+    window_keyval(call, objects, win_keyval);
+    const auto it = w.attributes.find(win_keyval);
+    if (it == w.attributes.end()) {
+      fail(call, MPI_ERR_KEYVAL,
+           "win_keyval " + std::to_string(win_keyval) + " has no attribute on this window");
+    }
+    delete_window_attribute(call, objects, win, win_keyval, it->second);
+    const InRankHeap heap;
+    w.attributes.erase(it);
   });
 }
 
@@ -786,5 +870,9 @@ VMPI_PROFILED(Win_set_errhandler);
 VMPI_PROFILED(Win_get_errhandler);
 VMPI_PROFILED(Win_call_errhandler);
 VMPI_PROFILED(Win_get_attr);
+VMPI_PROFILED(Win_create_keyval);
+VMPI_PROFILED(Win_free_keyval);
+VMPI_PROFILED(Win_set_attr);
+VMPI_PROFILED(Win_delete_attr);
 VMPI_PROFILED(Win_set_info);
 VMPI_PROFILED(Win_get_info);

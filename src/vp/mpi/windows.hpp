@@ -27,6 +27,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <span>
 #include <string>
@@ -68,6 +69,7 @@ struct Window {
   std::vector<WindowMember> members;
   std::string name;
   int errhandler = fatal_index;
+  std::map<int, void*> attributes;  // the program's, by key (MPI_Win_set_attr)
 
   // As an origin.
   std::uint32_t next_tag = 0;         // answers' tags

@@ -366,4 +366,45 @@ TEST(MpiRma, UnderErrorsAreFatalTheMessageNamesTheCall) {
   EXPECT_THAT(o.error, HasSubstr("MPI_Put: no access epoch to target 0"));
 }
 
+std::atomic<int> attributes_deleted{0};
+
+int count_deletes(MPI_Win win, int, void* value, void*) {
+  if (win != MPI_WIN_NULL && value != nullptr) ++attributes_deleted;
+  return MPI_SUCCESS;
+}
+
+// The program's attributes on a window: set, read, replaced and deleted (its delete function
+// runs each time a value goes, MPI_Win_free included); predefined keys are read-only.
+TEST(MpiRma, WindowAttributesRunTheirDeleteFunctions) {
+  attributes_deleted = 0;
+  const Outcome o = run_mpi(1, [](int argc, char** argv) {
+    MPI_Init(&argc, &argv);
+    int memory = 0;
+    MPI_Win win;
+    MPI_Win_create(&memory, sizeof memory, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+    int key = MPI_KEYVAL_INVALID;
+    MPI_Win_create_keyval(MPI_WIN_NULL_COPY_FN, &count_deletes, &key, nullptr);
+    int a = 1;
+    int b = 2;
+    MPI_Win_set_attr(win, key, &a);
+    int* got = nullptr;
+    int flag = 0;
+    MPI_Win_get_attr(win, key, &got, &flag);
+    EXPECT_EQ(flag, 1);
+    EXPECT_EQ(got, &a);
+    MPI_Win_set_attr(win, key, &b);  // replaces: a's value deleted
+    EXPECT_EQ(attributes_deleted, 1);
+    MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
+    EXPECT_EQ(MPI_Win_set_attr(win, MPI_WIN_SIZE, &a), MPI_ERR_KEYVAL);
+    MPI_Win_free_keyval(&key);  // the attribute keeps its key until the window goes
+    EXPECT_EQ(key, MPI_KEYVAL_INVALID);
+    MPI_Win_free(&win);
+    EXPECT_EQ(attributes_deleted, 2);
+    MPI_Finalize();
+    return 0;
+  });
+  EXPECT_EQ(o.error, "");
+  EXPECT_EQ(attributes_deleted, 2);
+}
+
 }  // namespace
