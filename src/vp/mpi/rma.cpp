@@ -267,12 +267,6 @@ void send(Window& w, const Target& t, const std::vector<std::byte>& m) {
   }
 }
 
-// The origin's data packed (or where it lies when contiguous).
-const void* origin_data(const void* buffer, std::size_t count, const Datatype& type,
-                        std::vector<std::byte>& scratch) {
-  return gathered(buffer, count, type, scratch);
-}
-
 void check_sizes(const char* call, std::size_t origin_bytes, const Target& t, const char* what) {
   if (origin_bytes != t.bytes) {
     fail(call, MPI_ERR_TYPE,
@@ -346,6 +340,17 @@ MPI_Request answer_request(PendingGet g) {
   return handle_of(pc.release());
 }
 
+// An answer's pending receive: the request the program waits on, or the window's until its next
+// synchronization.
+void keep_answer(Window& w, PendingGet g, MPI_Request* request) {
+  if (request != nullptr) {
+    *request = answer_request(std::move(g));
+    return;
+  }
+  const InRankHeap heap;
+  w.gets.push_back(std::move(g));
+}
+
 struct Origin {
   const void* buffer;
   int count;
@@ -375,7 +380,7 @@ void put_data(const char* call, const Label& label, MPI_Win win, const Origin& o
   if (t.member >= 0) {
     check_sizes(call, bytes_of(b.count, b.type), t, "the origin buffer");
     std::vector<std::byte> scratch;
-    const void* data = origin_data(o.buffer, b.count, b.type, scratch);
+    const void* data = gathered(o.buffer, b.count, b.type, scratch);
     send(w, t, message(header_for(put, t), t.runs, data, t.bytes));
   }
   if (request != nullptr) *request = completed_request();
@@ -400,12 +405,7 @@ void get_data(const char* call, const Label& label, MPI_Win win, const Result& r
   h.context = w.comm.context;
   PendingGet g = pending_answer(w, t, r.buffer, b.count, b.type, h.tag);
   send(w, t, message(h, t.runs, nullptr, 0));
-  if (request != nullptr) {
-    *request = answer_request(std::move(g));
-  } else {
-    const InRankHeap heap;
-    w.gets.push_back(std::move(g));
-  }
+  keep_answer(w, std::move(g), request);
 }
 
 // MPI_Accumulate, MPI_Get_accumulate and their request forms (`result` null: no fetch).
@@ -433,7 +433,7 @@ void accumulate_data(const char* call, const Label& label, MPI_Win win, const Or
     }
     if (t.member >= 0) {
       check_sizes(call, bytes_of(b.count, b.type), t, "the origin buffer");
-      data = origin_data(o.buffer, b.count, b.type, scratch);
+      data = gathered(o.buffer, b.count, b.type, scratch);
     }
   }
   std::optional<Buffer> fetched;
@@ -459,12 +459,7 @@ void accumulate_data(const char* call, const Label& label, MPI_Win win, const Or
   h.context = w.comm.context;
   PendingGet g = pending_answer(w, t, result->buffer, fetched->count, fetched->type, h.tag);
   send(w, t, message(h, t.runs, data, data_bytes));
-  if (request != nullptr) {
-    *request = answer_request(std::move(g));
-  } else {
-    const InRankHeap heap;
-    w.gets.push_back(std::move(g));
-  }
+  keep_answer(w, std::move(g), request);
 }
 
 void swap_if_equal(const char* call, const Label& label, MPI_Win win, const void* origin,
@@ -492,8 +487,7 @@ void swap_if_equal(const char* call, const Label& label, MPI_Win win, const void
   h.context = w.comm.context;
   PendingGet g = pending_answer(w, t, result, 1, type, h.tag);
   send(w, t, message(h, t.runs, compare, t.bytes, origin));
-  const InRankHeap heap;
-  w.gets.push_back(std::move(g));
+  keep_answer(w, std::move(g), nullptr);
 }
 
 }  // namespace
