@@ -1383,6 +1383,11 @@ VMPI_DECLARE(int, Neighbor_alltoallw,
               const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
               const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm));
 
+/* Fortran 90 parameterized types (the gfortran kinds that hold them, predefined) */
+VMPI_DECLARE(int, Type_create_f90_integer, (int r, MPI_Datatype* newtype));
+VMPI_DECLARE(int, Type_create_f90_real, (int p, int r, MPI_Datatype* newtype));
+VMPI_DECLARE(int, Type_create_f90_complex, (int p, int r, MPI_Datatype* newtype));
+
 /* One-sided communication (chapter 11) */
 VMPI_DECLARE(int, Win_create,
              (void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
@@ -1561,11 +1566,11 @@ VMPI_DECLARE(int, Num_nodes, (void));
 #define MPI_Type_delete_attr VMPI_Type_delete_attr
 #define PMPI_Type_delete_attr VMPI_Type_delete_attr
 #define MPI_Type_create_f90_integer VMPI_Type_create_f90_integer
-#define PMPI_Type_create_f90_integer VMPI_Type_create_f90_integer
+#define PMPI_Type_create_f90_integer VPMPI_Type_create_f90_integer
 #define MPI_Type_create_f90_real VMPI_Type_create_f90_real
-#define PMPI_Type_create_f90_real VMPI_Type_create_f90_real
+#define PMPI_Type_create_f90_real VPMPI_Type_create_f90_real
 #define MPI_Type_create_f90_complex VMPI_Type_create_f90_complex
-#define PMPI_Type_create_f90_complex VMPI_Type_create_f90_complex
+#define PMPI_Type_create_f90_complex VPMPI_Type_create_f90_complex
 #define MPI_Status_set_elements VMPI_Status_set_elements
 #define PMPI_Status_set_elements VMPI_Status_set_elements
 #define MPI_Status_set_elements_x VMPI_Status_set_elements_x
@@ -1754,9 +1759,6 @@ VMPI_UNSUPPORTED(Type_free_keyval);
 VMPI_UNSUPPORTED(Type_set_attr);
 VMPI_UNSUPPORTED(Type_get_attr);
 VMPI_UNSUPPORTED(Type_delete_attr);
-VMPI_UNSUPPORTED(Type_create_f90_integer);
-VMPI_UNSUPPORTED(Type_create_f90_real);
-VMPI_UNSUPPORTED(Type_create_f90_complex);
 VMPI_UNSUPPORTED(Status_set_elements);
 VMPI_UNSUPPORTED(Status_set_elements_x);
 VMPI_UNSUPPORTED(Grequest_start);

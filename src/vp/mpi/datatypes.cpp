@@ -111,6 +111,44 @@ static_assert(sizeof(long double) == 16, "MPI_LONG_DOUBLE is 16 bytes on the tar
 
 }  // namespace vela::mpi::detail
 
+namespace vela::mpi::detail {
+namespace {
+
+// MPI_Type_create_f90_*: the predefined type of the smallest gfortran kind with at least
+// precision `p` (decimal digits) and exponent range `r` (either may be MPI_UNDEFINED), as
+// SELECTED_INT_KIND / SELECTED_REAL_KIND choose: integer kinds 1, 2, 4, 8 (ranges 2, 4, 9,
+// 18); real kinds 4, 8, 16 (precisions 6, 15, 33; ranges 37, 307, 4931). The result is the
+// named type itself (its envelope says MPI_COMBINER_NAMED; the program must not free it).
+int f90_type(const char* call, int p, int r, MPI_Datatype* newtype, bool integer,
+             const MPI_Datatype* kinds) {
+  return guarded(call, [&](const Label& label) {
+    active(call, label);
+    check_out(call, newtype, "newtype");
+    const int ranges_int[] = {2, 4, 9, 18};
+    const int precisions[] = {6, 15, 33};
+    const int ranges_real[] = {37, 307, 4931};
+    if ((p < 0 && p != MPI_UNDEFINED) || (r < 0 && r != MPI_UNDEFINED)) {
+      fail(call, MPI_ERR_ARG, "a precision or range is negative (and not MPI_UNDEFINED)");
+    }
+    const int count = integer ? 4 : 3;
+    for (int k = 0; k < count; ++k) {
+      const bool range_ok = r == MPI_UNDEFINED || r <= (integer ? ranges_int[k] : ranges_real[k]);
+      const bool precision_ok = integer || p == MPI_UNDEFINED || p <= precisions[k];
+      if (range_ok && precision_ok) {
+        *newtype = kinds[k];
+        return;
+      }
+    }
+    fail(call, MPI_ERR_ARG,
+         integer ? "no integer kind has a decimal range of " + std::to_string(r)
+                 : "no real kind has precision " + std::to_string(p) + " and range " +
+                       std::to_string(r));
+  });
+}
+
+}  // namespace
+}  // namespace vela::mpi::detail
+
 using namespace vela;
 using namespace vela::mpi::detail;
 
@@ -142,6 +180,21 @@ int VPMPI_Get_address(const void* location, MPI_Aint* address) {
   });
 }
 
+int VPMPI_Type_create_f90_integer(int r, MPI_Datatype* newtype) {
+  const MPI_Datatype kinds[] = {MPI_INTEGER1, MPI_INTEGER2, MPI_INTEGER4, MPI_INTEGER8};
+  return f90_type("MPI_Type_create_f90_integer", MPI_UNDEFINED, r, newtype, true, kinds);
+}
+
+int VPMPI_Type_create_f90_real(int p, int r, MPI_Datatype* newtype) {
+  const MPI_Datatype kinds[] = {MPI_REAL4, MPI_REAL8, MPI_REAL16};
+  return f90_type("MPI_Type_create_f90_real", p, r, newtype, false, kinds);
+}
+
+int VPMPI_Type_create_f90_complex(int p, int r, MPI_Datatype* newtype) {
+  const MPI_Datatype kinds[] = {MPI_COMPLEX8, MPI_COMPLEX16, MPI_COMPLEX32};
+  return f90_type("MPI_Type_create_f90_complex", p, r, newtype, false, kinds);
+}
+
 int VPMPI_Address(void* location, MPI_Aint* address) {
   return VPMPI_Get_address(location, address);
 }
@@ -162,6 +215,9 @@ MPI_Aint VPMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2) {
 VMPI_PROFILED(Type_size);
 VMPI_PROFILED(Type_size_x);
 VMPI_PROFILED(Get_address);
+VMPI_PROFILED(Type_create_f90_integer);
+VMPI_PROFILED(Type_create_f90_real);
+VMPI_PROFILED(Type_create_f90_complex);
 VMPI_PROFILED(Address);
 VMPI_PROFILED(Aint_add);
 VMPI_PROFILED(Aint_diff);

@@ -365,4 +365,39 @@ TEST(MpiDatatypes, UncommittedTypeIsFatalByDefault) {
   EXPECT_THAT(o.error, HasSubstr("is not committed"));
 }
 
+// The Fortran 90 parameterized types: the smallest gfortran kind that holds the precision and
+// range (SELECTED_INT_KIND / SELECTED_REAL_KIND), MPI_ERR_ARG where none does.
+TEST(MpiDatatypes, Fortran90TypesAreTheSmallestKindThatFits) {
+  ranks_done = 0;
+  const Outcome o = run_mpi(1, [](int argc, char** argv) {
+    MPI_Init(&argc, &argv);
+    MPI_Datatype t = MPI_DATATYPE_NULL;
+    MPI_Type_create_f90_integer(2, &t);
+    EXPECT_EQ(t, MPI_INTEGER1);
+    MPI_Type_create_f90_integer(9, &t);
+    EXPECT_EQ(t, MPI_INTEGER4);
+    MPI_Type_create_f90_integer(10, &t);
+    EXPECT_EQ(t, MPI_INTEGER8);
+    MPI_Type_create_f90_real(6, MPI_UNDEFINED, &t);
+    EXPECT_EQ(t, MPI_REAL4);
+    MPI_Type_create_f90_real(7, 37, &t);
+    EXPECT_EQ(t, MPI_REAL8);
+    MPI_Type_create_f90_real(MPI_UNDEFINED, 400, &t);
+    EXPECT_EQ(t, MPI_REAL16);
+    MPI_Type_create_f90_complex(15, 307, &t);
+    EXPECT_EQ(t, MPI_COMPLEX16);
+    int size = 0;
+    MPI_Type_size(t, &size);
+    EXPECT_EQ(size, 16);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    EXPECT_EQ(MPI_Type_create_f90_integer(19, &t), MPI_ERR_ARG);
+    EXPECT_EQ(MPI_Type_create_f90_real(34, MPI_UNDEFINED, &t), MPI_ERR_ARG);
+    MPI_Finalize();
+    ++ranks_done;
+    return 0;
+  });
+  EXPECT_EQ(o.error, "");
+  EXPECT_EQ(ranks_done, 1);
+}
+
 }  // namespace
