@@ -410,6 +410,17 @@ typedef int(MPI_Win_copy_attr_function)(MPI_Win oldwin, int win_keyval, void* ex
                                         void* attribute_val_in, void* attribute_val_out, int* flag);
 typedef int(MPI_Win_delete_attr_function)(MPI_Win win, int win_keyval, void* attribute_val,
                                           void* extra_state);
+typedef int(MPI_Type_copy_attr_function)(MPI_Datatype oldtype, int type_keyval, void* extra_state,
+                                         void* attribute_val_in, void* attribute_val_out,
+                                         int* flag);
+typedef int(MPI_Type_delete_attr_function)(MPI_Datatype datatype, int type_keyval,
+                                           void* attribute_val, void* extra_state);
+int VMPI_TYPE_NULL_COPY_FN(MPI_Datatype, int, void*, void*, void*, int*);
+int VMPI_TYPE_DUP_FN(MPI_Datatype, int, void*, void*, void*, int*);
+int VMPI_TYPE_NULL_DELETE_FN(MPI_Datatype, int, void*, void*);
+#define MPI_TYPE_NULL_COPY_FN VMPI_TYPE_NULL_COPY_FN
+#define MPI_TYPE_DUP_FN VMPI_TYPE_DUP_FN
+#define MPI_TYPE_NULL_DELETE_FN VMPI_TYPE_NULL_DELETE_FN
 /* Windows are never duplicated: their copy functions are never called. */
 #define MPI_WIN_NULL_COPY_FN ((MPI_Win_copy_attr_function*)0)
 #define MPI_WIN_DUP_FN ((MPI_Win_copy_attr_function*)0)
@@ -1388,6 +1399,17 @@ VMPI_DECLARE(int, Type_create_f90_integer, (int r, MPI_Datatype* newtype));
 VMPI_DECLARE(int, Type_create_f90_real, (int p, int r, MPI_Datatype* newtype));
 VMPI_DECLARE(int, Type_create_f90_complex, (int p, int r, MPI_Datatype* newtype));
 
+/* Attributes on datatypes */
+VMPI_DECLARE(int, Type_create_keyval,
+             (MPI_Type_copy_attr_function * type_copy_attr_fn,
+              MPI_Type_delete_attr_function* type_delete_attr_fn, int* type_keyval,
+              void* extra_state));
+VMPI_DECLARE(int, Type_free_keyval, (int* type_keyval));
+VMPI_DECLARE(int, Type_set_attr, (MPI_Datatype datatype, int type_keyval, void* attribute_val));
+VMPI_DECLARE(int, Type_get_attr,
+             (MPI_Datatype datatype, int type_keyval, void* attribute_val, int* flag));
+VMPI_DECLARE(int, Type_delete_attr, (MPI_Datatype datatype, int type_keyval));
+
 /* One-sided communication (chapter 11) */
 VMPI_DECLARE(int, Win_create,
              (void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
@@ -1556,15 +1578,15 @@ VMPI_DECLARE(int, Num_nodes, (void));
 #define MPI_Comm_idup VMPI_Comm_idup
 #define PMPI_Comm_idup VMPI_Comm_idup
 #define MPI_Type_create_keyval VMPI_Type_create_keyval
-#define PMPI_Type_create_keyval VMPI_Type_create_keyval
+#define PMPI_Type_create_keyval VPMPI_Type_create_keyval
 #define MPI_Type_free_keyval VMPI_Type_free_keyval
-#define PMPI_Type_free_keyval VMPI_Type_free_keyval
+#define PMPI_Type_free_keyval VPMPI_Type_free_keyval
 #define MPI_Type_set_attr VMPI_Type_set_attr
-#define PMPI_Type_set_attr VMPI_Type_set_attr
+#define PMPI_Type_set_attr VPMPI_Type_set_attr
 #define MPI_Type_get_attr VMPI_Type_get_attr
-#define PMPI_Type_get_attr VMPI_Type_get_attr
+#define PMPI_Type_get_attr VPMPI_Type_get_attr
 #define MPI_Type_delete_attr VMPI_Type_delete_attr
-#define PMPI_Type_delete_attr VMPI_Type_delete_attr
+#define PMPI_Type_delete_attr VPMPI_Type_delete_attr
 #define MPI_Type_create_f90_integer VMPI_Type_create_f90_integer
 #define PMPI_Type_create_f90_integer VPMPI_Type_create_f90_integer
 #define MPI_Type_create_f90_real VMPI_Type_create_f90_real
@@ -1754,11 +1776,6 @@ VMPI_DECLARE(int, Num_nodes, (void));
 #pragma GCC diagnostic ignored "-Wstrict-prototypes"
 #endif
 VMPI_UNSUPPORTED(Comm_idup);
-VMPI_UNSUPPORTED(Type_create_keyval);
-VMPI_UNSUPPORTED(Type_free_keyval);
-VMPI_UNSUPPORTED(Type_set_attr);
-VMPI_UNSUPPORTED(Type_get_attr);
-VMPI_UNSUPPORTED(Type_delete_attr);
 VMPI_UNSUPPORTED(Status_set_elements);
 VMPI_UNSUPPORTED(Status_set_elements_x);
 VMPI_UNSUPPORTED(Grequest_start);

@@ -186,18 +186,6 @@ int* predefined_attribute(Objects& objects, int keyval) {
   }
 }
 
-Keyval& keyval_of(const char* call, Objects& objects, int keyval) {
-  const auto it = objects.keyvals.find(keyval);
-  if (it == objects.keyvals.end()) {
-    fail(call, MPI_ERR_KEYVAL,
-         "keyval " + std::to_string(keyval) +
-             (predefined_attribute(objects, keyval) != nullptr
-                  ? " is predefined: it can be read, not set or deleted"
-                  : " is not a key of this rank (never made, or freed)"));
-  }
-  return it->second;
-}
-
 // Runs the delete function of `comm`'s attribute `keyval` holding `value`.
 void delete_attribute(const char* call, Objects& objects, MPI_Comm comm, int keyval, void* value) {
   const Keyval& k = keyval_of(call, objects, keyval);
@@ -293,6 +281,18 @@ int delete_attribute_call(const char* call, MPI_Comm comm, int keyval) {
 
 }  // namespace
 
+Keyval& keyval_of(const char* call, Objects& objects, int keyval) {
+  const auto it = objects.keyvals.find(keyval);
+  if (it == objects.keyvals.end()) {
+    fail(call, MPI_ERR_KEYVAL,
+         "keyval " + std::to_string(keyval) +
+             (predefined_attribute(objects, keyval) != nullptr
+                  ? " is predefined: it can be read, not set or deleted"
+                  : " is not a key of this rank (never made, or freed)"));
+  }
+  return it->second;
+}
+
 int free_keyval(const char* call, int* keyval) {
   return guarded(call, [&](const Label& label) {
     Objects& objects = active(call, label);
@@ -309,6 +309,7 @@ int free_keyval(const char* call, int* keyval) {
       if (const Window* w = objects.windows.find(static_cast<int>(i)))
         used = w->attributes.count(*keyval) != 0;
     }
+    for (const auto& [key, value] : objects.type_attributes) used = used || key.second == *keyval;
     if (!used) objects.keyvals.erase(*keyval);
     *keyval = MPI_KEYVAL_INVALID;
   });

@@ -256,6 +256,67 @@ int structure(const char* call, int count, const int blocklengths[], const MPI_A
     return Typemap::structure(call, {blocklengths, static_cast<std::size_t>(count)}, d, pointers);
   });
 }
+
+// A datatype of any kind, committed or not (MPI_ERR_TYPE otherwise): attributes go on any.
+void any_datatype(const char* call, MPI_Datatype datatype) {
+  const auto value = reinterpret_cast<std::uintptr_t>(datatype);
+  if (value - VMPI_DATATYPE_BASE >= VMPI_DATATYPE_COUNT && find_derived(datatype) == nullptr) {
+    fail_datatype(call, datatype, "datatype");
+  }
+}
+
+// Runs the delete function of `datatype`'s attribute `keyval` holding `value`.
+void delete_type_attribute(const char* call, Objects& objects, MPI_Datatype datatype, int keyval,
+                           void* value) {
+  const Keyval& k = keyval_of(call, objects, keyval);
+  if (k.remove == nullptr) return;
+  const InRankHeap heap;  // the program's code allocates from the rank's heap
+  const int code =
+      reinterpret_cast<MPI_Type_delete_attr_function*>(k.remove)(datatype, keyval, value, k.extra);
+  if (code != MPI_SUCCESS) {
+    fail(call, code,
+         "the delete function of type_keyval " + std::to_string(keyval) + " returned error " +
+             std::to_string(code));
+  }
+}
+
+// The attributes of a datatype being freed: deleted (their functions run), then forgotten.
+void drop_type_attributes(const char* call, Objects& objects, MPI_Datatype datatype) {
+  const auto handle = reinterpret_cast<std::uintptr_t>(datatype);
+  auto& all = objects.type_attributes;
+  for (auto it = all.lower_bound({handle, INT_MIN});
+       it != all.end() && it->first.first == handle;) {
+    delete_type_attribute(call, objects, datatype, it->first.second, it->second);
+    const InRankHeap heap;
+    it = all.erase(it);
+  }
+}
+
+// MPI_Type_dup: each attribute of `from` whose key's copy function says so goes on `to`.
+void copy_type_attributes(const char* call, Objects& objects, MPI_Datatype from, MPI_Datatype to) {
+  const auto handle = reinterpret_cast<std::uintptr_t>(from);
+  std::vector<std::pair<int, void*>> copied;
+  auto& all = objects.type_attributes;
+  for (auto it = all.lower_bound({handle, INT_MIN}); it != all.end() && it->first.first == handle;
+       ++it) {
+    const Keyval& k = keyval_of(call, objects, it->first.second);
+    if (k.copy == nullptr) continue;
+    void* out = nullptr;
+    int flag = 0;
+    const int code = reinterpret_cast<MPI_Type_copy_attr_function*>(k.copy)(
+        from, it->first.second, k.extra, it->second, &out, &flag);
+    if (code != MPI_SUCCESS) {
+      fail(call, code,
+           "the copy function of type_keyval " + std::to_string(it->first.second) +
+               " returned error " + std::to_string(code));
+    }
+    if (flag != 0) copied.emplace_back(it->first.second, out);
+  }
+  const InRankHeap heap;
+  for (const auto& [keyval, value] : copied) {
+    all[{reinterpret_cast<std::uintptr_t>(to), keyval}] = value;
+  }
+}
 }  // namespace
 
 extern "C" {
@@ -362,10 +423,101 @@ int VPMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent
                    [&] { return Typemap::resized(call, lb, extent, map_of(call, oldtype)); });
 }
 
+// ---- attributes (one key space with communicators and windows) ----
+
+int VMPI_TYPE_NULL_COPY_FN(MPI_Datatype, int, void*, void*, void*, int* flag) {
+  *flag = 0;
+  return MPI_SUCCESS;
+}
+
+int VMPI_TYPE_DUP_FN(MPI_Datatype, int, void*, void* in, void* out, int* flag) {
+  std::memcpy(out, &in, sizeof in);
+  *flag = 1;
+  return MPI_SUCCESS;
+}
+
+int VMPI_TYPE_NULL_DELETE_FN(MPI_Datatype, int, void*, void*) {
+  return MPI_SUCCESS;
+}
+
+int VPMPI_Type_create_keyval(MPI_Type_copy_attr_function* type_copy_attr_fn,
+                             MPI_Type_delete_attr_function* type_delete_attr_fn, int* type_keyval,
+                             void* extra_state) {
+  constexpr const char* call = "MPI_Type_create_keyval";
+  return guarded(call, [&](const Label& label) {
+    Objects& objects = active(call, label);
+    check_out(call, type_keyval, "type_keyval");
+    const InRankHeap heap;
+    *type_keyval = objects.next_keyval++;
+    objects.keyvals[*type_keyval] =
+        Keyval{reinterpret_cast<void*>(type_copy_attr_fn),
+               reinterpret_cast<void*>(type_delete_attr_fn), extra_state, false};
+  });
+}
+
+int VPMPI_Type_free_keyval(int* type_keyval) {
+  return free_keyval("MPI_Type_free_keyval", type_keyval);
+}
+
+int VPMPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void* attribute_val) {
+  constexpr const char* call = "MPI_Type_set_attr";
+  return guarded(call, [&](const Label& label) {
+    Objects& objects = active(call, label);
+    any_datatype(call, datatype);
+    keyval_of(call, objects, type_keyval);
+    const auto key = std::make_pair(reinterpret_cast<std::uintptr_t>(datatype), type_keyval);
+    const auto it = objects.type_attributes.find(key);
+    if (it != objects.type_attributes.end()) {
+      delete_type_attribute(call, objects, datatype, type_keyval, it->second);
+    }
+    const InRankHeap heap;
+    objects.type_attributes[key] = attribute_val;
+  });
+}
+
+int VPMPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void* attribute_val, int* flag) {
+  constexpr const char* call = "MPI_Type_get_attr";
+  return guarded(call, [&](const Label& label) {
+    Objects& objects = active(call, label);
+    any_datatype(call, datatype);
+    check_out(call, attribute_val, "attribute_val");
+    check_out(call, flag, "flag");
+    keyval_of(call, objects, type_keyval);
+    const auto it = objects.type_attributes.find(
+        std::make_pair(reinterpret_cast<std::uintptr_t>(datatype), type_keyval));
+    *flag = it != objects.type_attributes.end() ? 1 : 0;
+    if (*flag != 0) std::memcpy(attribute_val, &it->second, sizeof it->second);
+  });
+}
+
+int VPMPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval) {
+  constexpr const char* call = "MPI_Type_delete_attr";
+  return guarded(call, [&](const Label& label) {
+    Objects& objects = active(call, label);
+    any_datatype(call, datatype);
+    keyval_of(call, objects, type_keyval);
+    const auto it = objects.type_attributes.find(
+        std::make_pair(reinterpret_cast<std::uintptr_t>(datatype), type_keyval));
+    if (it == objects.type_attributes.end()) {
+      fail(call, MPI_ERR_KEYVAL,
+           "type_keyval " + std::to_string(type_keyval) + " has no attribute on this datatype");
+    }
+    delete_type_attribute(call, objects, datatype, type_keyval, it->second);
+    const InRankHeap heap;
+    objects.type_attributes.erase(it);
+  });
+}
+
 int VPMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype) {
   constexpr const char* call = "MPI_Type_dup";
   const int code =
       construct(call, newtype, {oldtype}, [&] { return Typemap::dup(map_of(call, oldtype)); });
+  if (code == MPI_SUCCESS && newtype != nullptr) {
+    const int copied = guarded(call, [&](const Label& label) {
+      copy_type_attributes(call, active(call, label), oldtype, *newtype);
+    });
+    if (copied != MPI_SUCCESS) return copied;
+  }
   // A duplicate of a committed type is committed.
   if (code == MPI_SUCCESS && newtype != nullptr) {
     const auto value = reinterpret_cast<std::uintptr_t>(oldtype);
@@ -400,6 +552,7 @@ int VPMPI_Type_free(MPI_Datatype* datatype) {
       fail(call, MPI_ERR_TYPE, "a predefined datatype cannot be freed");
     }
     if (find_derived(*datatype) == nullptr) fail_datatype(call, *datatype, "datatype");
+    drop_type_attributes(call, objects, *datatype);
     objects.types.remove(static_cast<int>(value - first_derived));
     *datatype = MPI_DATATYPE_NULL;
   });
@@ -799,6 +952,11 @@ VMPI_PROFILED(Type_create_subarray);
 VMPI_PROFILED(Type_create_darray);
 VMPI_PROFILED(Type_create_resized);
 VMPI_PROFILED(Type_dup);
+VMPI_PROFILED(Type_create_keyval);
+VMPI_PROFILED(Type_free_keyval);
+VMPI_PROFILED(Type_set_attr);
+VMPI_PROFILED(Type_get_attr);
+VMPI_PROFILED(Type_delete_attr);
 VMPI_PROFILED(Type_commit);
 VMPI_PROFILED(Type_free);
 VMPI_PROFILED(Type_get_extent);

@@ -320,6 +320,8 @@ MPI_Errhandler errhandler_handle(int index);
 Group& group_of(const char* call, Objects& objects, MPI_Group group, const char* what = "group");
 MPI_Group add_group(Objects& objects, Group group);
 
+// The program's attribute key `keyval` (MPI_ERR_KEYVAL when none of this rank).
+Keyval& keyval_of(const char* call, Objects& objects, int keyval);
 // MPI_Comm_free_keyval and MPI_Win_free_keyval (one key space): named `call` in errors.
 int free_keyval(const char* call, int* keyval);
 

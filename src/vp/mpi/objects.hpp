@@ -157,6 +157,8 @@ struct Objects {
   Table<Info> infos;
   Table<Window> windows;  // windows.hpp
   std::map<int, Keyval> keyvals;
+  // Attributes on datatypes, predefined or derived: (handle, key) -> value.
+  std::map<std::pair<std::uintptr_t, int>, void*> type_attributes;
   int next_keyval = 64;  // below: the predefined attributes
   std::uint32_t next_context = first_context;
   std::map<std::uint32_t, int> by_context;  // communicator index by context

@@ -400,4 +400,60 @@ TEST(MpiDatatypes, Fortran90TypesAreTheSmallestKindThatFits) {
   EXPECT_EQ(ranks_done, 1);
 }
 
+std::atomic<int> type_deletes{0};
+
+int count_type_deletes(MPI_Datatype, int, void* value, void*) {
+  if (value != nullptr) ++type_deletes;
+  return MPI_SUCCESS;
+}
+
+// Attributes on datatypes, predefined and derived: read back, copied by MPI_Type_dup when the
+// key's copy function says so, deleted (the delete function running) when replaced or freed.
+TEST(MpiDatatypes, AttributesOnDatatypes) {
+  ranks_done = 0;
+  type_deletes = 0;
+  const Outcome o = run_mpi(1, [](int argc, char** argv) {
+    MPI_Init(&argc, &argv);
+    int copied_key = MPI_KEYVAL_INVALID;
+    int plain_key = MPI_KEYVAL_INVALID;
+    MPI_Type_create_keyval(MPI_TYPE_DUP_FN, &count_type_deletes, &copied_key, nullptr);
+    MPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, &count_type_deletes, &plain_key, nullptr);
+    int a = 1;
+    int b = 2;
+    MPI_Type_set_attr(MPI_DOUBLE, plain_key, &a);  // a predefined type takes attributes too
+    int* got = nullptr;
+    int flag = 0;
+    MPI_Type_get_attr(MPI_DOUBLE, plain_key, &got, &flag);
+    EXPECT_EQ(flag, 1);
+    EXPECT_EQ(got, &a);
+    MPI_Type_get_attr(MPI_INT, plain_key, &got, &flag);
+    EXPECT_EQ(flag, 0);
+    MPI_Datatype pair;
+    MPI_Type_contiguous(2, MPI_INT, &pair);
+    MPI_Type_set_attr(pair, copied_key, &a);
+    MPI_Type_set_attr(pair, plain_key, &b);
+    MPI_Datatype copy;
+    MPI_Type_dup(pair, &copy);
+    MPI_Type_get_attr(copy, copied_key, &got, &flag);
+    EXPECT_EQ(flag, 1);
+    EXPECT_EQ(got, &a);
+    MPI_Type_get_attr(copy, plain_key, &got, &flag);
+    EXPECT_EQ(flag, 0);                           // MPI_TYPE_NULL_COPY_FN: not copied
+    MPI_Type_delete_attr(MPI_DOUBLE, plain_key);  // 1
+    MPI_Type_free(&pair);                         // 2 and 3
+    MPI_Type_free(&copy);                         // 4
+    EXPECT_EQ(type_deletes, 4);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    EXPECT_EQ(MPI_Type_delete_attr(MPI_DOUBLE, plain_key), MPI_ERR_KEYVAL);
+    MPI_Type_free_keyval(&copied_key);
+    MPI_Type_free_keyval(&plain_key);
+    EXPECT_EQ(MPI_Type_set_attr(MPI_INT, 12345, &a), MPI_ERR_KEYVAL);
+    MPI_Finalize();
+    ++ranks_done;
+    return 0;
+  });
+  EXPECT_EQ(o.error, "");
+  EXPECT_EQ(ranks_done, 1);
+}
+
 }  // namespace
