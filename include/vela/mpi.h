@@ -1399,6 +1399,9 @@ VMPI_DECLARE(int, Type_create_f90_integer, (int r, MPI_Datatype* newtype));
 VMPI_DECLARE(int, Type_create_f90_real, (int p, int r, MPI_Datatype* newtype));
 VMPI_DECLARE(int, Type_create_f90_complex, (int p, int r, MPI_Datatype* newtype));
 
+VMPI_DECLARE(int, Status_set_elements, (MPI_Status * status, MPI_Datatype datatype, int count));
+VMPI_DECLARE(int, Status_set_elements_x,
+             (MPI_Status * status, MPI_Datatype datatype, MPI_Count count));
 /* Attributes on datatypes */
 VMPI_DECLARE(int, Type_create_keyval,
              (MPI_Type_copy_attr_function * type_copy_attr_fn,
@@ -1594,9 +1597,9 @@ VMPI_DECLARE(int, Num_nodes, (void));
 #define MPI_Type_create_f90_complex VMPI_Type_create_f90_complex
 #define PMPI_Type_create_f90_complex VPMPI_Type_create_f90_complex
 #define MPI_Status_set_elements VMPI_Status_set_elements
-#define PMPI_Status_set_elements VMPI_Status_set_elements
+#define PMPI_Status_set_elements VPMPI_Status_set_elements
 #define MPI_Status_set_elements_x VMPI_Status_set_elements_x
-#define PMPI_Status_set_elements_x VMPI_Status_set_elements_x
+#define PMPI_Status_set_elements_x VPMPI_Status_set_elements_x
 #define MPI_Grequest_start VMPI_Grequest_start
 #define PMPI_Grequest_start VMPI_Grequest_start
 #define MPI_Grequest_complete VMPI_Grequest_complete
@@ -1776,8 +1779,6 @@ VMPI_DECLARE(int, Num_nodes, (void));
 #pragma GCC diagnostic ignored "-Wstrict-prototypes"
 #endif
 VMPI_UNSUPPORTED(Comm_idup);
-VMPI_UNSUPPORTED(Status_set_elements);
-VMPI_UNSUPPORTED(Status_set_elements_x);
 VMPI_UNSUPPORTED(Grequest_start);
 VMPI_UNSUPPORTED(Grequest_complete);
 VMPI_UNSUPPORTED(File_open);

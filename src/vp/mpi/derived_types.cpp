@@ -750,9 +750,42 @@ int elements(const char* call, const MPI_Status* status, MPI_Datatype datatype, 
                                                             : static_cast<Count>(n);
   });
 }
+
+// MPI_Status_set_elements(_x): the status says `count` basic elements of `datatype` arrived
+// (its bytes: count whole elements of a predefined type, or count of a derived type's one
+// basic type), so that MPI_Get_elements and MPI_Get_count read them back.
+int set_elements(const char* call, MPI_Status* status, MPI_Datatype datatype, long long count) {
+  return guarded(call, [&](const Label& label) {
+    active(call, label);
+    check_out(call, status, "status");
+    if (count < 0) fail(call, MPI_ERR_COUNT, "count " + std::to_string(count) + " is negative");
+    const auto value = reinterpret_cast<std::uintptr_t>(datatype);
+    std::size_t element = 0;
+    if (value - VMPI_DATATYPE_BASE < VMPI_DATATYPE_COUNT) {
+      element = datatypes[value - VMPI_DATATYPE_BASE].size;
+    } else {
+      const Datatype& t = derived_of(call, datatype, "datatype", true);
+      if (t.element == nullptr) {
+        fail(call, MPI_ERR_TYPE,
+             "datatype " + handle_text(datatype) +
+                 " is not made of one basic type: its elements have no single size");
+      }
+      element = t.element->size;
+    }
+    status->vmpi_bytes = static_cast<std::size_t>(count) * element;
+  });
+}
 }  // namespace
 
 extern "C" {
+
+int VPMPI_Status_set_elements(MPI_Status* status, MPI_Datatype datatype, int count) {
+  return set_elements("MPI_Status_set_elements", status, datatype, count);
+}
+
+int VPMPI_Status_set_elements_x(MPI_Status* status, MPI_Datatype datatype, MPI_Count count) {
+  return set_elements("MPI_Status_set_elements_x", status, datatype, count);
+}
 
 int VPMPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* count) {
   return elements("MPI_Get_elements", status, datatype, count);
@@ -952,6 +985,8 @@ VMPI_PROFILED(Type_create_subarray);
 VMPI_PROFILED(Type_create_darray);
 VMPI_PROFILED(Type_create_resized);
 VMPI_PROFILED(Type_dup);
+VMPI_PROFILED(Status_set_elements);
+VMPI_PROFILED(Status_set_elements_x);
 VMPI_PROFILED(Type_create_keyval);
 VMPI_PROFILED(Type_free_keyval);
 VMPI_PROFILED(Type_set_attr);

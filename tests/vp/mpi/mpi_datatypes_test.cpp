@@ -386,6 +386,14 @@ TEST(MpiDatatypes, Fortran90TypesAreTheSmallestKindThatFits) {
     EXPECT_EQ(t, MPI_REAL16);
     MPI_Type_create_f90_complex(15, 307, &t);
     EXPECT_EQ(t, MPI_COMPLEX16);
+    // A status set by hand (generalized requests' query functions do this) reads back.
+    MPI_Status status;
+    MPI_Status_set_elements(&status, MPI_DOUBLE, 5);
+    int elements = -1;
+    MPI_Get_elements(&status, MPI_DOUBLE, &elements);
+    EXPECT_EQ(elements, 5);
+    MPI_Get_count(&status, MPI_INT, &elements);
+    EXPECT_EQ(elements, 10);
     int size = 0;
     MPI_Type_size(t, &size);
     EXPECT_EQ(size, 16);
