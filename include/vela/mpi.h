@@ -421,6 +421,9 @@ int VMPI_TYPE_NULL_DELETE_FN(MPI_Datatype, int, void*, void*);
 #define MPI_TYPE_NULL_COPY_FN VMPI_TYPE_NULL_COPY_FN
 #define MPI_TYPE_DUP_FN VMPI_TYPE_DUP_FN
 #define MPI_TYPE_NULL_DELETE_FN VMPI_TYPE_NULL_DELETE_FN
+typedef int(MPI_Grequest_query_function)(void* extra_state, MPI_Status* status);
+typedef int(MPI_Grequest_free_function)(void* extra_state);
+typedef int(MPI_Grequest_cancel_function)(void* extra_state, int complete);
 /* Windows are never duplicated: their copy functions are never called. */
 #define MPI_WIN_NULL_COPY_FN ((MPI_Win_copy_attr_function*)0)
 #define MPI_WIN_DUP_FN ((MPI_Win_copy_attr_function*)0)
@@ -1402,6 +1405,11 @@ VMPI_DECLARE(int, Type_create_f90_complex, (int p, int r, MPI_Datatype* newtype)
 VMPI_DECLARE(int, Status_set_elements, (MPI_Status * status, MPI_Datatype datatype, int count));
 VMPI_DECLARE(int, Status_set_elements_x,
              (MPI_Status * status, MPI_Datatype datatype, MPI_Count count));
+/* Generalized requests */
+VMPI_DECLARE(int, Grequest_start,
+             (MPI_Grequest_query_function * query_fn, MPI_Grequest_free_function* free_fn,
+              MPI_Grequest_cancel_function* cancel_fn, void* extra_state, MPI_Request* request));
+VMPI_DECLARE(int, Grequest_complete, (MPI_Request request));
 /* Attributes on datatypes */
 VMPI_DECLARE(int, Type_create_keyval,
              (MPI_Type_copy_attr_function * type_copy_attr_fn,
@@ -1601,9 +1609,9 @@ VMPI_DECLARE(int, Num_nodes, (void));
 #define MPI_Status_set_elements_x VMPI_Status_set_elements_x
 #define PMPI_Status_set_elements_x VPMPI_Status_set_elements_x
 #define MPI_Grequest_start VMPI_Grequest_start
-#define PMPI_Grequest_start VMPI_Grequest_start
+#define PMPI_Grequest_start VPMPI_Grequest_start
 #define MPI_Grequest_complete VMPI_Grequest_complete
-#define PMPI_Grequest_complete VMPI_Grequest_complete
+#define PMPI_Grequest_complete VPMPI_Grequest_complete
 #define MPI_Win_create VMPI_Win_create
 #define PMPI_Win_create VPMPI_Win_create
 #define MPI_Win_allocate VMPI_Win_allocate
@@ -1779,8 +1787,6 @@ VMPI_DECLARE(int, Num_nodes, (void));
 #pragma GCC diagnostic ignored "-Wstrict-prototypes"
 #endif
 VMPI_UNSUPPORTED(Comm_idup);
-VMPI_UNSUPPORTED(Grequest_start);
-VMPI_UNSUPPORTED(Grequest_complete);
 VMPI_UNSUPPORTED(File_open);
 VMPI_UNSUPPORTED(File_close);
 VMPI_UNSUPPORTED(File_delete);

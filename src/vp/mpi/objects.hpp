@@ -175,6 +175,7 @@ struct Objects {
   // MPI_Register_about_to_migrate's and MPI_Register_just_migrated's functions.
   MPI_MigrateFn about_to_migrate = nullptr;
   MPI_MigrateFn just_migrated = nullptr;
+  int next_grequest_tag = 0;  // MPI_Grequest_start's, numbering their completion messages
 };
 
 }  // namespace vela::mpi::detail

@@ -14,6 +14,7 @@
 // runtime's message, so consecutive buffered sends do not add up); the ready mode is the
 // standard one.
 #include <climits>
+#include <memory>
 #include <optional>
 
 #include "derived_types.hpp"
@@ -292,6 +293,11 @@ void pending_of(MPI_Request request, std::vector<vp::Request>& out) {
       return;
     case Extended::Kind::completed:
       return;
+    case Extended::Kind::generalized: {
+      const vp::Request& done = static_cast<Generalized*>(e)->done;
+      if (!vp::ready(done)) out.push_back(done);
+      return;
+    }
   }
 }
 
@@ -319,6 +325,31 @@ bool complete_collective(MPI_Request* request, MPI_Status* status, bool block) {
   for (vp::Request& r : pc->receives) vp::wait(r);
   for (auto& step : pc->steps) step(*pc);
   fill_empty(status, MPI_ANY_SOURCE);
+  return true;
+}
+
+// A program function's error code, raised as the call's error.
+void check_program_code(int code, const char* what) {
+  if (code != MPI_SUCCESS) {
+    throw MpiError(code, std::string("the generalized request's ") + what + " returned error " +
+                             std::to_string(code));
+  }
+}
+
+// Completes a generalized request: once MPI_Grequest_complete was called, its status from the
+// query function, then the free function.
+bool complete_generalized(MPI_Request* request, MPI_Status* status, bool block) {
+  auto* g = static_cast<Generalized*>(extended_of(*request));
+  if (!block && !vp::ready(g->done)) return false;
+  vp::wait(g->done);
+  const std::unique_ptr<Generalized> owned(g);
+  *request = MPI_REQUEST_NULL;
+  MPI_Status own;
+  MPI_Status* s = status != MPI_STATUS_IGNORE ? status : &own;
+  fill_empty(s, MPI_ANY_SOURCE);
+  const InRankHeap heap;  // the program's functions allocate from the rank's heap
+  check_program_code(g->query(g->extra, s), "query function");
+  check_program_code(g->free(g->extra), "free function");
   return true;
 }
 
@@ -353,6 +384,8 @@ bool complete(MPI_Request* request, MPI_Status* status, bool block) {
         if (status != MPI_STATUS_IGNORE) *status = done->status;
         return true;
       }
+      case Extended::Kind::generalized:
+        return complete_generalized(r, status, block);
       default:
         return complete_unpacking(r, status, block);
     }
@@ -660,6 +693,45 @@ int VPMPI_Testsome(int incount, MPI_Request requests[], int* outcount, int indic
   return some("MPI_Testsome", incount, requests, outcount, indices, statuses, false);
 }
 
+int VPMPI_Grequest_start(MPI_Grequest_query_function* query_fn, MPI_Grequest_free_function* free_fn,
+                         MPI_Grequest_cancel_function* cancel_fn, void* extra_state,
+                         MPI_Request* request) {
+  constexpr const char* call = "MPI_Grequest_start";
+  return guarded(call, [&](const Label& label) {
+    Objects& objects = active(call, label);
+    check_out(call, reinterpret_cast<const void*>(query_fn), "query_fn");
+    check_out(call, reinterpret_cast<const void*>(free_fn), "free_fn");
+    check_out(call, reinterpret_cast<const void*>(cancel_fn), "cancel_fn");
+    check_out(call, request, "request");
+    const InRankHeap heap;
+    auto g = std::make_unique<Generalized>();
+    g->query = query_fn;
+    g->free = free_fn;
+    g->cancel = cancel_fn;
+    g->extra = extra_state;
+    g->tag = objects.next_grequest_tag;
+    objects.next_grequest_tag = (objects.next_grequest_tag + 1) % (vp::max_tag + 1);
+    g->done = vp::irecv(nullptr, 0, vp::Type::bytes, label.rank(), g->tag, grequest_context);
+    *request = handle_of(g.release());
+  });
+}
+
+int VPMPI_Grequest_complete(MPI_Request request) {
+  constexpr const char* call = "MPI_Grequest_complete";
+  return guarded(call, [&](const Label& label) {
+    active(call, label);
+    if (!is_extended(request) || extended_of(request)->kind != Extended::Kind::generalized) {
+      fail(
+          call, MPI_ERR_REQUEST,
+          "request " + handle_text(request) + " is not a generalized request (MPI_Grequest_start)");
+    }
+    auto* g = static_cast<Generalized*>(extended_of(request));
+    if (g->completed) fail(call, MPI_ERR_REQUEST, "the request was completed already");
+    g->completed = true;
+    vp::send(nullptr, 0, vp::Type::bytes, label.rank(), g->tag, grequest_context);
+  });
+}
+
 int VPMPI_Request_free(MPI_Request* request) {
   constexpr const char* call = "MPI_Request_free";
   return guarded(call, [&](const Label& label) {
@@ -672,6 +744,12 @@ int VPMPI_Request_free(MPI_Request* request) {
       Persistent* p = persistent_of(*request);
       complete(&p->active, MPI_STATUS_IGNORE, true);
       delete p;
+    } else if (is_extended(*request) &&
+               extended_of(*request)->kind == Extended::Kind::generalized &&
+               !static_cast<Generalized*>(extended_of(*request))->completed) {
+      fail(call, MPI_ERR_REQUEST,
+           "a generalized request is freed once MPI_Grequest_complete was called (waiting here "
+           "for it would never end)");
     } else {
       complete(request, MPI_STATUS_IGNORE, true);
     }
@@ -697,6 +775,11 @@ int VPMPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status)
       fill_empty(status, MPI_ANY_SOURCE);  // known once completed (unpacked, combined)
       if (extended_of(r)->kind == Extended::Kind::completed) {
         *status = static_cast<Completed*>(extended_of(r))->status;
+      }
+      if (extended_of(r)->kind == Extended::Kind::generalized) {
+        const auto* g = static_cast<Generalized*>(extended_of(r));
+        const InRankHeap heap;
+        check_program_code(g->query(g->extra, status), "query function");
       }
       if (extended_of(r)->kind == Extended::Kind::unpacking) {
         const std::optional<vp::Status> s =
@@ -988,6 +1071,11 @@ int VPMPI_Cancel(MPI_Request* request) {
         r = static_cast<Unpacking*>(e)->inner;
       } else if (e->kind == Extended::Kind::collective) {
         fail(call, MPI_ERR_REQUEST, "a nonblocking collective cannot be cancelled");
+      } else if (e->kind == Extended::Kind::generalized) {
+        auto* g = static_cast<Generalized*>(e);
+        const InRankHeap heap;
+        check_program_code(g->cancel(g->extra, g->completed ? 1 : 0), "cancel function");
+        return;
       } else {
         return;  // complete already
       }
@@ -1055,6 +1143,8 @@ VMPI_PROFILED(Testall);
 VMPI_PROFILED(Testany);
 VMPI_PROFILED(Testsome);
 VMPI_PROFILED(Request_free);
+VMPI_PROFILED(Grequest_start);
+VMPI_PROFILED(Grequest_complete);
 VMPI_PROFILED(Request_get_status);
 VMPI_PROFILED(Send_init);
 VMPI_PROFILED(Ssend_init);

@@ -12,7 +12,7 @@
 namespace vela::mpi::detail {
 
 struct Extended {
-  enum class Kind : std::uint8_t { persistent, unpacking, collective, completed };
+  enum class Kind : std::uint8_t { persistent, unpacking, collective, completed, generalized };
   explicit Extended(Kind k) : kind(k) {}
   virtual ~Extended() = default;
   Extended(const Extended&) = delete;
@@ -35,6 +35,23 @@ struct Completed : Extended {
   Completed() : Extended(Kind::completed) {}
   MPI_Status status{};
 };
+
+// A generalized request (MPI_Grequest_start): complete once MPI_Grequest_complete sends the rank
+// an empty message on a reserved context, which `done` receives (so every wait and test treats it
+// as any receive); its status comes from the program's query function.
+struct Generalized : Extended {
+  Generalized() : Extended(Kind::generalized) {}
+  MPI_Grequest_query_function* query = nullptr;
+  MPI_Grequest_free_function* free = nullptr;
+  MPI_Grequest_cancel_function* cancel = nullptr;
+  void* extra = nullptr;
+  vp::Request done;
+  int tag = 0;
+  bool completed = false;  // MPI_Grequest_complete was called
+};
+
+// The context of MPI_Grequest_complete's messages (apart from every communicator's).
+inline constexpr std::uint32_t grequest_context = 0xfffffff0u;
 
 inline bool is_extended(MPI_Request request) {
   return (reinterpret_cast<std::uintptr_t>(request) & 1) != 0;

@@ -195,4 +195,63 @@ TEST(MpiNonblocking, VectorFormsAndOrderedOperators) {
   EXPECT_EQ(ranks_done, 4);
 }
 
+std::atomic<int> grequests_freed{0};
+
+int query_says_seven(void* extra, MPI_Status* status) {
+  status->MPI_SOURCE = 7;
+  status->MPI_TAG = *static_cast<int*>(extra);
+  MPI_Status_set_elements(status, MPI_INT, 3);
+  return MPI_SUCCESS;
+}
+int count_frees(void*) {
+  ++grequests_freed;
+  return MPI_SUCCESS;
+}
+int cancel_nothing(void*, int) {
+  return MPI_SUCCESS;
+}
+
+// Generalized requests: incomplete until the program calls MPI_Grequest_complete, then
+// completed by any wait or test with the status the query function gives; the free function
+// runs once; they mix with other requests in MPI_Waitany.
+TEST(MpiNonblocking, GeneralizedRequestsCompleteWhenTheProgramSaysSo) {
+  ranks_done = 0;
+  grequests_freed = 0;
+  const Outcome o = run_mpi(1, [](int argc, char** argv) {
+    MPI_Init(&argc, &argv);
+    int tags[2] = {11, 12};
+    MPI_Request r[2];
+    MPI_Grequest_start(&query_says_seven, &count_frees, &cancel_nothing, &tags[0], &r[0]);
+    MPI_Grequest_start(&query_says_seven, &count_frees, &cancel_nothing, &tags[1], &r[1]);
+    int flag = -1;
+    MPI_Status status;
+    MPI_Test(&r[0], &flag, &status);
+    EXPECT_EQ(flag, 0);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Request copy = r[0];
+    EXPECT_EQ(MPI_Request_free(&copy), MPI_ERR_REQUEST);  // not complete yet
+    MPI_Grequest_complete(r[1]);
+    int index = -1;
+    MPI_Waitany(2, r, &index, &status);
+    EXPECT_EQ(index, 1);
+    EXPECT_EQ(status.MPI_SOURCE, 7);
+    EXPECT_EQ(status.MPI_TAG, 12);
+    int count = 0;
+    MPI_Get_count(&status, MPI_INT, &count);
+    EXPECT_EQ(count, 3);
+    EXPECT_EQ(r[1], MPI_REQUEST_NULL);
+    EXPECT_EQ(grequests_freed, 1);
+    MPI_Grequest_complete(r[0]);
+    MPI_Wait(&r[0], &status);
+    EXPECT_EQ(status.MPI_TAG, 11);
+    EXPECT_EQ(grequests_freed, 2);
+    EXPECT_EQ(MPI_Grequest_complete(MPI_REQUEST_NULL), MPI_ERR_REQUEST);
+    MPI_Finalize();
+    ++ranks_done;
+    return 0;
+  });
+  EXPECT_EQ(o.error, "");
+  EXPECT_EQ(ranks_done, 1);
+}
+
 }  // namespace
