@@ -72,7 +72,7 @@ struct Config {
   int storm_work, storm_radius, storm_drift, radiation_every, radiation_work, topography;
   int record_pes;
   int explicit_moves; /* --explicit-moves: ranks moved by hand at the first balancing point */
-  int quiet; /* --quiet: no progress line */
+  int quiet;          /* --quiet: no progress line */
   char step_log[512];
   char record[512];
   char output[512];
@@ -226,13 +226,14 @@ int parse(int argc, char** argv, int rank) {
     }
     if (option == NULL || k + 1 >= argc) {
       if (rank == 0) {
-        fprintf(stderr,
-                "brams: unknown argument '%s' (expected --nx, --ny, --nz, --steps, --lb-every, "
-                "--storm-work, --storm-radius, --storm-drift, --radiation-every, --radiation-work, "
-                "--topography, --explicit-moves, --step-log, --record, --record-pes or --output, each "
-                "with a "
-                "value, or --quiet)\n",
-                argv[k]);
+        fprintf(
+            stderr,
+            "brams: unknown argument '%s' (expected --nx, --ny, --nz, --steps, --lb-every, "
+            "--storm-work, --storm-radius, --storm-drift, --radiation-every, --radiation-work, "
+            "--topography, --explicit-moves, --step-log, --record, --record-pes or --output, each "
+            "with a "
+            "value, or --quiet)\n",
+            argv[k]);
       }
       return 0;
     }

@@ -383,8 +383,9 @@ TEST_F(BramsFiles, ExperimentsScriptWritesTablesAndResults) {
                                    " --pes 2 --nx 16 --ny 16 --nz 4 --steps 8 " +
                                    "--max-ratio 4 --out " + dir_.string());
   ASSERT_EQ(r.status, 0) << r.out;
-  for (const std::string title : {"Table 4.3/4.4", "Table 4.2", "Table 4.5", "Table 4.6",
-                                  "Table 4.7", "Table 4.1", "every configuration's runs identical"}) {
+  for (const std::string title :
+       {"Table 4.3/4.4", "Table 4.2", "Table 4.5", "Table 4.6", "Table 4.7", "Table 4.1",
+        "every configuration's runs identical"}) {
     EXPECT_NE(r.out.find(title), std::string::npos) << title << "\n" << r.out;
   }
   const auto json = nlohmann::json::parse(std::ifstream(dir_ / "results.json"));
