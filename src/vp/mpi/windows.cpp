@@ -126,9 +126,7 @@ void forget_touched(Window& w) {
 }
 
 // Sends `kind` to each member of `targets` at once and waits for every answer.
-void round_trips(const char* call, Window& w, const std::vector<std::int32_t>& targets,
-                 std::uint8_t kind) {
-  static_cast<void>(call);
+void round_trips(Window& w, const std::vector<std::int32_t>& targets, std::uint8_t kind) {
   std::vector<vp::Request> answers;
   answers.reserve(targets.size());
   for (const int m : targets) {
@@ -142,6 +140,13 @@ void round_trips(const char* call, Window& w, const std::vector<std::int32_t>& t
     vp::remote(rank, {reinterpret_cast<const std::byte*>(&h), sizeof h});
   }
   vp::waitall(answers);
+}
+
+// 0 .. members - 1 (lock_all and unlock_all reach every member).
+std::vector<std::int32_t> every_member(const Window& w) {
+  std::vector<std::int32_t> all(w.members.size());
+  for (std::size_t i = 0; i < all.size(); ++i) all[i] = static_cast<std::int32_t>(i);
+  return all;
 }
 
 int lock_type_checked(const char* call, int lock_type) {
@@ -265,18 +270,18 @@ int next_answer_tag(Window& w) {
   return tag;
 }
 
-void round_trip(const char* call, Window& w, int target, std::uint8_t kind) {
-  round_trips(call, w, {target}, kind);
+void round_trip(Window& w, int target, std::uint8_t kind) {
+  round_trips(w, {target}, kind);
 }
 
-void settle_origin(const char* call, Window& w) {
-  round_trips(call, w, w.touched_list, flush);
+void settle_origin(Window& w) {
+  round_trips(w, w.touched_list, flush);
   finish_gets(w);
   forget_touched(w);
 }
 
-void settle_target(const char* call, Window& w, int target, std::uint8_t kind) {
-  round_trip(call, w, target, kind);
+void settle_target(Window& w, int target, std::uint8_t kind) {
+  round_trip(w, target, kind);
   finish_gets(w);  // answers of other targets arrive by themselves
   if (w.touched[static_cast<std::size_t>(target)] != 0) {
     w.touched[static_cast<std::size_t>(target)] = 0;
@@ -435,7 +440,7 @@ int VPMPI_Win_free(MPI_Win* win) {
     for (const auto& [keyval, value] : w.attributes) {
       delete_window_attribute(call, objects, *win, keyval, value);
     }
-    settle_origin(call, w);
+    settle_origin(w);
     // Nobody may reach this rank's memory any more once every member got here.
     vp::group::barrier(w.comm.members(), call);
     if (w.owned != nullptr) free_rank_memory(w.owned);
@@ -455,7 +460,7 @@ int VPMPI_Win_fence(int mpi_assert, MPI_Win win) {
     if (w.access_epoch || w.exposure_epoch || w.all_locked) {
       fail(call, MPI_ERR_RMA_SYNC, "a passive-target or start/post epoch is open on the window");
     }
-    settle_origin(call, w);
+    settle_origin(w);
     vp::group::barrier(w.comm.members(), call);
     w.fence_epoch = (mpi_assert & MPI_MODE_NOSUCCEED) == 0;
   });
@@ -553,7 +558,7 @@ int VPMPI_Win_lock(int lock_type, int rank, int mpi_assert, MPI_Win win) {
     }
     const bool exclusive = lock_type == MPI_LOCK_EXCLUSIVE;
     if ((mpi_assert & MPI_MODE_NOCHECK) == 0) {
-      round_trip(call, w, rank, exclusive ? lock_exclusive : lock_shared);
+      round_trip(w, rank, exclusive ? lock_exclusive : lock_shared);
     }
     w.locked[m] = exclusive ? LockState::exclusive : LockState::shared;
     w.unchecked[m] = (mpi_assert & MPI_MODE_NOCHECK) != 0 ? 1 : 0;  // ended by a flush
@@ -569,7 +574,7 @@ int VPMPI_Win_unlock(int rank, MPI_Win win) {
     if (w.locked[m] == LockState::none) {
       fail(call, MPI_ERR_RMA_SYNC, "this rank holds no lock on target " + std::to_string(rank));
     }
-    settle_target(call, w, rank, w.unchecked[m] != 0 ? flush : unlock);
+    settle_target(w, rank, w.unchecked[m] != 0 ? flush : unlock);
     w.locked[m] = LockState::none;
     w.unchecked[m] = 0;
   });
@@ -585,9 +590,7 @@ int VPMPI_Win_lock_all(int mpi_assert, MPI_Win win) {
       fail(call, MPI_ERR_RMA_SYNC, "this rank holds a lock on the window already");
     }
     if ((mpi_assert & MPI_MODE_NOCHECK) == 0) {
-      std::vector<std::int32_t> all(w.members.size());
-      for (std::size_t i = 0; i < all.size(); ++i) all[i] = static_cast<std::int32_t>(i);
-      round_trips(call, w, all, lock_shared);
+      round_trips(w, every_member(w), lock_shared);
     }
     w.all_locked = true;
     w.unchecked.assign(w.unchecked.size(), (mpi_assert & MPI_MODE_NOCHECK) != 0 ? 1 : 0);
@@ -599,10 +602,8 @@ int VPMPI_Win_unlock_all(MPI_Win win) {
   return guarded_win(call, win, [&](const Label& label) {
     Window& w = window_of(call, active(call, label), win);
     if (!w.all_locked) fail(call, MPI_ERR_RMA_SYNC, "no MPI_Win_lock_all epoch is open");
-    std::vector<std::int32_t> all(w.members.size());
-    for (std::size_t i = 0; i < all.size(); ++i) all[i] = static_cast<std::int32_t>(i);
     const bool unchecked = !w.unchecked.empty() && w.unchecked[0] != 0;
-    round_trips(call, w, all, unchecked ? flush : unlock);
+    round_trips(w, every_member(w), unchecked ? flush : unlock);
     finish_gets(w);
     forget_touched(w);
     w.all_locked = false;
@@ -615,14 +616,14 @@ int VPMPI_Win_flush(int rank, MPI_Win win) {
   return guarded_win(call, win, [&](const Label& label) {
     Window& w = window_of(call, active(call, label), win);
     check_target(call, w, rank);
-    settle_target(call, w, rank, flush);
+    settle_target(w, rank, flush);
   });
 }
 
 int VPMPI_Win_flush_all(MPI_Win win) {
   constexpr const char* call = "MPI_Win_flush_all";
   return guarded_win(call, win, [&](const Label& label) {
-    settle_origin(call, window_of(call, active(call, label), win));
+    settle_origin(window_of(call, active(call, label), win));
   });
 }
 

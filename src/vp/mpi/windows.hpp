@@ -117,10 +117,10 @@ int guarded_win(const char* call, MPI_Win win, Body&& body) {
 void serve_remote(int source, std::span<const std::byte> data);
 // Completes the origin's operations on `w`: a flush round trip with each member reached since
 // the last synchronization, then the gets' answers unpacked.
-void settle_origin(const char* call, Window& w);
+void settle_origin(Window& w);
 // Completes the origin's operations on member `target` only (MPI_Win_flush, MPI_Win_unlock) and
 // sends it `kind` (flush or unlock), waiting for its answer.
-void settle_target(const char* call, Window& w, int target, std::uint8_t kind);
+void settle_target(Window& w, int target, std::uint8_t kind);
 
 // Remote message kinds (rma.cpp).
 enum Kind : std::uint8_t {
@@ -155,6 +155,6 @@ struct Run {
 // The next answer tag of `w`.
 int next_answer_tag(Window& w);
 // Sends a header without data to member `target` and waits for its answer (flush, lock, unlock).
-void round_trip(const char* call, Window& w, int target, std::uint8_t kind);
+void round_trip(Window& w, int target, std::uint8_t kind);
 
 }  // namespace vela::mpi::detail
