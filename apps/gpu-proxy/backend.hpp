@@ -36,6 +36,18 @@ class Backend {
   virtual void read(double* host) = 0;
 };
 
+// Seed 004's Table II (scaling with problem size): numerics.hpp's scaling_element over an
+// n x m array. `seconds` is the computation's wall time alone (on a device: the kernel, no
+// allocation or copy, as the seed times it); `sum` adds the elements in row order on the host,
+// so the two back ends give the same bits.
+struct ScalingRun {
+  double seconds;
+  double sum;
+};
+ScalingRun scaling_cpu(int n, int m, int inner);
+// On device 0; throws std::runtime_error naming the failed CUDA call (or why there is none).
+ScalingRun scaling_cuda(int n, int m, int inner);
+
 // `initial` holds every field's cells as read() returns them.
 std::unique_ptr<Backend> make_cpu_backend(const Block& block, const double* initial);
 

@@ -3,6 +3,7 @@
 // measured time is its whole computation. Compiled with -ffp-contract=off (CMakeLists.txt) so
 // that no multiply-add is fused: the CUDA kernels, built with -fmad=false, round the same.
 #include <algorithm>
+#include <chrono>
 #include <utility>
 #include <vector>
 
@@ -97,6 +98,17 @@ class CpuBackend final : public Backend {
 
 std::unique_ptr<Backend> make_cpu_backend(const Block& block, const double* initial) {
   return std::make_unique<CpuBackend>(block, initial);
+}
+
+ScalingRun scaling_cpu(int n, int m, int inner) {
+  std::vector<double> a(static_cast<std::size_t>(n) * m);
+  const auto start = std::chrono::steady_clock::now();
+  for (long i = 0; i < n; ++i)
+    for (long j = 0; j < m; ++j) a[i * m + j] = scaling_element(i, j, m, inner);
+  const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+  double sum = 0.0;
+  for (const double x : a) sum += x;
+  return {took.count(), sum};
 }
 
 }  // namespace gpu_proxy

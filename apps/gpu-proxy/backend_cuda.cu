@@ -7,10 +7,12 @@
 // -fmad=false (CMakeLists.txt): their results are the CPU back end's, bit for bit.
 #include <cuda_runtime.h>
 
+#include <chrono>
 #include <cstring>
 #include <stdexcept>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "backend.hpp"
 
@@ -217,6 +219,12 @@ class CudaBackend final : public Backend {
   std::size_t sizes_[4] = {};
 };
 
+// Seed 004's Table II: one thread per element of the n x m array.
+__global__ void scaling_kernel(double* a, long n, long m, int inner) {
+  const long q = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (q < n * m) a[q] = scaling_element(q / m, q % m, m, inner);
+}
+
 }  // namespace
 
 bool cuda_built() {
@@ -245,6 +253,26 @@ std::string cuda_unavailable() {
 
 std::unique_ptr<Backend> make_cuda_backend(const Block& block, const double* initial, int rank) {
   return std::make_unique<CudaBackend>(block, initial, rank);
+}
+
+ScalingRun scaling_cuda(int n, int m, int inner) {
+  if (const std::string why = cuda_unavailable(); !why.empty()) throw std::runtime_error(why);
+  check(cudaSetDevice(0), "cudaSetDevice");
+  const long count = static_cast<long>(n) * m;
+  double* a = nullptr;
+  check(cudaMalloc(&a, sizeof(double) * count), "cudaMalloc");
+  check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+  const auto start = std::chrono::steady_clock::now();
+  scaling_kernel<<<blocks_for(count), threads>>>(a, n, m, inner);
+  check(cudaGetLastError(), "scaling_kernel launch");
+  check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+  const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+  std::vector<double> host(static_cast<std::size_t>(count));
+  check(cudaMemcpy(host.data(), a, sizeof(double) * count, cudaMemcpyDeviceToHost), "cudaMemcpy");
+  check(cudaFree(a), "cudaFree");
+  double sum = 0.0;
+  for (const double x : host) sum += x;
+  return {took.count(), sum};
 }
 
 }  // namespace gpu_proxy

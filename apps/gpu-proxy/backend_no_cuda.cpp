@@ -19,4 +19,8 @@ std::unique_ptr<Backend> make_cuda_backend(const Block&, const double*, int) {
   throw std::runtime_error(cuda_unavailable());
 }
 
+ScalingRun scaling_cuda(int, int, int) {
+  throw std::runtime_error(cuda_unavailable());
+}
+
 }  // namespace gpu_proxy

@@ -2,7 +2,10 @@
 """The seed-004 experiments on the GPU proxy, in the shape of the seed's tables.
 
 Runs build/apps/gpu-proxy/gpu-proxy and prints, as Markdown:
-  sync/async   every step synchronous against every step asynchronous (seed Table I);
+  sync-async   every step synchronous against every step asynchronous, 2 ranks a PE, and
+               one rank a PE (twice the PEs; the same PEs) without virtualization (Table I);
+  scaling      the scaling loop alone (gpu-proxy-scaling): time against the problem size, on
+               the CPU and, with --backend cuda, on the device (Table II);
   fixed        a fixed heavy region on the first half of the ranks (all on the first PE),
                greedy at the one MPI_Migrate() in the middle, against no balancing (Table III);
   moving       a heavy region crossing the domain, MPI_Migrate() every --lb-every steps: greedy
@@ -37,22 +40,32 @@ def parse_args():
     p.add_argument("--grid", default="64x64x40", help="NXxNYxNZ (default 64x64x40)")
     p.add_argument("--fields", type=int, default=8)
     p.add_argument("--repeats", type=int, default=3, help="runs per configuration; the fastest counts")
-    p.add_argument("--experiments", default="sync-async,fixed,moving", help="which (comma-separated)")
+    p.add_argument("--experiments", default="sync-async,scaling,fixed,moving", help="which (comma-separated)")
+    p.add_argument("--scaling-binary", default="build/apps/gpu-proxy/gpu-proxy-scaling",
+                   help="the gpu-proxy-scaling executable (the scaling experiment)")
+    p.add_argument("--scaling-inner", type=int, default=2000,
+                   help="serial steps per element in the scaling experiment (the seed: 200000)")
+    p.add_argument("--scaling-device-only", action="store_true",
+                   help="scaling: time the device alone (with --backend cuda; for inner trips the CPU "
+                        "would take minutes over)")
     args = p.parse_args()
     if not os.access(args.binary, os.X_OK):
         p.error(f"--binary {args.binary}: not an executable (build it: cmake --build build --target gpu-proxy)")
     if not re.fullmatch(r"\d+x\d+x\d+", args.grid):
         p.error(f"--grid {args.grid}: expected NXxNYxNZ, such as 64x64x40")
-    for name in ("pes", "fields", "repeats"):
+    if "scaling" in args.experiments.split(",") and not os.access(args.scaling_binary, os.X_OK):
+        p.error(f"--scaling-binary {args.scaling_binary}: not an executable (build it: cmake --build "
+                "build --target gpu-proxy-scaling)")
+    for name in ("pes", "fields", "repeats", "scaling_inner"):
         if getattr(args, name) < 1:
-            p.error(f"--{name} {getattr(args, name)}: expected a positive integer")
+            p.error(f"--{name.replace('_', '-')} {getattr(args, name)}: expected a positive integer")
     return args
 
 
-def run(args, options):
+def run(args, options, pes=None):
     nx, ny, nz = args.grid.split("x")
     command = [args.binary, "--nx", nx, "--ny", ny, "--nz", nz, "--fields", str(args.fields),
-               "--backend", args.backend, "--pes", str(args.pes), "--no-pin"] + options
+               "--backend", args.backend, "--pes", str(pes or args.pes), "--no-pin"] + options
     with tempfile.TemporaryDirectory() as dumps:
         out = subprocess.run(command + ["--lb-cpu-time", "--lb-dump", dumps], capture_output=True, text=True)
         makespans = []
@@ -95,12 +108,13 @@ def fastest(runs):
     return best
 
 
-def best(args, configurations, checksums):
-    """Each configuration (a list of options) --repeats times, taking turns; the fastest of each."""
+def best(args, configurations, checksums, pes=None):
+    """Each configuration (a list of options) --repeats times, taking turns; the fastest of each.
+    pes: each configuration's PEs (default --pes for all)."""
     runs = [[] for _ in configurations]
     for _ in range(args.repeats):
         for c, options in enumerate(configurations):
-            runs[c].append(run(args, options))
+            runs[c].append(run(args, options, pes[c] if pes else None))
     for r in runs:
         checksums.update(x["checksum"] for x in r)
     return [fastest(r) for r in runs]
@@ -115,13 +129,57 @@ def sync_async(args):
     checksums = set()
     ranks = 2 * args.pes
     common = ["--ranks", str(ranks), "--steps", "20", "--load", "none", "--lb-every", "0"]
-    sync, asyn = best(args, [common + ["--launch", "sync"], common + ["--launch", "async"]], checksums)
+    alone = ["--steps", "20", "--load", "none", "--lb-every", "0", "--launch", "async"]
+    # The seed's last two rows: plain MPI, one process (here: one rank) per GPU share, with
+    # as many processes as the virtualized runs have ranks, and with as many as they have PEs.
+    sync, asyn, many, few = best(
+        args, [common + ["--launch", "sync"], common + ["--launch", "async"],
+               alone + ["--ranks", str(ranks)], alone + ["--ranks", str(args.pes)]],
+        checksums, pes=[args.pes, args.pes, ranks, args.pes])
     check("sync-async", checksums)
-    print(f"### Synchronous against asynchronous steps ({ranks} ranks on {args.pes} PEs, {args.backend})\n")
+    print(f"### Synchronous against asynchronous steps ({args.backend})\n")
     print("| mode | s per step | vs sync |\n|---|---:|---:|")
-    print(f"| synchronous | {sync['sync']:.4f} | 1.00 |")
-    print(f"| asynchronous | {asyn['async']:.4f} | {asyn['async'] / sync['sync']:.2f} |")
-    print(f"\n`{sync['command']}`; `--launch async` for the second row.\n")
+    print(f"| synchronous, {ranks} ranks on {args.pes} PEs | {sync['sync']:.5f} | 1.00 |")
+    print(f"| asynchronous, {ranks} ranks on {args.pes} PEs | {asyn['async']:.5f} | {asyn['async'] / sync['sync']:.2f} |")
+    print(f"| {ranks} ranks on {ranks} PEs (one a PE) | {many['async']:.5f} | {many['async'] / sync['sync']:.2f} |")
+    print(f"| {args.pes} ranks on {args.pes} PEs (one a PE) | {few['async']:.5f} | {few['async'] / sync['sync']:.2f} |")
+    print(f"\n`{sync['command']}`; `--launch async` for the second row; `--pes {ranks} --ranks {ranks} "
+          f"--launch async` and `--pes {args.pes} --ranks {args.pes} --launch async` for the others.\n")
+
+
+def scaling(args):
+    """Seed 004's Table II: the loop over an N x M array (N = 1024, M halving from 512), each
+    element --scaling-inner serial steps; the CPU back end always, the device with --backend cuda."""
+    if args.scaling_device_only and args.backend != "cuda":
+        sys.exit("experiments.py: --scaling-device-only needs --backend cuda")
+    backends = ([] if args.scaling_device_only else ["cpu"]) + (["cuda"] if args.backend == "cuda" else [])
+    rows = []
+    for m in (512, 256, 128, 64, 32):
+        row = {"m": m}
+        for backend in backends:
+            command = [args.scaling_binary, "--backend", backend, "--n", "1024", "--m", str(m),
+                       "--inner", str(args.scaling_inner), "--repeats", str(args.repeats)]
+            out = subprocess.run(command, capture_output=True, text=True)
+            if out.returncode != 0:
+                sys.exit(f"experiments.py: {' '.join(command)} failed:\n{out.stdout}{out.stderr}")
+            fields = dict(line.split(": ", 1) for line in out.stdout.splitlines() if ": " in line)
+            row[backend] = (float(fields["seconds"]), fields["sum"])
+        if len(backends) == 2 and row["cpu"][1] != row["cuda"][1]:
+            sys.exit(f"experiments.py: scaling, M = {m}: the CPU and the device summed "
+                     f"{row['cpu'][1]} and {row['cuda'][1]}")
+        rows.append(row)
+    print(f"### Scaling with problem size (N = 1024, inner = {args.scaling_inner})\n")
+    header = "| N | M | inner | " + " | ".join(f"{b.upper()} time (s) | vs the row before" for b in backends)
+    print(header + " |\n|---|---:|---:|" + "---:|---:|" * len(backends))
+    for r, row in enumerate(rows):
+        cells = []
+        for b in backends:
+            t = row[b][0]
+            before = f"{100 * t / rows[r - 1][b][0]:.1f}%" if r > 0 and rows[r - 1][b][0] > 0 else ""
+            cells.append(f"{t:.6f} | {before}")
+        print(f"| 1024 | {row['m']} | {args.scaling_inner} | " + " | ".join(cells) + " |")
+    print(f"\n`{args.scaling_binary} --backend B --n 1024 --m M --inner {args.scaling_inner} "
+          f"--repeats {args.repeats}`; the fastest of the repeats.\n")
 
 
 def print_intervals(title, rows, steps):
@@ -134,8 +192,8 @@ def print_intervals(title, rows, steps):
     for n, k in enumerate(intervals):
         w0, w1 = rows[0][1]["intervals"][k], rows[-1][1]["intervals"][k]
         m0, m1 = rows[0][1]["makespans"][n], rows[-1][1]["makespans"][n]
-        print(f"| {k[0]}-{k[1]} | {w0:.3f} | {w1:.3f} | {100 * (w1 / w0 - 1):+.1f}% "
-              f"| {m0:.3f} | {m1:.3f} | {100 * (m1 / m0 - 1):+.1f}% |")
+        print(f"| {k[0]}-{k[1]} | {w0:.4f} | {w1:.4f} | {100 * (w1 / w0 - 1):+.1f}% "
+              f"| {m0:.4f} | {m1:.4f} | {100 * (m1 / m0 - 1):+.1f}% |")
     print()
     for label, r in rows:
         print(f"- {label}: `{r['command']}` ({r.get('migrations', 0)} migrations)")
@@ -173,10 +231,13 @@ def main():
     args = parse_args()
     chosen = args.experiments.split(",")
     for name in chosen:
-        if name not in ("sync-async", "fixed", "moving"):
-            sys.exit(f"experiments.py: --experiments: unknown '{name}' (expected sync-async, fixed, moving)")
+        if name not in ("sync-async", "scaling", "fixed", "moving"):
+            sys.exit(f"experiments.py: --experiments: unknown '{name}' (expected sync-async, scaling, "
+                     "fixed, moving)")
     if "sync-async" in chosen:
         sync_async(args)
+    if "scaling" in chosen:
+        scaling(args)
     if "fixed" in chosen:
         fixed(args)
     if "moving" in chosen:

@@ -101,6 +101,17 @@ GPU_PROXY_HD inline void physics_column(double* a, const double* before, long co
   }
 }
 
+// Seed 004's Table II loop (its Fig. 3): element (i, j) of an n x m array runs `inner`
+// dependent steps from a start of its own. The two outer loops are parallel (one GPU thread
+// per element); the inner one is serial, so an element costs the same however few there are:
+// the CPU's time is proportional to n * m, a device's stops falling once it has fewer
+// elements than it can run at once.
+GPU_PROXY_HD inline double scaling_element(long i, long j, long m, int inner) {
+  double x = static_cast<double>((i * m + j) % 1000) * 1e-3;
+  for (int k = 0; k < inner; ++k) x = 0.999 * x + 0.001 * static_cast<double>(k & 7);
+  return x;
+}
+
 GPU_PROXY_HD inline std::uint64_t mix(std::uint64_t x) {
   x ^= x >> 30;
   x *= 0xbf58476d1ce4e5b9ull;

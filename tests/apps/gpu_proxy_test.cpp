@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -110,6 +111,62 @@ TEST(GpuProxy, CudaBackendMatchesTheCpuOne) {
           " --ranks 5 --pes 2 --launch async", " --ranks 4 --pes 1 --launch sync --lb greedy"}) {
       EXPECT_EQ(checksum(base + run + " --backend cuda"), cpu) << base << run;
     }
+  }
+}
+
+// Seed 004's Table II loop: element (i, j) of an n x m array starts at ((i m + j) mod 1000)
+// / 1000 and takes `inner` steps x <- 0.999 x + 0.001 (k mod 8); the program prints the sum
+// of the elements in row order, as a hexadecimal float.
+double scaling_sum(int n, int m, int inner) {
+  double sum = 0.0;
+  for (int i = 0; i < n; ++i) {
+    for (int j = 0; j < m; ++j) {
+      double x = static_cast<double>((i * m + j) % 1000) * 1e-3;
+      for (int k = 0; k < inner; ++k) {
+        const volatile double scaled = 0.999 * x;  // no fused multiply-add, as the program
+        x = scaled + 0.001 * static_cast<double>(k % 8);
+      }
+      sum += x;
+    }
+  }
+  return sum;
+}
+
+TEST(GpuProxyScaling, PrintsTheLoopsSum) {
+  for (const auto& [n, m, inner] : {std::tuple{1, 1, 0}, {3, 5, 7}, {40, 30, 100}}) {
+    const std::string args = "--n " + std::to_string(n) + " --m " + std::to_string(m) +
+                             " --inner " + std::to_string(inner) + " --repeats 2";
+    const Result r = run_program(GPU_PROXY_SCALING_BINARY, args);
+    ASSERT_EQ(r.status, 0) << args << "\n" << r.out;
+    EXPECT_EQ(std::stod(field(r.out, "sum")), scaling_sum(n, m, inner)) << args << "\n" << r.out;
+    EXPECT_GE(std::stod(field(r.out, "seconds")), 0.0) << r.out;
+  }
+}
+
+// On a device the loop gives the CPU's bits; without one the program says why and exits 1.
+TEST(GpuProxyScaling, CudaGivesTheCpuSum) {
+  const std::string args = "--n 64 --m 48 --inner 300 --repeats 1";
+  const Result cuda = run_program(GPU_PROXY_SCALING_BINARY, args + " --backend cuda");
+  if (cuda.status != 0) {
+    EXPECT_EQ(cuda.status, 1) << cuda.out;
+    EXPECT_NE(cuda.out.find("gpu-proxy-scaling: --backend cuda: "), std::string::npos) << cuda.out;
+    GTEST_SKIP() << "no CUDA device to compare with: " << cuda.out;
+  }
+  const Result cpu = run_program(GPU_PROXY_SCALING_BINARY, args);
+  ASSERT_EQ(cpu.status, 0) << cpu.out;
+  EXPECT_EQ(field(cuda.out, "sum"), field(cpu.out, "sum"));
+}
+
+TEST(GpuProxyScaling, BadOptionsAreNamed) {
+  for (const auto& [args, named] : {std::pair{"--backend gpu", "--backend"},
+                                    {"--n 0", "--n"},
+                                    {"--m x", "--m"},
+                                    {"--inner -1", "--inner"},
+                                    {"--repeats 0", "--repeats"},
+                                    {"--n 1048576 --m 4096", "more than 2^31"}}) {
+    const Result r = run_program(GPU_PROXY_SCALING_BINARY, args);
+    EXPECT_EQ(r.status, 1) << args << "\n" << r.out;
+    EXPECT_NE(r.out.find(named), std::string::npos) << args << "\n" << r.out;
   }
 }
 
