@@ -1,5 +1,5 @@
-/* vela/mpi.h: MPI's C API (MPI 3.1, without MPI-IO, one-sided communication, process creation
- * and the calls listed as unavailable at the end) for unchanged MPI programs run as Vela ranks
+/* vela/mpi.h: MPI's C API (MPI 3.1, without MPI-IO, process creation and the calls listed as
+ * unavailable at the end) for unchanged MPI programs run as Vela ranks
  * (the AMPI model): every MPI process becomes a rank, a user-level thread over the runtime's
  * PEs, and MPI_Migrate() is the point where ranks move between PEs by their measured load.
  *
@@ -475,6 +475,16 @@ int VMPI_COMM_NULL_DELETE_FN(MPI_Comm, int, void*, void*);
 #define PMPI_Error_string VPMPI_Error_string
 #define MPI_Error_class VMPI_Error_class
 #define PMPI_Error_class VPMPI_Error_class
+#define MPI_Add_error_class VMPI_Add_error_class
+#define PMPI_Add_error_class VPMPI_Add_error_class
+#define MPI_Add_error_code VMPI_Add_error_code
+#define PMPI_Add_error_code VPMPI_Add_error_code
+#define MPI_Add_error_string VMPI_Add_error_string
+#define PMPI_Add_error_string VPMPI_Add_error_string
+#define MPI_Request_c2f VMPI_Request_c2f
+#define PMPI_Request_c2f VPMPI_Request_c2f
+#define MPI_Request_f2c VMPI_Request_f2c
+#define PMPI_Request_f2c VPMPI_Request_f2c
 #define MPI_Pcontrol VMPI_Pcontrol
 #define PMPI_Pcontrol VPMPI_Pcontrol
 #define MPI_Alloc_mem VMPI_Alloc_mem
@@ -558,6 +568,15 @@ VMPI_DECLARE(int, Get_version, (int* version, int* subversion));
 VMPI_DECLARE(int, Get_library_version, (char* version, int* resultlen));
 VMPI_DECLARE(int, Error_string, (int errorcode, char* string, int* resultlen));
 VMPI_DECLARE(int, Error_class, (int errorcode, int* errorclass));
+/* The program's own error classes and codes: numbered from MPI_ERR_LASTCODE + 1 on in the order
+ * the rank adds them (MPI_LASTUSEDCODE gives the largest), each with its text. */
+VMPI_DECLARE(int, Add_error_class, (int* errorclass));
+VMPI_DECLARE(int, Add_error_code, (int errorclass, int* errorcode));
+VMPI_DECLARE(int, Add_error_string, (int errorcode, const char* string));
+/* A request's Fortran handle: a number the rank gives the request when first asked, the same
+ * for the same request; 0 for MPI_REQUEST_NULL. */
+VMPI_DECLARE(MPI_Fint, Request_c2f, (MPI_Request request));
+VMPI_DECLARE(MPI_Request, Request_f2c, (MPI_Fint request));
 VMPI_DECLARE(int, Pcontrol, (const int level, ...));
 VMPI_DECLARE(int, Alloc_mem, (MPI_Aint size, MPI_Info info, void* baseptr));
 VMPI_DECLARE(int, Free_mem, (void* base));
@@ -1772,16 +1791,6 @@ VMPI_DECLARE(int, Num_nodes, (void));
 #define PMPI_Unpublish_name VMPI_Unpublish_name
 #define MPI_Lookup_name VMPI_Lookup_name
 #define PMPI_Lookup_name VMPI_Lookup_name
-#define MPI_Add_error_class VMPI_Add_error_class
-#define PMPI_Add_error_class VMPI_Add_error_class
-#define MPI_Add_error_code VMPI_Add_error_code
-#define PMPI_Add_error_code VMPI_Add_error_code
-#define MPI_Add_error_string VMPI_Add_error_string
-#define PMPI_Add_error_string VMPI_Add_error_string
-#define MPI_Request_c2f VMPI_Request_c2f
-#define PMPI_Request_c2f VMPI_Request_c2f
-#define MPI_Request_f2c VMPI_Request_f2c
-#define PMPI_Request_f2c VMPI_Request_f2c
 #if !defined(__cplusplus) && defined(__GNUC__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wstrict-prototypes"
@@ -1821,11 +1830,6 @@ VMPI_UNSUPPORTED(Close_port);
 VMPI_UNSUPPORTED(Publish_name);
 VMPI_UNSUPPORTED(Unpublish_name);
 VMPI_UNSUPPORTED(Lookup_name);
-VMPI_UNSUPPORTED(Add_error_class);
-VMPI_UNSUPPORTED(Add_error_code);
-VMPI_UNSUPPORTED(Add_error_string);
-VMPI_UNSUPPORTED(Request_c2f);
-VMPI_UNSUPPORTED(Request_f2c);
 #if !defined(__cplusplus) && defined(__GNUC__)
 #pragma GCC diagnostic pop
 #endif

@@ -220,12 +220,35 @@ constexpr const char* error_texts[MPI_ERR_LASTCODE] = {
     "MPI_ERR_IO: other I/O error",
 };
 
-void check_error_code(const char* call, int errorcode) {
-  if (errorcode < 0 || errorcode >= MPI_ERR_LASTCODE) {
+// The calling rank's objects if it has any (MPI_Init done), else nullptr: error codes may be
+// asked about before MPI_Init, when only the predefined ones exist.
+const Objects* objects_if_any() {
+  if (current_run.load(std::memory_order_acquire) == nullptr || !vp::in_rank()) return nullptr;
+  return rank_mpi.get().objects;
+}
+
+// The program's error entry of `errorcode`, or nullptr for a predefined code; fails on a code
+// that is neither.
+const Objects::UserError* check_error_code(const char* call, int errorcode) {
+  if (errorcode >= 0 && errorcode < MPI_ERR_LASTCODE) return nullptr;
+  const Objects* objects = objects_if_any();
+  const std::size_t added = objects == nullptr ? 0 : objects->user_errors.size();
+  const long index = static_cast<long>(errorcode) - (MPI_ERR_LASTCODE + 1);
+  if (index < 0 || static_cast<std::size_t>(index) >= added) {
     fail(call, MPI_ERR_ARG,
-         "errorcode " + std::to_string(errorcode) + " is outside 0.." +
-             std::to_string(MPI_ERR_LASTCODE - 1));
+         "errorcode " + std::to_string(errorcode) + " is neither a predefined code (0.." +
+             std::to_string(MPI_ERR_LASTCODE - 1) + ") nor one the rank added" +
+             (added == 0 ? std::string(" (it added none)")
+                         : " (" + std::to_string(MPI_ERR_LASTCODE + 1) + ".." +
+                               std::to_string(MPI_ERR_LASTCODE + added) + ")"));
   }
+  return &objects->user_errors[static_cast<std::size_t>(index)];
+}
+
+// The text of a valid error code.
+std::string error_text(const char* call, int errorcode) {
+  const Objects::UserError* user = check_error_code(call, errorcode);
+  return user == nullptr ? error_texts[errorcode] : user->text;
 }
 
 // Copies `text` into `out` (room for `room` characters and the terminating zero); its length.
@@ -437,8 +460,7 @@ int VPMPI_Error_string(int errorcode, char* string, int* resultlen) {
   return guarded(call, [&] {
     check_out(call, string, "string");
     check_out(call, resultlen, "resultlen");
-    vela::mpi::check_error_code(call, errorcode);
-    vela::mpi::copy_text(vela::mpi::error_texts[errorcode], string, MPI_MAX_ERROR_STRING - 1,
+    vela::mpi::copy_text(vela::mpi::error_text(call, errorcode), string, MPI_MAX_ERROR_STRING - 1,
                          resultlen);
   });
 }
@@ -447,9 +469,83 @@ int VPMPI_Error_class(int errorcode, int* errorclass) {
   constexpr const char* call = "MPI_Error_class";
   return guarded(call, [&] {
     check_out(call, errorclass, "errorclass");
-    vela::mpi::check_error_code(call, errorcode);
-    *errorclass = errorcode;  // each code is its class
+    const Objects::UserError* user = vela::mpi::check_error_code(call, errorcode);
+    *errorclass = user == nullptr ? errorcode : user->error_class;  // a predefined code: itself
   });
+}
+
+// Adds entry `error_class` (-1: the new entry is a class) to the rank's errors; its code.
+static int add_error(Objects& objects, int error_class) {
+  const int code = MPI_ERR_LASTCODE + 1 + static_cast<int>(objects.user_errors.size());
+  objects.user_errors.push_back({error_class < 0 ? code : error_class, std::string()});
+  objects.last_used_code = code;
+  return code;
+}
+
+int VPMPI_Add_error_class(int* errorclass) {
+  constexpr const char* call = "MPI_Add_error_class";
+  return guarded(call, [&](const Label& label) {
+    Objects& objects = active(call, label);
+    check_out(call, errorclass, "errorclass");
+    *errorclass = add_error(objects, -1);
+  });
+}
+
+int VPMPI_Add_error_code(int errorclass, int* errorcode) {
+  constexpr const char* call = "MPI_Add_error_code";
+  return guarded(call, [&](const Label& label) {
+    Objects& objects = active(call, label);
+    check_out(call, errorcode, "errorcode");
+    const Objects::UserError* user = vela::mpi::check_error_code(call, errorclass);
+    if (user != nullptr && user->error_class != errorclass) {
+      fail(call, MPI_ERR_ARG,
+           "errorclass " + std::to_string(errorclass) + " is an error code of class " +
+               std::to_string(user->error_class) + ", not a class");
+    }
+    *errorcode = add_error(objects, errorclass);
+  });
+}
+
+int VPMPI_Add_error_string(int errorcode, const char* string) {
+  constexpr const char* call = "MPI_Add_error_string";
+  return guarded(call, [&](const Label& label) {
+    Objects& objects = active(call, label);
+    if (string == nullptr) fail(call, MPI_ERR_ARG, "string is null");
+    const std::size_t length = std::strlen(string);
+    if (length >= MPI_MAX_ERROR_STRING) {
+      fail(call, MPI_ERR_ARG,
+           "string has " + std::to_string(length) +
+               " characters, more than MPI_MAX_ERROR_STRING - 1 (" +
+               std::to_string(MPI_MAX_ERROR_STRING - 1) + ")");
+    }
+    if (vela::mpi::check_error_code(call, errorcode) == nullptr) {
+      fail(call, MPI_ERR_ARG,
+           "errorcode " + std::to_string(errorcode) +
+               " is predefined: only the codes and classes "
+               "the rank added take a string");
+    }
+    objects.user_errors[static_cast<std::size_t>(errorcode - MPI_ERR_LASTCODE - 1)].text = string;
+  });
+}
+
+// A request's Fortran number: given at the first c2f, the same after (fortran_numbers).
+MPI_Fint VPMPI_Request_c2f(MPI_Request request) {
+  if (request == MPI_REQUEST_NULL) return 0;
+  const Objects* any = vela::mpi::objects_if_any();
+  if (any == nullptr) return 0;
+  auto& objects = const_cast<Objects&>(*any);
+  const auto [at, added] = objects.fortran_numbers.try_emplace(
+      request, static_cast<MPI_Fint>(objects.fortran_requests.size() + 1));
+  if (added) objects.fortran_requests.push_back(request);
+  return at->second;
+}
+
+MPI_Request VPMPI_Request_f2c(MPI_Fint request) {
+  const Objects* objects = vela::mpi::objects_if_any();
+  if (objects == nullptr || request <= 0 ||
+      static_cast<std::size_t>(request) > objects->fortran_requests.size())
+    return MPI_REQUEST_NULL;
+  return objects->fortran_requests[static_cast<std::size_t>(request) - 1];
 }
 
 // The profiling interface's control: nothing to control.
@@ -650,10 +746,9 @@ int VPMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode) {
   constexpr const char* call = "MPI_Comm_call_errhandler";
   return guarded_on(call, comm, [&](const Label& label) {
     active(call, label, comm);
-    vela::mpi::check_error_code(call, errorcode);
+    const std::string text = vela::mpi::error_text(call, errorcode);
     throw MpiError(errorcode, std::string(call) + ": the program raised error " +
-                                  std::to_string(errorcode) + " (" +
-                                  vela::mpi::error_texts[errorcode] + ")");
+                                  std::to_string(errorcode) + " (" + text + ")");
   });
 }
 
@@ -693,6 +788,11 @@ VMPI_PROFILED(Get_version);
 VMPI_PROFILED(Get_library_version);
 VMPI_PROFILED(Error_string);
 VMPI_PROFILED(Error_class);
+VMPI_PROFILED(Add_error_class);
+VMPI_PROFILED(Add_error_code);
+VMPI_PROFILED(Add_error_string);
+VMPI_PROFILED(Request_c2f);
+VMPI_PROFILED(Request_f2c);
 VMPI_PROFILED(Pcontrol);
 VMPI_PROFILED(Alloc_mem);
 VMPI_PROFILED(Free_mem);

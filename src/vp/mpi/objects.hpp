@@ -176,6 +176,18 @@ struct Objects {
   MPI_MigrateFn about_to_migrate = nullptr;
   MPI_MigrateFn just_migrated = nullptr;
   int next_grequest_tag = 0;  // MPI_Grequest_start's, numbering their completion messages
+  // MPI_Add_error_class's and MPI_Add_error_code's: code MPI_ERR_LASTCODE + 1 + i is entry i (a
+  // class is its own class). last_used_code is the largest.
+  struct UserError {
+    int error_class;
+    std::string text;
+  };
+  std::vector<UserError> user_errors;
+  // MPI_Request_c2f's numbers: entry i - 1 is request i; each request once (a request's memory
+  // may hold a later one after it completes, which then keeps the number: the table is bounded
+  // by the addresses requests ever had, not by the calls).
+  std::vector<MPI_Request> fortran_requests;
+  std::map<MPI_Request, MPI_Fint> fortran_numbers;
 };
 
 }  // namespace vela::mpi::detail

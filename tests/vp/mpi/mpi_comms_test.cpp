@@ -301,6 +301,108 @@ TEST(MpiComms, ErrorHandlersReturnOrCall) {
   EXPECT_EQ(handled, 2);
 }
 
+// The program's own error classes and codes: numbered after MPI_ERR_LASTCODE in the order
+// added, MPI_LASTUSEDCODE following; each code's class and text; a raised one reaches the
+// handler and the caller as itself. Bad use gets MPI_ERR_ARG.
+TEST(MpiComms, ProgramErrorClassesAndCodes) {
+  ranks_done = 0;
+  const Outcome o = run_mpi(2, [](int argc, char** argv) {
+    MPI_Init(&argc, &argv);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    int klass = -1, code = -1, other = -1;
+    EXPECT_EQ(MPI_Add_error_class(&klass), MPI_SUCCESS);
+    EXPECT_EQ(klass, MPI_ERR_LASTCODE + 1);
+    EXPECT_EQ(MPI_Add_error_code(klass, &code), MPI_SUCCESS);
+    EXPECT_EQ(code, MPI_ERR_LASTCODE + 2);
+    EXPECT_EQ(MPI_Add_error_code(MPI_ERR_OTHER, &other), MPI_SUCCESS);
+    EXPECT_EQ(other, MPI_ERR_LASTCODE + 3);
+    int* last = nullptr;
+    int flag = 0;
+    MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_LASTUSEDCODE, &last, &flag);
+    EXPECT_EQ(flag, 1);
+    EXPECT_EQ(*last, other);
+    int got = -1;
+    EXPECT_EQ(MPI_Error_class(code, &got), MPI_SUCCESS);
+    EXPECT_EQ(got, klass);
+    EXPECT_EQ(MPI_Error_class(klass, &got), MPI_SUCCESS);
+    EXPECT_EQ(got, klass);
+    EXPECT_EQ(MPI_Error_class(other, &got), MPI_SUCCESS);
+    EXPECT_EQ(got, MPI_ERR_OTHER);
+    char text[MPI_MAX_ERROR_STRING];
+    int length = -1;
+    EXPECT_EQ(MPI_Error_string(code, text, &length), MPI_SUCCESS);
+    EXPECT_EQ(length, 0);  // no string yet: empty
+    EXPECT_EQ(MPI_Add_error_string(code, "the mesh folded"), MPI_SUCCESS);
+    EXPECT_EQ(MPI_Error_string(code, text, &length), MPI_SUCCESS);
+    EXPECT_EQ(std::string(text), "the mesh folded");
+    EXPECT_EQ(length, 15);
+    // Raised by the program: the caller gets the code itself.
+    EXPECT_EQ(MPI_Comm_call_errhandler(MPI_COMM_WORLD, code), code);
+    // Bad use.
+    EXPECT_EQ(MPI_Add_error_string(MPI_ERR_RANK, "mine"), MPI_ERR_ARG);  // predefined
+    EXPECT_EQ(MPI_Add_error_code(code, &got), MPI_ERR_ARG);              // a code, not a class
+    EXPECT_EQ(MPI_Add_error_code(other + 1, &got), MPI_ERR_ARG);         // not added
+    EXPECT_EQ(MPI_Error_class(MPI_ERR_LASTCODE, &got), MPI_ERR_ARG);
+    EXPECT_EQ(MPI_Error_string(other + 1, text, &length), MPI_ERR_ARG);
+    const std::string long_text(MPI_MAX_ERROR_STRING, 'x');
+    EXPECT_EQ(MPI_Add_error_string(code, long_text.c_str()), MPI_ERR_ARG);
+    MPI_Finalize();
+    ++ranks_done;
+    return 0;
+  });
+  EXPECT_EQ(o.error, "");
+  EXPECT_EQ(ranks_done, 2);
+}
+
+// A raised program code under MPI_ERRORS_ARE_FATAL ends the run with its text.
+TEST(MpiComms, FatalProgramErrorShowsItsText) {
+  const Outcome o = run_mpi(1, [](int argc, char** argv) {
+    MPI_Init(&argc, &argv);
+    int klass = -1;
+    MPI_Add_error_class(&klass);
+    MPI_Add_error_string(klass, "solver diverged");
+    MPI_Comm_call_errhandler(MPI_COMM_WORLD, klass);
+    return 0;
+  });
+  EXPECT_THAT(o.error, HasSubstr("solver diverged"));
+}
+
+// A request's Fortran number: the same for the same request, back to it by f2c; 0 for null.
+TEST(MpiComms, RequestFortranNumbers) {
+  ranks_done = 0;
+  const Outcome o = run_mpi(2, [](int argc, char** argv) {
+    MPI_Init(&argc, &argv);
+    const int me = world_rank();
+    int in[2] = {0, 0};
+    const int out[2] = {me, me};
+    MPI_Request r[2];
+    MPI_Irecv(&in[0], 1, MPI_INT, 1 - me, 0, MPI_COMM_WORLD, &r[0]);
+    MPI_Irecv(&in[1], 1, MPI_INT, 1 - me, 1, MPI_COMM_WORLD, &r[1]);
+    const MPI_Fint f0 = MPI_Request_c2f(r[0]), f1 = MPI_Request_c2f(r[1]);
+    EXPECT_NE(f0, 0);
+    EXPECT_NE(f1, 0);
+    EXPECT_NE(f0, f1);
+    EXPECT_EQ(MPI_Request_c2f(r[0]), f0);
+    EXPECT_EQ(MPI_Request_f2c(f0), r[0]);
+    EXPECT_EQ(MPI_Request_f2c(f1), r[1]);
+    EXPECT_EQ(MPI_Request_c2f(MPI_REQUEST_NULL), 0);
+    EXPECT_EQ(MPI_Request_f2c(0), MPI_REQUEST_NULL);
+    EXPECT_EQ(MPI_Request_f2c(12345), MPI_REQUEST_NULL);
+    MPI_Send(&out[0], 1, MPI_INT, 1 - me, 1, MPI_COMM_WORLD);
+    MPI_Send(&out[1], 1, MPI_INT, 1 - me, 0, MPI_COMM_WORLD);
+    MPI_Request back = MPI_Request_f2c(f1);
+    MPI_Wait(&back, MPI_STATUS_IGNORE);
+    MPI_Wait(&r[0], MPI_STATUS_IGNORE);
+    EXPECT_EQ(in[0], 1 - me);
+    EXPECT_EQ(in[1], 1 - me);
+    MPI_Finalize();
+    ++ranks_done;
+    return 0;
+  });
+  EXPECT_EQ(o.error, "");
+  EXPECT_EQ(ranks_done, 2);
+}
+
 TEST(MpiComms, FatalErrorNamesTheCall) {
   const Outcome o = run_mpi(2, [](int argc, char** argv) {
     MPI_Init(&argc, &argv);
