@@ -618,6 +618,8 @@ VMPI_DECLARE(MPI_Win, Win_f2c, (MPI_Fint win));
 #define PMPI_Comm_rank VPMPI_Comm_rank
 #define MPI_Comm_size VMPI_Comm_size
 #define PMPI_Comm_size VPMPI_Comm_size
+#define MPI_Comm_idup VMPI_Comm_idup
+#define PMPI_Comm_idup VPMPI_Comm_idup
 #define MPI_Comm_dup VMPI_Comm_dup
 #define PMPI_Comm_dup VPMPI_Comm_dup
 #define MPI_Comm_dup_with_info VMPI_Comm_dup_with_info
@@ -701,6 +703,7 @@ VMPI_DECLARE(MPI_Win, Win_f2c, (MPI_Fint win));
 VMPI_DECLARE(int, Comm_rank, (MPI_Comm comm, int* rank));
 VMPI_DECLARE(int, Comm_size, (MPI_Comm comm, int* size));
 VMPI_DECLARE(int, Comm_dup, (MPI_Comm comm, MPI_Comm* newcomm));
+VMPI_DECLARE(int, Comm_idup, (MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request));
 VMPI_DECLARE(int, Comm_dup_with_info, (MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm));
 VMPI_DECLARE(int, Comm_split, (MPI_Comm comm, int color, int key, MPI_Comm* newcomm));
 VMPI_DECLARE(int, Comm_split_type,
@@ -1605,8 +1608,6 @@ VMPI_DECLARE(int, Num_nodes, (void));
   int VMPI_##name(VMPI_ANY_ARGUMENTS) \
       VMPI_UNAVAILABLE("MPI_" #name " is not supported by Vela's MPI (docs/user-guide.md)")
 
-#define MPI_Comm_idup VMPI_Comm_idup
-#define PMPI_Comm_idup VMPI_Comm_idup
 #define MPI_Type_create_keyval VMPI_Type_create_keyval
 #define PMPI_Type_create_keyval VPMPI_Type_create_keyval
 #define MPI_Type_free_keyval VMPI_Type_free_keyval
@@ -1795,7 +1796,6 @@ VMPI_DECLARE(int, Num_nodes, (void));
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wstrict-prototypes"
 #endif
-VMPI_UNSUPPORTED(Comm_idup);
 VMPI_UNSUPPORTED(File_open);
 VMPI_UNSUPPORTED(File_close);
 VMPI_UNSUPPORTED(File_delete);

@@ -4,7 +4,10 @@
 // Contexts: each rank keeps the next context it has not used (Objects::next_context); a new
 // communicator's context is the largest of its members' (one reduction over the parent), and each
 // member then moves past it. No rank is ever in two communicators of one context, which is all
-// vp's matching needs (a message matches on its receiver's side). Comm_split gathers the
+// vp's matching needs (a message matches on its receiver's side). MPI_Comm_idup's agreement runs
+// while the ranks do other things, other agreements included, so the largest of its proposals
+// must be its own: there each rank proposes numbers of its own (objects.hpp, idup_contexts),
+// each once, in a space apart from the blocking calls'. Comm_split gathers the
 // members' colours and keys at member 0 (O(n log n) there), which sends each member its new group
 // (three numbers when its ranks are evenly strided, else the list after them): one gather and n
 // messages (2n with lists).
@@ -151,8 +154,40 @@ std::uint32_t agree_context(Objects& objects, const vp::Members& members, const 
   std::uint32_t context = 0;
   vp::group::allreduce(members, &objects.next_context, &context, 1, sizeof context,
                        {&max_u32, nullptr}, call);
+  if (context >= idup_contexts - 1) {
+    fail(call, MPI_ERR_INTERN,
+         "the ranks have used up the 2^30 contexts of new communicators (one per communicator "
+         "made, over the run)");
+  }
   objects.next_context = context + 1;
   return context;
+}
+
+std::uint32_t propose_idup_context(const char* call, Objects& objects) {
+  const std::uint32_t proposal = objects.next_idup_context;
+  if (proposal >= own_contexts) {
+    fail(call, MPI_ERR_INTERN,
+         "the rank has used up its MPI_Comm_idup contexts (2^30 / " +
+             std::to_string(objects.idup_stride) +
+             " ranks = " + std::to_string((own_contexts - idup_contexts) / objects.idup_stride) +
+             " over the run)");
+  }
+  objects.next_idup_context = proposal + objects.idup_stride;
+  return proposal;
+}
+
+void settle_context(Objects& objects, MPI_Comm comm, std::uint32_t context) {
+  const auto value = reinterpret_cast<std::uintptr_t>(comm);
+  Communicator* c = objects.comms.find(static_cast<int>(value & VMPI_INDEX_MASK));
+  if (c == nullptr || c->context != unsettled_context) return;  // freed before completion
+  c->context = context;
+  objects.by_context[context] = static_cast<int>(value & VMPI_INDEX_MASK);
+  // Every later proposal of this rank lies above the agreed one (not needed for uniqueness, but
+  // it keeps the ranks' numbers together, so that none runs out long before the others).
+  const std::uint32_t stride = objects.idup_stride;
+  if (objects.next_idup_context <= context) {
+    objects.next_idup_context += ((context - objects.next_idup_context) / stride + 1) * stride;
+  }
 }
 
 namespace {
@@ -335,6 +370,15 @@ Communicator duplicate(const char* call, Objects& objects, MPI_Comm comm, const 
   d.attributes = copied_attributes(call, objects, comm, c);
   return d;
 }
+
+}  // namespace
+
+MPI_Comm add_unsettled_dup(const char* call, Objects& objects, MPI_Comm comm, Communicator& c) {
+  if (c.inter) fail(call, MPI_ERR_COMM, "duplicating an intercommunicator is not supported yet");
+  return add_comm(objects, duplicate(call, objects, comm, c, unsettled_context));
+}
+
+namespace {
 
 int dup(const char* call, MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm) {
   return guarded_on(call, comm, [&](const Label& label) {

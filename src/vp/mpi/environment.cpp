@@ -134,6 +134,8 @@ Objects* make_objects(int rank, int size) {
   objects->io = MPI_ANY_SOURCE;
   objects->universe_size = size;
   objects->last_used_code = MPI_ERR_LASTCODE;
+  objects->next_idup_context = idup_contexts + static_cast<std::uint32_t>(rank);
+  objects->idup_stride = static_cast<std::uint32_t>(size);
   return objects;
 }
 

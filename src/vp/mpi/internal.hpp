@@ -328,6 +328,13 @@ int free_keyval(const char* call, int* keyval);
 // A context none of `members` uses, agreed by a reduction over them (collective).
 std::uint32_t agree_context(Objects& objects, const vp::Members& members, const char* call);
 
+// MPI_Comm_idup: the calling rank's proposal for the duplicate's context (each made once), and
+// the duplicate of intracommunicator `c` (handle `comm`) with no context yet; the request's
+// completion gives it the largest proposal (settle_context; nothing if it was freed meanwhile).
+std::uint32_t propose_idup_context(const char* call, Objects& objects);
+MPI_Comm add_unsettled_dup(const char* call, Objects& objects, MPI_Comm comm, Communicator& c);
+void settle_context(Objects& objects, MPI_Comm comm, std::uint32_t context);
+
 // The communicator whose messages carry `context` (world's for 0), or nullptr.
 Communicator* comm_by_context(Objects& objects, std::uint32_t context);
 

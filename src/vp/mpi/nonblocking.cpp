@@ -11,6 +11,7 @@
 // combine the n contributions left to right in rank order (the same bits on every rank and for
 // any placement; the blocking calls' tree associates differently, so the last bits may differ
 // between MPI_Allreduce and MPI_Iallreduce of floating values).
+#include <algorithm>
 #include <cstring>
 
 #include "derived_types.hpp"
@@ -384,6 +385,37 @@ int VPMPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype da
                   int root, MPI_Comm comm, MPI_Request* request) {
   return start_reduction("MPI_Ireduce", sendbuf, recvbuf, count, datatype, op, root, comm,
                          Reduce::rooted, request);
+}
+
+// MPI_Comm_idup: the duplicate's handle at once, its context when the request completes: every
+// member's proposal to every other member, the largest taken (communicators.cpp).
+int VPMPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request) {
+  constexpr const char* call = "MPI_Comm_idup";
+  return guarded_on(call, comm, [&](const Label& label) {
+    Objects& objects = active(call, label);
+    Communicator& c = comm_of(call, objects, comm);
+    check_out(call, newcomm, "newcomm");
+    check_out(call, request, "request");
+    const MPI_Comm dup = add_unsettled_dup(call, objects, comm, c);
+    const std::uint32_t proposal = propose_idup_context(call, objects);
+    *request = start(call, c, [&](const vp::Collective& k, PendingCollective& pc) {
+      std::vector<std::byte> own(sizeof proposal);
+      std::memcpy(own.data(), &proposal, sizeof proposal);
+      const std::size_t first = gather_blocks(k, pc, std::move(own), sizeof proposal, true, 0);
+      const int n = k.members().size;
+      Objects* mine = &objects;
+      pc.steps.emplace_back([first, n, dup, mine](PendingCollective& p) {
+        std::uint32_t context = 0;
+        for (int i = 0; i < n; ++i) {
+          std::uint32_t v = 0;
+          std::memcpy(&v, p.buffers[first + static_cast<std::size_t>(i)].data(), sizeof v);
+          context = std::max(context, v);
+        }
+        settle_context(*mine, dup, context);
+      });
+    });
+    *newcomm = dup;
+  });
 }
 
 int VPMPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
@@ -769,6 +801,7 @@ VMPI_PROFILED(Ibarrier);
 VMPI_PROFILED(Ibcast);
 VMPI_PROFILED(Ireduce);
 VMPI_PROFILED(Iallreduce);
+VMPI_PROFILED(Comm_idup);
 VMPI_PROFILED(Iscan);
 VMPI_PROFILED(Iexscan);
 VMPI_PROFILED(Ireduce_scatter_block);

@@ -92,7 +92,7 @@ MPI_Comm add_comm(Objects& objects, Communicator comm) {
   const InRankHeap heap;
   const std::uint32_t context = comm.context;
   const int index = objects.comms.add(std::move(comm));
-  objects.by_context[context] = index;
+  if (context != unsettled_context) objects.by_context[context] = index;
   return comm_handle(index);
 }
 

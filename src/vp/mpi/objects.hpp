@@ -138,6 +138,14 @@ inline constexpr int self_index = 1;
 inline constexpr int fatal_index = 0;
 inline constexpr int give_back_index = 1;
 inline constexpr int first_context = 2;  // 0 is the world's, 1 MPI_COMM_SELF's
+// MPI_Comm_idup's contexts, [2^30, 2^31): a proposal is 2^30 + k * (world size) + (world rank),
+// each made once, so the largest of an agreement's proposals is its alone however many
+// agreements run at once (communicators.cpp). Below: the blocking calls' contexts; above
+// (2^31 on), contexts of the library's own messages.
+inline constexpr std::uint32_t idup_contexts = 0x40000000u;
+inline constexpr std::uint32_t own_contexts = 0x80000000u;
+// A communicator MPI_Comm_idup made whose request has not completed yet: no messages match it.
+inline constexpr std::uint32_t unsettled_context = 0xffffffefu;
 
 struct UserOp;
 struct DerivedType;
@@ -161,8 +169,10 @@ struct Objects {
   std::map<std::pair<std::uintptr_t, int>, void*> type_attributes;
   int next_keyval = 64;  // below: the predefined attributes
   std::uint32_t next_context = first_context;
-  std::map<std::uint32_t, int> by_context;  // communicator index by context
-  void* attached_buffer = nullptr;          // MPI_Buffer_attach's
+  std::uint32_t next_idup_context = idup_contexts;  // MPI_Init: + the world rank
+  std::uint32_t idup_stride = 1;                    // MPI_Init: the world's size
+  std::map<std::uint32_t, int> by_context;          // communicator index by context
+  void* attached_buffer = nullptr;                  // MPI_Buffer_attach's
   int attached_bytes = 0;
   // The predefined attributes' values, which MPI_Comm_get_attr points to.
   int tag_ub = 0;

@@ -255,3 +255,78 @@ TEST(MpiNonblocking, GeneralizedRequestsCompleteWhenTheProgramSaysSo) {
 }
 
 }  // namespace
+
+namespace {
+
+// The value a message on `comm` from `from` with tag 0 carries: which communicator it was sent on.
+int received_on(MPI_Comm comm, int from) {
+  int v = -1;
+  MPI_Recv(&v, 1, MPI_INT, from, 0, comm, MPI_STATUS_IGNORE);
+  return v;
+}
+
+}  // namespace
+
+// MPI_Comm_idup returns at once: a rank may go on to point-to-point calls that another member
+// needs before it starts its own idup (a blocking duplicate would deadlock here), and to other
+// new communicators, blocking and not, on other groups. Every communicator made so gets a
+// context of its own on every rank: messages with the same source and tag on each arrive on
+// that one. Attributes are copied; ranks move between PEs meanwhile (MPI_Migrate, rotate).
+TEST(MpiNonblocking, CommIdupCompletesWhateverTheRanksDoMeanwhile) {
+  ranks_done = 0;
+  const Outcome o = run_mpi(
+      4,
+      [](int argc, char** argv) {
+        MPI_Init(&argc, &argv);
+        const int me = world_rank();
+        int key = MPI_KEYVAL_INVALID;
+        static int value = 42;
+        MPI_Comm_create_keyval(MPI_COMM_DUP_FN, MPI_COMM_NULL_DELETE_FN, &key, nullptr);
+        MPI_Comm_set_attr(MPI_COMM_WORLD, key, &value);
+        MPI_Comm a = MPI_COMM_NULL, b = MPI_COMM_NULL, c = MPI_COMM_NULL;
+        MPI_Comm pair = MPI_COMM_NULL, pair_dup = MPI_COMM_NULL;
+        MPI_Request requests[3];
+        int token = 0;
+        if (me == 0) {
+          MPI_Comm_idup(MPI_COMM_WORLD, &a, &requests[0]);
+          MPI_Send(&token, 1, MPI_INT, 1, 7, MPI_COMM_WORLD);
+        } else if (me == 1) {
+          MPI_Recv(&token, 1, MPI_INT, 0, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+          MPI_Comm_idup(MPI_COMM_WORLD, &a, &requests[0]);
+        } else {
+          MPI_Comm_idup(MPI_COMM_WORLD, &a, &requests[0]);
+        }
+        MPI_Migrate();
+        // Pairs {0,1} and {2,3}: a blocking split and duplicate, then an idup of the pair and
+        // a second one of the world, all while the first may still be under way.
+        MPI_Comm_split(MPI_COMM_WORLD, me / 2, me, &pair);
+        MPI_Comm_dup(pair, &pair_dup);
+        MPI_Comm_idup(pair, &b, &requests[1]);
+        MPI_Comm_idup(MPI_COMM_WORLD, &c, &requests[2]);
+        MPI_Migrate();
+        MPI_Waitall(3, requests, MPI_STATUSES_IGNORE);
+        // From the same source and tag, one message on each communicator, sent in the other
+        // order: each arrives on its own.
+        const int partner = me ^ 1;
+        const MPI_Comm comms[] = {MPI_COMM_WORLD, a, c, pair, pair_dup, b};
+        const int source[] = {partner, partner, partner, partner % 2, partner % 2, partner % 2};
+        for (int i = 5; i >= 0; --i) MPI_Send(&i, 1, MPI_INT, source[i], 0, comms[i]);
+        for (int i = 0; i < 6; ++i) EXPECT_EQ(received_on(comms[i], source[i]), i) << i;
+        int result = -1;
+        MPI_Comm_compare(MPI_COMM_WORLD, a, &result);
+        EXPECT_EQ(result, MPI_CONGRUENT);
+        int* got = nullptr;
+        int flag = 0;
+        MPI_Comm_get_attr(a, key, &got, &flag);
+        EXPECT_EQ(flag, 1);
+        EXPECT_EQ(got, &value);
+        for (MPI_Comm* made : {&a, &b, &c, &pair, &pair_dup}) MPI_Comm_free(made);
+        MPI_Comm_free_keyval(&key);
+        MPI_Finalize();
+        ++ranks_done;
+        return 0;
+      },
+      "rotate");
+  EXPECT_EQ(o.error, "");
+  EXPECT_EQ(ranks_done, 4);
+}
