@@ -297,14 +297,15 @@ const Datatype& accumulate_element(const char* call, const Datatype& type, MPI_D
                                    int op, const char* what) {
   const Datatype& element = type.map == nullptr ? type : *type.element;
   if (type.map != nullptr && type.element == nullptr) {
+    const std::optional<Basic> basic = type.map->homogeneous();
+    const bool pairs =
+        basic && (datatypes[static_cast<int>(*basic)].reducible == Reducible::pair ||
+                  datatypes[static_cast<int>(*basic)].reducible == Reducible::pair_same);
     fail(call, MPI_ERR_TYPE,
          std::string(what) + " " + handle_text(handle) +
-             " is a derived datatype whose elements are not all of one predefined type");
-  }
-  if (element.reducible == Reducible::pair || element.reducible == Reducible::pair_same) {
-    fail(call, MPI_ERR_TYPE,
-         std::string(what) + " " + element.name +
-             ": one-sided accumulates on {value, index} pairs are not supported");
+             (pairs ? " is a derived datatype of {value, index} pairs, which Vela packs without "
+                      "their padding: accumulate the predefined pair type itself (with a count)"
+                    : " is a derived datatype whose elements are not all of one predefined type"));
   }
   if (op != replace_index && op != no_op_index && predefined_function(element, op) == nullptr) {
     fail(call, MPI_ERR_OP, std::string("the operator does not apply to ") + element.name);

@@ -85,6 +85,86 @@ TEST(MpiRma, FenceEpochsGiveTheStandardsResultsWhileRanksMove) {
   EXPECT_EQ(ranks_done, 5);
 }
 
+// Accumulates on {value, index} pairs: every rank offers its value with its rank as index, and
+// the target keeps the largest (MPI_MAXLOC; the lowest index on a tie) or the smallest; a
+// derived datatype of pairs is refused with the standard's class and what to do instead.
+TEST(MpiRma, MaxlocAndMinlocOnValueIndexPairs) {
+  ranks_done = 0;
+  const Outcome o = run_mpi(4, [](int argc, char** argv) {
+    MPI_Init(&argc, &argv);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    const int me = world_rank();
+    struct DoubleInt {
+      double value;
+      int index;
+    };
+    struct IntInt {
+      int value;
+      int index;
+    };
+    DoubleInt* memory = nullptr;
+    MPI_Win win;
+    MPI_Win_allocate(4 * sizeof(DoubleInt), sizeof(DoubleInt), MPI_INFO_NULL, MPI_COMM_WORLD,
+                     &memory, &win);
+    MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);  // windows have their own
+    memory[0] = {-1e300, -1};
+    memory[1] = {1e300, -1};
+    memory[2] = {-1e300, -1};
+    IntInt* ints = nullptr;
+    MPI_Win int_win;
+    MPI_Win_allocate(sizeof(IntInt), sizeof(IntInt), MPI_INFO_NULL, MPI_COMM_WORLD, &ints,
+                     &int_win);
+    ints[0] = {1 << 30, -1};
+    MPI_Win_fence(0, win);
+    MPI_Win_fence(0, int_win);
+    // Values 3, 7, 7, 1 for ranks 0..3: the largest is 7 at ranks 1 and 2 (1 kept).
+    const double values[4] = {3.0, 7.0, 7.0, 1.0};
+    const DoubleInt mine = {values[me], me};
+    EXPECT_EQ(MPI_Accumulate(&mine, 1, MPI_DOUBLE_INT, 0, 0, 1, MPI_DOUBLE_INT, MPI_MAXLOC, win),
+              MPI_SUCCESS);
+    EXPECT_EQ(MPI_Accumulate(&mine, 1, MPI_DOUBLE_INT, 0, 1, 1, MPI_DOUBLE_INT, MPI_MINLOC, win),
+              MPI_SUCCESS);
+    DoubleInt before = {0.0, -7};
+    EXPECT_EQ(MPI_Get_accumulate(&mine, 1, MPI_DOUBLE_INT, &before, 1, MPI_DOUBLE_INT, 3, 2, 1,
+                                 MPI_DOUBLE_INT, MPI_MAXLOC, win),
+              MPI_SUCCESS);
+    const IntInt pair = {-static_cast<int>(values[me]), me};
+    EXPECT_EQ(MPI_Accumulate(&pair, 1, MPI_2INT, 1, 0, 1, MPI_2INT, MPI_MINLOC, int_win),
+              MPI_SUCCESS);
+    // A derived datatype of pairs: refused, naming what to use.
+    MPI_Datatype two;
+    MPI_Type_contiguous(2, MPI_DOUBLE_INT, &two);
+    MPI_Type_commit(&two);
+    EXPECT_EQ(MPI_Accumulate(&mine, 1, two, 0, 0, 1, two, MPI_MAXLOC, win), MPI_ERR_TYPE);
+    MPI_Type_free(&two);
+    MPI_Win_fence(0, win);
+    MPI_Win_fence(0, int_win);
+    if (me == 0) {
+      EXPECT_EQ(memory[0].value, 7.0);
+      EXPECT_EQ(memory[0].index, 1);
+      EXPECT_EQ(memory[1].value, 1.0);
+      EXPECT_EQ(memory[1].index, 3);
+    }
+    if (me == 1) {
+      EXPECT_EQ(ints[0].value, -7);
+      EXPECT_EQ(ints[0].index, 1);
+    }
+    if (me == 3) {
+      EXPECT_EQ(memory[2].value, 7.0);
+      EXPECT_EQ(memory[2].index, 1);
+    }
+    // Each fetch saw the value before its own operation: a value offered or the start.
+    EXPECT_TRUE(before.index == -1 || (before.index >= 0 && before.index < 4)) << before.index;
+    MPI_Win_free(&win);
+    MPI_Win_free(&int_win);
+    MPI_Finalize();
+    ++ranks_done;
+    return 0;
+  });
+  EXPECT_EQ(o.error, "");
+  EXPECT_EQ(ranks_done, 4);
+}
+
 // A derived target datatype (every other element, and a resized struct at the origin): the
 // runs land where the type map says, nothing between them is touched.
 TEST(MpiRma, DerivedDatatypesAtBothEnds) {
