@@ -163,6 +163,35 @@ std::uint32_t agree_context(Objects& objects, const vp::Members& members, const 
   return context;
 }
 
+namespace {
+
+// Collective over intercommunicator `c`: a context no member of either group uses. Each group
+// agrees on its largest next context, the leaders (rank 0 of each group) swap theirs on `c`
+// (tag MPI_TAG_UB, as MPI_Intercomm_merge) and tell their group; every member moves past it.
+std::uint32_t agree_inter_context(Objects& objects, Communicator& c, const char* call) {
+  const vp::Members members = c.members();
+  std::uint32_t context = 0;
+  vp::group::allreduce(members, &objects.next_context, &context, 1, sizeof context,
+                       {&max_u32, nullptr}, call);
+  std::int32_t theirs = 0;
+  if (c.rank == 0) {
+    const auto mine = static_cast<std::int32_t>(context);
+    vp::sendrecv(&mine, 1, vp::Type::i32, c.remote.rank_of(0), vp::max_tag, &theirs, 1,
+                 vp::Type::i32, c.remote.rank_of(0), vp::max_tag, c.context);
+  }
+  vp::group::bcast(members, &theirs, sizeof theirs, 0, call);
+  context = std::max(context, static_cast<std::uint32_t>(theirs));
+  if (context >= idup_contexts - 1) {
+    fail(call, MPI_ERR_INTERN,
+         "the ranks have used up the 2^30 contexts of new communicators (one per communicator "
+         "made, over the run)");
+  }
+  objects.next_context = context + 1;
+  return context;
+}
+
+}  // namespace
+
 std::uint32_t propose_idup_context(const char* call, Objects& objects) {
   const std::uint32_t proposal = objects.next_idup_context;
   if (proposal >= own_contexts) {
@@ -392,8 +421,8 @@ int dup(const char* call, MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm) {
       }
     }
     check_out(call, newcomm, "newcomm");
-    if (c.inter) fail(call, MPI_ERR_COMM, "duplicating an intercommunicator is not supported yet");
-    const std::uint32_t context = agree_context(objects, c.members(), call);
+    const std::uint32_t context =
+        c.inter ? agree_inter_context(objects, c, call) : agree_context(objects, c.members(), call);
     *newcomm = add_comm(objects, duplicate(call, objects, comm, c, context));
   });
 }

@@ -710,6 +710,23 @@ TEST(MpiComms, IntercommunicatorAndMerge) {
     MPI_Sendrecv(&me, 1, MPI_INT, rank, 0, &got, 1, MPI_INT, rank, 0, inter, &status);
     EXPECT_EQ(got, color == 0 ? me + 1 : me - 1);
     EXPECT_EQ(status.MPI_SOURCE, rank);
+    // A duplicate: an intercommunicator of the same groups, its messages apart from inter's.
+    MPI_Comm twin;
+    EXPECT_EQ(MPI_Comm_dup(inter, &twin), MPI_SUCCESS);
+    MPI_Comm_test_inter(twin, &flag);
+    EXPECT_EQ(flag, 1);
+    int result = -1;
+    MPI_Comm_compare(inter, twin, &result);
+    EXPECT_EQ(result, MPI_CONGRUENT);
+    const int on_inter = 1, on_twin = 2;
+    MPI_Send(&on_twin, 1, MPI_INT, rank, 5, twin);
+    MPI_Send(&on_inter, 1, MPI_INT, rank, 5, inter);
+    int first = 0, second = 0;
+    MPI_Recv(&first, 1, MPI_INT, rank, 5, inter, MPI_STATUS_IGNORE);
+    MPI_Recv(&second, 1, MPI_INT, rank, 5, twin, MPI_STATUS_IGNORE);
+    EXPECT_EQ(first, on_inter);
+    EXPECT_EQ(second, on_twin);
+    MPI_Comm_free(&twin);
     MPI_Comm merged;
     MPI_Intercomm_merge(inter, color == 0 ? 1 : 0, &merged);  // the odds first
     int merged_rank = -1;
