@@ -1,4 +1,5 @@
-// MPI's collective communication (the standard's chapter 5) on any intracommunicator: vp's
+// MPI's collective communication (the standard's chapter 5) on any intracommunicator (and
+// MPI_Barrier, MPI_Bcast and MPI_Allreduce on intercommunicators, below): vp's
 // collectives over the communicator's members (vp::Members: its group and context), with the
 // reduction operators of operators.cpp.
 //
@@ -24,8 +25,8 @@ Communicator& collective_comm(const char* call, const Label& label, MPI_Comm com
   Communicator& c = active(call, label, comm);
   if (c.inter) {
     fail(call, MPI_ERR_COMM,
-         "collectives on an intercommunicator are not supported yet (merge it with "
-         "MPI_Intercomm_merge)");
+         "on an intercommunicator only MPI_Barrier, MPI_Bcast and MPI_Allreduce are supported "
+         "yet (merge it with MPI_Intercomm_merge)");
   }
   return c;
 }
@@ -296,6 +297,66 @@ std::vector<Block> snapshot(const std::vector<Block>& receives,
   return sends;
 }
 
+// ---- intercommunicators (the standard's §5.2.2) ----
+// Each group does its part over its own members (c.members()); the two leaders (rank 0 of each
+// group), or a root and the other group's leader, exchange the data on the communicator's
+// context above 2^31 (apart from the program's messages on it), tag 0, in the order of the
+// calls (messages between two ranks on one context and tag do not overtake each other).
+
+std::uint32_t inter_context(const Communicator& c) {
+  return c.context | own_contexts;
+}
+
+// The leaders swap `bytes` bytes (mine out, theirs in).
+void leaders_swap(Communicator& c, const void* mine, void* theirs, std::size_t bytes) {
+  const int other = c.remote.rank_of(0);
+  vp::sendrecv(mine, bytes, vp::Type::bytes, other, 0, theirs, bytes, vp::Type::bytes, other, 0,
+               inter_context(c));
+}
+
+void inter_barrier(Communicator& c, const char* call) {
+  vp::group::barrier(c.members(), call);
+  if (c.rank == 0) leaders_swap(c, nullptr, nullptr, 0);
+  vp::group::barrier(c.members(), call);  // no member leaves before the other group came
+}
+
+// root: MPI_ROOT at the root, MPI_PROC_NULL in the rest of its group, the root's rank in the
+// other group.
+void inter_bcast(Communicator& c, void* buffer, const Buffer& b, int root, const char* call) {
+  if (root == MPI_PROC_NULL) return;
+  if (root != MPI_ROOT) check_peer(c.remote.size(), call, "root", root, false, false);
+  std::vector<std::byte> scratch;
+  if (root == MPI_ROOT) {
+    const void* data = gathered(buffer, b.count, b.type, scratch);
+    vp::send(data, bytes_of(b.count, b.type), vp::Type::bytes, c.remote.rank_of(0), 0,
+             inter_context(c));
+    return;
+  }
+  Incoming in(buffer, b.count, b.type);
+  if (c.rank == 0) {
+    vp::recv(in.data(), in.bytes(), vp::Type::bytes, c.remote.rank_of(root), 0, inter_context(c));
+  }
+  vp::group::bcast(c.members(), in.data(), in.bytes(), 0, call);
+  in.done();
+}
+
+// Each group's result is the other group's reduction.
+void inter_allreduce(Communicator& c, const void* sendbuf, void* recvbuf, const Reduction& r,
+                     const char* call) {
+  if (sendbuf == MPI_IN_PLACE) {
+    fail(call, MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed on an intercommunicator");
+  }
+  check_buffer(call, sendbuf, r.count, r.type, "sendbuf");
+  const Outgoing in(sendbuf, r.count, r.type);
+  Incoming out(recvbuf, r.count, r.type);
+  std::vector<std::byte> ours(out.bytes());
+  vp::group::allreduce(c.members(), in.data(), ours.data(), r.elements, r.element.size,
+                       r.operation.combine(), call);
+  if (c.rank == 0) leaders_swap(c, ours.data(), out.data(), out.bytes());
+  vp::group::bcast(c.members(), out.data(), out.bytes(), 0, call);
+  out.done();
+}
+
 }  // namespace
 }  // namespace vela::mpi::detail
 
@@ -307,15 +368,24 @@ extern "C" {
 int VPMPI_Barrier(MPI_Comm comm) {
   constexpr const char* call = "MPI_Barrier";
   return guarded_on(call, comm, [&](const Label& label) {
-    vp::group::barrier(collective_comm(call, label, comm).members(), call);
+    Communicator& c = active(call, label, comm);
+    if (c.inter) {
+      inter_barrier(c, call);
+      return;
+    }
+    vp::group::barrier(c.members(), call);
   });
 }
 
 int VPMPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
   constexpr const char* call = "MPI_Bcast";
   return guarded_on(call, comm, [&](const Label& label) {
-    Communicator& c = collective_comm(call, label, comm);
+    Communicator& c = active(call, label, comm);
     const Buffer b = buffer_of(call, buffer, count, datatype, {.buffer = "buffer"});
+    if (c.inter) {
+      inter_bcast(c, buffer, b, root, call);
+      return;
+    }
     check_peer(c.group.size(), call, "root", root, false, false);
     if (b.type.contiguous) {
       Incoming in_place(buffer, b.count, b.type);
@@ -361,9 +431,13 @@ int VPMPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype 
   constexpr const char* call = "MPI_Allreduce";
   return guarded_on(call, comm, [&](const Label& label) {
     Objects& objects = active(call, label);
-    Communicator& c = collective_comm(call, label, comm);
+    Communicator& c = comm_of(call, objects, comm);
     const Reduction r = reduction_of(call, objects, count, datatype, op);
     check_buffer(call, recvbuf, r.count, r.type, "recvbuf");
+    if (c.inter) {
+      inter_allreduce(c, sendbuf, recvbuf, r, call);
+      return;
+    }
     const bool in_place = sendbuf == MPI_IN_PLACE;
     if (!in_place) check_buffer(call, sendbuf, r.count, r.type, "sendbuf");
     const Outgoing in(in_place ? recvbuf : sendbuf, r.count, r.type, in_place);

@@ -727,6 +727,33 @@ TEST(MpiComms, IntercommunicatorAndMerge) {
     EXPECT_EQ(first, on_inter);
     EXPECT_EQ(second, on_twin);
     MPI_Comm_free(&twin);
+    // Collectives across the two groups: a barrier; a broadcast from rank 1 of the odds (world
+    // rank 3) to the evens; each group's allreduce is the other group's sum (odds 1 + 3 + 5,
+    // evens 0 + 2 + 4), also of a derived datatype.
+    EXPECT_EQ(MPI_Barrier(inter), MPI_SUCCESS);
+    double shared[3] = {0.0, 0.0, 0.0};
+    if (me == 3) shared[0] = 2.5, shared[2] = -1.0;
+    const int root = color == 0 ? 1 : (me == 3 ? MPI_ROOT : MPI_PROC_NULL);
+    EXPECT_EQ(MPI_Bcast(shared, 3, MPI_DOUBLE, root, inter), MPI_SUCCESS);
+    if (color == 0) {
+      EXPECT_EQ(shared[0], 2.5);
+      EXPECT_EQ(shared[2], -1.0);
+    } else if (me != 3) {
+      EXPECT_EQ(shared[0], 0.0);  // MPI_PROC_NULL: untouched
+    }
+    int other_sum = -1;
+    EXPECT_EQ(MPI_Allreduce(&me, &other_sum, 1, MPI_INT, MPI_SUM, inter), MPI_SUCCESS);
+    EXPECT_EQ(other_sum, color == 0 ? 9 : 6);
+    MPI_Datatype every_other;
+    MPI_Type_vector(2, 1, 2, MPI_INT, &every_other);
+    MPI_Type_commit(&every_other);
+    const int mine[3] = {me, -100, 10 * me};
+    int theirs[3] = {0, 7, 0};
+    MPI_Allreduce(mine, theirs, 1, every_other, MPI_MAX, inter);
+    EXPECT_EQ(theirs[0], color == 0 ? 5 : 4);
+    EXPECT_EQ(theirs[1], 7);  // between the type's elements: untouched
+    EXPECT_EQ(theirs[2], color == 0 ? 50 : 40);
+    MPI_Type_free(&every_other);
     MPI_Comm merged;
     MPI_Intercomm_merge(inter, color == 0 ? 1 : 0, &merged);  // the odds first
     int merged_rank = -1;
