@@ -147,13 +147,9 @@ void max_u32(const void* in, void* inout, std::size_t count, const void*) {
   for (std::size_t i = 0; i < count; ++i) b[i] = std::max(a[i], b[i]);
 }
 
-}  // namespace
-
-// A context none of `members` uses: agreed by a reduction over them.
-std::uint32_t agree_context(Objects& objects, const vp::Members& members, const char* call) {
-  std::uint32_t context = 0;
-  vp::group::allreduce(members, &objects.next_context, &context, 1, sizeof context,
-                       {&max_u32, nullptr}, call);
+// The members agreed on `context`: the rank moves past it (blocking agreements stay below
+// idup_contexts).
+std::uint32_t agreed(Objects& objects, std::uint32_t context, const char* call) {
   if (context >= idup_contexts - 1) {
     fail(call, MPI_ERR_INTERN,
          "the ranks have used up the 2^30 contexts of new communicators (one per communicator "
@@ -161,6 +157,16 @@ std::uint32_t agree_context(Objects& objects, const vp::Members& members, const 
   }
   objects.next_context = context + 1;
   return context;
+}
+
+}  // namespace
+
+// A context none of `members` uses: agreed by a reduction over them.
+std::uint32_t agree_context(Objects& objects, const vp::Members& members, const char* call) {
+  std::uint32_t context = 0;
+  vp::group::allreduce(members, &objects.next_context, &context, 1, sizeof context,
+                       {&max_u32, nullptr}, call);
+  return agreed(objects, context, call);
 }
 
 namespace {
@@ -181,13 +187,7 @@ std::uint32_t agree_inter_context(Objects& objects, Communicator& c, const char*
   }
   vp::group::bcast(members, &theirs, sizeof theirs, 0, call);
   context = std::max(context, static_cast<std::uint32_t>(theirs));
-  if (context >= idup_contexts - 1) {
-    fail(call, MPI_ERR_INTERN,
-         "the ranks have used up the 2^30 contexts of new communicators (one per communicator "
-         "made, over the run)");
-  }
-  objects.next_context = context + 1;
-  return context;
+  return agreed(objects, context, call);
 }
 
 }  // namespace
