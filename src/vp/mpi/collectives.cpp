@@ -1,5 +1,5 @@
-// MPI's collective communication (the standard's chapter 5) on any intracommunicator (and
-// MPI_Barrier, MPI_Bcast and MPI_Allreduce on intercommunicators, below): vp's
+// MPI's collective communication (the standard's chapter 5) on any intracommunicator (and the
+// blocking ones but MPI_Reduce_scatter on intercommunicators, below): vp's
 // collectives over the communicator's members (vp::Members: its group and context), with the
 // reduction operators of operators.cpp.
 //
@@ -25,8 +25,9 @@ Communicator& collective_comm(const char* call, const Label& label, MPI_Comm com
   Communicator& c = active(call, label, comm);
   if (c.inter) {
     fail(call, MPI_ERR_COMM,
-         "on an intercommunicator only MPI_Barrier, MPI_Bcast and MPI_Allreduce are supported "
-         "yet (merge it with MPI_Intercomm_merge)");
+         "this collective is not available on an intercommunicator (MPI_Scan and MPI_Exscan "
+         "are not defined there; MPI_Reduce_scatter, its block form and the nonblocking "
+         "collectives are not supported yet: merge it with MPI_Intercomm_merge)");
   }
   return c;
 }
@@ -176,6 +177,11 @@ int scan(const char* call, const void* sendbuf, void* recvbuf, int count, MPI_Da
   });
 }
 
+// On intercommunicators (below).
+void no_in_place(const char* call, const void* buffer);
+void inter_blocks(const char* call, Communicator& c, const void* sendbuf, const Side& send,
+                  void* recvbuf, const Side& receive, bool all_blocks);
+
 // MPI_Allgather and MPI_Alltoall: every rank receives a block from each rank, and sends its
 // own block to all (`all_blocks` false) or a block to each (true). In place, what it sends is
 // a copy of its own block of the receive buffer, or of all of it.
@@ -183,9 +189,16 @@ int exchange(const char* call, const void* sendbuf, int sendcount, MPI_Datatype 
              void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, bool all_blocks,
              void (*collective)(const vp::Members&, const void*, std::size_t, void*, const char*)) {
   return guarded_on(call, comm, [&](const Label& label) {
-    Communicator& c = collective_comm(call, label, comm);
+    Communicator& c = active(call, label, comm);
     const auto n = static_cast<std::size_t>(c.group.size());
     const Side receive = side_of(call, recvcount, recvtype, "recvcount", "recvtype");
+    if (c.inter) {
+      no_in_place(call, sendbuf);
+      const Side send = side_of(call, sendcount, sendtype, "sendcount", "sendtype");
+      check_match(call, send, receive);
+      inter_blocks(call, c, sendbuf, send, recvbuf, receive, all_blocks);
+      return;
+    }
     check_bytes(call, recvbuf, receive.bytes() * n, *receive.type, "recvbuf");
     const bool in_place = sendbuf == MPI_IN_PLACE;
     Side send = receive;
@@ -357,6 +370,118 @@ void inter_allreduce(Communicator& c, const void* sendbuf, void* recvbuf, const 
   out.done();
 }
 
+// A rank of the other group and the block it sends or receives.
+struct Peer {
+  int rank;
+  Block block;
+};
+
+// Sends each of `sends` to its rank of the other group and receives each of `receives` from
+// its rank; the sends start first, so the members' order of calls cannot deadlock.
+void inter_exchange(Communicator& c, const std::vector<Peer>& sends,
+                    const std::vector<Peer>& receives) {
+  const std::uint32_t context = inter_context(c);
+  std::vector<std::vector<std::byte>> scratch(sends.size());
+  std::vector<vp::Request> started;
+  for (std::size_t i = 0; i < sends.size(); ++i) {
+    const Block& b = sends[i].block;
+    const void* data = gathered(b.address, b.count, *b.type, scratch[i]);
+    started.push_back(vp::isend(data, bytes_of(b.count, *b.type), vp::Type::bytes,
+                                c.remote.rank_of(sends[i].rank), 0, context));
+  }
+  for (const Peer& p : receives) {
+    Incoming in(const_cast<void*>(p.block.address), p.block.count, *p.block.type);
+    vp::recv(in.data(), in.bytes(), vp::Type::bytes, c.remote.rank_of(p.rank), 0, context);
+    in.done();
+  }
+  for (vp::Request& r : started) vp::wait(r);
+}
+
+// Block i of `count` elements of `type` at `base`, for each rank i of the other group.
+std::vector<Peer> each_remote(const Communicator& c, const void* base, std::size_t count,
+                              const Datatype& type, bool same_block = false) {
+  std::vector<Peer> peers;
+  for (int i = 0; i < c.remote.size(); ++i) {
+    const std::size_t at = same_block ? 0 : count * static_cast<std::size_t>(i);
+    peers.push_back({i, {element_at(base, at, type), count, &type}});
+  }
+  return peers;
+}
+
+// Blocks by counts and displacements (in elements of `type`), for each rank of the other group.
+std::vector<Peer> each_remote_v(const Communicator& c, const void* base, const int* counts,
+                                const int* displs, const Datatype& type) {
+  std::vector<Peer> peers;
+  for (int i = 0; i < c.remote.size(); ++i) {
+    peers.push_back(
+        {i, {block_at(base, displs, i, type), static_cast<std::size_t>(counts[i]), &type}});
+  }
+  return peers;
+}
+
+void no_in_place(const char* call, const void* buffer) {
+  if (buffer == MPI_IN_PLACE) {
+    fail(call, MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed on an intercommunicator");
+  }
+}
+
+// Which side of a rooted intercommunicator call the rank is on: the root (MPI_ROOT), the rest
+// of the root's group (MPI_PROC_NULL) or the other group (the root's rank there).
+enum class RootSide { root, idle, other };
+RootSide root_side(const char* call, const Communicator& c, int root) {
+  if (root == MPI_ROOT) return RootSide::root;
+  if (root == MPI_PROC_NULL) return RootSide::idle;
+  check_peer(c.remote.size(), call, "root", root, false, false);
+  return RootSide::other;
+}
+
+// MPI_Allgather (every rank's block to every rank of the other group) and MPI_Alltoall.
+void inter_blocks(const char* call, Communicator& c, const void* sendbuf, const Side& send,
+                  void* recvbuf, const Side& receive, bool all_blocks) {
+  no_in_place(call, sendbuf);
+  const auto n = static_cast<std::size_t>(c.remote.size());
+  check_bytes(call, recvbuf, receive.bytes() * n, *receive.type, "recvbuf");
+  check_bytes(call, sendbuf, send.bytes() * (all_blocks ? n : 1), *send.type, "sendbuf");
+  inter_exchange(c, each_remote(c, sendbuf, send.count, *send.type, !all_blocks),
+                 each_remote(c, recvbuf, receive.count, *receive.type));
+}
+
+// MPI_Reduce: the other group's reduction at the root.
+void inter_reduce(const char* call, Communicator& c, const void* sendbuf, void* recvbuf,
+                  const Reduction& r, int root) {
+  const RootSide side = root_side(call, c, root);
+  if (side == RootSide::idle) return;
+  if (side == RootSide::root) {
+    check_buffer(call, recvbuf, r.count, r.type, "recvbuf");
+    inter_exchange(c, {}, {{0, {recvbuf, r.count, &r.type}}});
+    return;
+  }
+  no_in_place(call, sendbuf);
+  check_buffer(call, sendbuf, r.count, r.type, "sendbuf");
+  const Outgoing in(sendbuf, r.count, r.type);
+  std::vector<std::byte> whole(c.rank == 0 ? r.bytes() : 0);
+  vp::group::reduce(c.members(), in.data(), whole.data(), r.elements, r.element.size,
+                    r.operation.combine(), 0, call);
+  if (c.rank == 0) {
+    inter_exchange(c, {{root, {whole.data(), whole.size(), &bytes_type()}}}, {});
+  }
+}
+
+// MPI_Alltoallv and MPI_Alltoallw: block i to and from rank i of the group or, on an
+// intercommunicator, of the other group.
+void every_to_every(const char* call, Communicator& c, const std::vector<Block>& sends,
+                    const std::vector<Block>& receives) {
+  if (!c.inter) {
+    all_to_all(call, c, sends, receives);
+    return;
+  }
+  std::vector<Peer> to, from;
+  for (std::size_t i = 0; i < sends.size(); ++i) to.push_back({static_cast<int>(i), sends[i]});
+  for (std::size_t i = 0; i < receives.size(); ++i)
+    from.push_back({static_cast<int>(i), receives[i]});
+  inter_exchange(c, to, from);
+}
+
 }  // namespace
 }  // namespace vela::mpi::detail
 
@@ -404,8 +529,12 @@ int VPMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype dat
   constexpr const char* call = "MPI_Reduce";
   return guarded_on(call, comm, [&](const Label& label) {
     Objects& objects = active(call, label);
-    Communicator& c = collective_comm(call, label, comm);
+    Communicator& c = comm_of(call, objects, comm);
     const Reduction r = reduction_of(call, objects, count, datatype, op);
+    if (c.inter) {
+      inter_reduce(call, c, sendbuf, recvbuf, r, root);
+      return;
+    }
     check_peer(c.group.size(), call, "root", root, false, false);
     const bool at_root = c.rank == root;
     const bool in_place = sendbuf == MPI_IN_PLACE;
@@ -513,7 +642,22 @@ int VPMPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
   constexpr const char* call = "MPI_Gather";
   return guarded_on(call, comm, [&](const Label& label) {
-    Communicator& c = collective_comm(call, label, comm);
+    Communicator& c = active(call, label, comm);
+    if (c.inter) {
+      const RootSide side = root_side(call, c, root);
+      if (side == RootSide::root) {
+        const Side receive = side_of(call, recvcount, recvtype, "recvcount", "recvtype");
+        check_bytes(call, recvbuf, receive.bytes() * static_cast<std::size_t>(c.remote.size()),
+                    *receive.type, "recvbuf");
+        inter_exchange(c, {}, each_remote(c, recvbuf, receive.count, *receive.type));
+      } else if (side == RootSide::other) {
+        no_in_place(call, sendbuf);
+        const Side send = side_of(call, sendcount, sendtype, "sendcount", "sendtype");
+        check_bytes(call, sendbuf, send.bytes(), *send.type, "sendbuf");
+        inter_exchange(c, {{root, {sendbuf, send.count, send.type}}}, {});
+      }
+      return;
+    }
     check_peer(c.group.size(), call, "root", root, false, false);
     const auto n = static_cast<std::size_t>(c.group.size());
     const bool at_root = c.rank == root;
@@ -551,7 +695,22 @@ int VPMPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
                   int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
   constexpr const char* call = "MPI_Scatter";
   return guarded_on(call, comm, [&](const Label& label) {
-    Communicator& c = collective_comm(call, label, comm);
+    Communicator& c = active(call, label, comm);
+    if (c.inter) {
+      const RootSide side = root_side(call, c, root);
+      if (side == RootSide::root) {
+        const Side send = side_of(call, sendcount, sendtype, "sendcount", "sendtype");
+        check_bytes(call, sendbuf, send.bytes() * static_cast<std::size_t>(c.remote.size()),
+                    *send.type, "sendbuf");
+        inter_exchange(c, each_remote(c, sendbuf, send.count, *send.type), {});
+      } else if (side == RootSide::other) {
+        no_in_place(call, recvbuf);
+        const Side receive = side_of(call, recvcount, recvtype, "recvcount", "recvtype");
+        check_bytes(call, recvbuf, receive.bytes(), *receive.type, "recvbuf");
+        inter_exchange(c, {}, {{root, {recvbuf, receive.count, receive.type}}});
+      }
+      return;
+    }
     check_peer(c.group.size(), call, "root", root, false, false);
     const auto n = static_cast<std::size_t>(c.group.size());
     const bool at_root = c.rank == root;
@@ -600,7 +759,22 @@ int VPMPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
                   MPI_Comm comm) {
   constexpr const char* call = "MPI_Gatherv";
   return guarded_on(call, comm, [&](const Label& label) {
-    Communicator& c = collective_comm(call, label, comm);
+    Communicator& c = active(call, label, comm);
+    if (c.inter) {
+      const RootSide side = root_side(call, c, root);
+      if (side == RootSide::root) {
+        const Datatype& rtype = datatype_of(call, recvtype, "recvtype");
+        check_counts(call, recvcounts, c.remote.size(), "recvcounts");
+        check_out(call, displs, "displs");
+        inter_exchange(c, {}, each_remote_v(c, recvbuf, recvcounts, displs, rtype));
+      } else if (side == RootSide::other) {
+        no_in_place(call, sendbuf);
+        const Side send = side_of(call, sendcount, sendtype, "sendcount", "sendtype");
+        check_bytes(call, sendbuf, send.bytes(), *send.type, "sendbuf");
+        inter_exchange(c, {{root, {sendbuf, send.count, send.type}}}, {});
+      }
+      return;
+    }
     const int n = c.group.size();
     check_peer(n, call, "root", root, false, false);
     const bool at_root = c.rank == root;
@@ -647,7 +821,22 @@ int VPMPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs
                    int root, MPI_Comm comm) {
   constexpr const char* call = "MPI_Scatterv";
   return guarded_on(call, comm, [&](const Label& label) {
-    Communicator& c = collective_comm(call, label, comm);
+    Communicator& c = active(call, label, comm);
+    if (c.inter) {
+      const RootSide side = root_side(call, c, root);
+      if (side == RootSide::root) {
+        const Datatype& stype = datatype_of(call, sendtype, "sendtype");
+        check_counts(call, sendcounts, c.remote.size(), "sendcounts");
+        check_out(call, displs, "displs");
+        inter_exchange(c, each_remote_v(c, sendbuf, sendcounts, displs, stype), {});
+      } else if (side == RootSide::other) {
+        no_in_place(call, recvbuf);
+        const Side receive = side_of(call, recvcount, recvtype, "recvcount", "recvtype");
+        check_bytes(call, recvbuf, receive.bytes(), *receive.type, "recvbuf");
+        inter_exchange(c, {}, {{root, {recvbuf, receive.count, receive.type}}});
+      }
+      return;
+    }
     const int n = c.group.size();
     check_peer(n, call, "root", root, false, false);
     const bool at_root = c.rank == root;
@@ -693,7 +882,18 @@ int VPMPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, 
                      MPI_Comm comm) {
   constexpr const char* call = "MPI_Allgatherv";
   return guarded_on(call, comm, [&](const Label& label) {
-    Communicator& c = collective_comm(call, label, comm);
+    Communicator& c = active(call, label, comm);
+    if (c.inter) {
+      no_in_place(call, sendbuf);
+      const Datatype& rtype = datatype_of(call, recvtype, "recvtype");
+      check_counts(call, recvcounts, c.remote.size(), "recvcounts");
+      check_out(call, displs, "displs");
+      const Side send = side_of(call, sendcount, sendtype, "sendcount", "sendtype");
+      check_bytes(call, sendbuf, send.bytes(), *send.type, "sendbuf");
+      inter_exchange(c, each_remote(c, sendbuf, send.count, *send.type, true),
+                     each_remote_v(c, recvbuf, recvcounts, displs, rtype));
+      return;
+    }
     const int n = c.group.size();
     const Datatype& rtype = datatype_of(call, recvtype, "recvtype");
     const std::size_t total = check_counts(call, recvcounts, n, "recvcounts");
@@ -743,8 +943,9 @@ int VPMPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdisp
                     const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
   constexpr const char* call = "MPI_Alltoallv";
   return guarded_on(call, comm, [&](const Label& label) {
-    Communicator& c = collective_comm(call, label, comm);
-    const int n = c.group.size();
+    Communicator& c = active(call, label, comm);
+    if (c.inter) no_in_place(call, sendbuf);
+    const int n = c.peers().size();
     const Datatype& rtype = datatype_of(call, recvtype, "recvtype");
     check_counts(call, recvcounts, n, "recvcounts");
     check_out(call, rdispls, "rdispls");
@@ -766,7 +967,7 @@ int VPMPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdisp
                          static_cast<std::size_t>(sendcounts[i]), &stype});
       }
     }
-    all_to_all(call, c, sends, receives);
+    every_to_every(call, c, sends, receives);
   });
 }
 
@@ -775,8 +976,9 @@ int VPMPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdisp
                     const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) {
   constexpr const char* call = "MPI_Alltoallw";
   return guarded_on(call, comm, [&](const Label& label) {
-    Communicator& c = collective_comm(call, label, comm);
-    const int n = c.group.size();
+    Communicator& c = active(call, label, comm);
+    if (c.inter) no_in_place(call, sendbuf);
+    const int n = c.peers().size();
     check_counts(call, recvcounts, n, "recvcounts");
     check_out(call, rdispls, "rdispls");
     check_out(call, recvtypes, "recvtypes");
@@ -804,7 +1006,7 @@ int VPMPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdisp
                          &datatype_of(call, sendtypes[i], "sendtypes[i]")});
       }
     }
-    all_to_all(call, c, sends, receives);
+    every_to_every(call, c, sends, receives);
   });
 }
 

@@ -773,6 +773,117 @@ TEST(MpiComms, IntercommunicatorAndMerge) {
   EXPECT_EQ(ranks_done, 6);
 }
 
+// The blocking collectives on an intercommunicator of unequal groups, A = world ranks {0, 1}
+// and B = {2, 3, 4}: each rank's data goes to the other group, as the standard defines each
+// call; ranks move between PEs meanwhile. MPI_Reduce_scatter is refused with MPI_ERR_COMM,
+// MPI_IN_PLACE with MPI_ERR_BUFFER.
+TEST(MpiComms, IntercommunicatorCollectives) {
+  ranks_done = 0;
+  const Outcome o = run_mpi(
+      5,
+      [](int argc, char** argv) {
+        MPI_Init(&argc, &argv);
+        const int me = world_rank();
+        const bool in_a = me < 2;
+        MPI_Comm half, inter;
+        MPI_Comm_split(MPI_COMM_WORLD, in_a ? 0 : 1, me, &half);
+        MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, in_a ? 2 : 0, 7, &inter);
+        MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
+        int local = -1, remote = 0;
+        MPI_Comm_rank(inter, &local);
+        MPI_Comm_remote_size(inter, &remote);
+        const int first_remote = in_a ? 2 : 0;  // the other group's world ranks start here
+        MPI_Migrate();
+        // Allgather: the other group's world ranks, in its order.
+        std::vector<int> got(static_cast<std::size_t>(remote), -1);
+        EXPECT_EQ(MPI_Allgather(&me, 1, MPI_INT, got.data(), 1, MPI_INT, inter), MPI_SUCCESS);
+        for (int i = 0; i < remote; ++i) EXPECT_EQ(got[i], first_remote + i);
+        // Alltoall: 100 * sender + receiver's rank in its group.
+        std::vector<int> out(static_cast<std::size_t>(remote));
+        for (int j = 0; j < remote; ++j) out[j] = 100 * me + j;
+        EXPECT_EQ(MPI_Alltoall(out.data(), 1, MPI_INT, got.data(), 1, MPI_INT, inter), MPI_SUCCESS);
+        for (int i = 0; i < remote; ++i) EXPECT_EQ(got[i], 100 * (first_remote + i) + local);
+        // Gather at A's rank 0 (MPI_ROOT there, MPI_PROC_NULL at A's rank 1; B names root 0).
+        const int a_root = in_a ? (local == 0 ? MPI_ROOT : MPI_PROC_NULL) : 0;
+        std::vector<int> gathered(3, -1);
+        EXPECT_EQ(MPI_Gather(&me, 1, MPI_INT, gathered.data(), 1, MPI_INT, a_root, inter),
+                  MPI_SUCCESS);
+        if (in_a && local == 0) {
+          EXPECT_EQ(gathered, (std::vector<int>{2, 3, 4}));
+        }
+        if (in_a && local == 1) {
+          EXPECT_EQ(gathered, (std::vector<int>{-1, -1, -1}));
+        }
+        // Gatherv, reversed: B's rank i lands at 2 - i, taking i + 1 values.
+        const int counts[3] = {1, 2, 3}, displs[3] = {5, 3, 0};
+        std::vector<int> packed(6, -1);
+        std::vector<int> mine(3, me);
+        EXPECT_EQ(MPI_Gatherv(mine.data(), local + 1, MPI_INT, packed.data(), counts, displs,
+                              MPI_INT, a_root, inter),
+                  MPI_SUCCESS);
+        if (in_a && local == 0) {
+          EXPECT_EQ(packed, (std::vector<int>{4, 4, 4, 3, 3, 2}));
+        }
+        // Scatter from B's rank 1 (world 3) to A: A's rank r gets 10 + r.
+        const int b_root = in_a ? 1 : (local == 1 ? MPI_ROOT : MPI_PROC_NULL);
+        const int spread[2] = {10, 11};
+        int one = -1;
+        EXPECT_EQ(MPI_Scatter(spread, 1, MPI_INT, &one, 1, MPI_INT, b_root, inter), MPI_SUCCESS);
+        if (in_a) {
+          EXPECT_EQ(one, 10 + local);
+        }
+        // Scatterv from B's rank 1: A's rank r gets r + 1 values from displs {2, 0}.
+        const int scounts[2] = {1, 2}, sdispls[2] = {2, 0};
+        const int values[3] = {7, 8, 9};
+        int two[2] = {-1, -1};
+        EXPECT_EQ(MPI_Scatterv(values, scounts, sdispls, MPI_INT, two, in_a ? local + 1 : 0,
+                               MPI_INT, b_root, inter),
+                  MPI_SUCCESS);
+        if (in_a && local == 0) {
+          EXPECT_EQ(two[0], 9);
+        }
+        if (in_a && local == 1) {
+          EXPECT_EQ((std::vector<int>{two[0], two[1]}), (std::vector<int>{7, 8}));
+        }
+        // Allgatherv, reversed places.
+        std::vector<int> rcounts(static_cast<std::size_t>(remote), 1), rdispls;
+        for (int i = 0; i < remote; ++i) rdispls.push_back(remote - 1 - i);
+        EXPECT_EQ(MPI_Allgatherv(&me, 1, MPI_INT, got.data(), rcounts.data(), rdispls.data(),
+                                 MPI_INT, inter),
+                  MPI_SUCCESS);
+        for (int i = 0; i < remote; ++i) EXPECT_EQ(got[remote - 1 - i], first_remote + i);
+        // Alltoallv with the same places.
+        EXPECT_EQ(MPI_Alltoallv(out.data(), rcounts.data(), rdispls.data(), MPI_INT, got.data(),
+                                rcounts.data(), rdispls.data(), MPI_INT, inter),
+                  MPI_SUCCESS);
+        for (int i = 0; i < remote; ++i) {
+          // From rank i of the other group: its block for me, which it put at remote' - 1 - me.
+          EXPECT_EQ(got[remote - 1 - i], 100 * (first_remote + i) + (in_a ? 1 - local : 2 - local))
+              << i;
+        }
+        // Reduce at B's rank 2 (world 4): the sum over A.
+        const int c_root = in_a ? 2 : (local == 2 ? MPI_ROOT : MPI_PROC_NULL);
+        int sum = -1;
+        EXPECT_EQ(MPI_Reduce(&me, &sum, 1, MPI_INT, MPI_SUM, c_root, inter), MPI_SUCCESS);
+        if (me == 4) {
+          EXPECT_EQ(sum, 0 + 1);
+        }
+        // Not available, or not allowed.
+        int block = 0;
+        EXPECT_EQ(MPI_Reduce_scatter_block(&me, &block, 1, MPI_INT, MPI_SUM, inter), MPI_ERR_COMM);
+        EXPECT_EQ(MPI_Allgather(MPI_IN_PLACE, 1, MPI_INT, got.data(), 1, MPI_INT, inter),
+                  MPI_ERR_BUFFER);
+        MPI_Comm_free(&inter);
+        MPI_Comm_free(&half);
+        MPI_Finalize();
+        ++ranks_done;
+        return 0;
+      },
+      "rotate");
+  EXPECT_EQ(o.error, "");
+  EXPECT_EQ(ranks_done, 5);
+}
+
 TEST(MpiComms, InfoObjects) {
   ranks_done = 0;
   const Outcome o = run_mpi(1, [](int argc, char** argv) {
