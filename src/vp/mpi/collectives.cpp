@@ -1,5 +1,5 @@
 // MPI's collective communication (the standard's chapter 5) on any intracommunicator (and the
-// blocking ones but MPI_Reduce_scatter on intercommunicators, below): vp's
+// blocking ones on intercommunicators, below): vp's
 // collectives over the communicator's members (vp::Members: its group and context), with the
 // reduction operators of operators.cpp.
 //
@@ -26,8 +26,8 @@ Communicator& collective_comm(const char* call, const Label& label, MPI_Comm com
   if (c.inter) {
     fail(call, MPI_ERR_COMM,
          "this collective is not available on an intercommunicator (MPI_Scan and MPI_Exscan "
-         "are not defined there; MPI_Reduce_scatter, its block form and the nonblocking "
-         "collectives are not supported yet: merge it with MPI_Intercomm_merge)");
+         "are not defined there; the nonblocking collectives are not supported there yet: "
+         "merge it with MPI_Intercomm_merge)");
   }
   return c;
 }
@@ -223,6 +223,9 @@ int exchange(const char* call, const void* sendbuf, int sendcount, MPI_Datatype 
 
 // MPI_Reduce_scatter and MPI_Reduce_scatter_block: the reduction of every member's elements at
 // member 0, then block i (counts[i] elements) to member i.
+void scatter_from_first(const char* call, Communicator& c, const std::vector<std::byte>& whole,
+                        void* recvbuf, const Reduction& r, const std::vector<int>& counts);
+
 void reduce_then_scatter(const char* call, Communicator& c, const void* sendbuf, void* recvbuf,
                          const Reduction& r, const std::vector<int>& counts) {
   const vp::Members members = c.members();
@@ -231,6 +234,13 @@ void reduce_then_scatter(const char* call, Communicator& c, const void* sendbuf,
   std::vector<std::byte> whole(c.rank == 0 ? r.bytes() : 0);
   vp::group::reduce(members, in.data(), whole.data(), r.elements, r.element.size,
                     r.operation.combine(), 0, call);
+  scatter_from_first(call, c, whole, recvbuf, r, counts);
+}
+
+// Member 0's `whole` (elements of r.type, packed) scattered by `counts`: block i to member i.
+void scatter_from_first(const char* call, Communicator& c, const std::vector<std::byte>& whole,
+                        void* recvbuf, const Reduction& r, const std::vector<int>& counts) {
+  const vp::Members members = c.members();
   const vp::Collective scatter(members, call);
   const std::size_t per = r.count == 0 ? 0 : r.bytes() / r.count;  // bytes per element of type
   Incoming out(recvbuf, static_cast<std::size_t>(counts[static_cast<std::size_t>(c.rank)]), r.type);
@@ -243,7 +253,7 @@ void reduce_then_scatter(const char* call, Communicator& c, const void* sendbuf,
   for (int i = 0; i < members.size; ++i) {
     const std::size_t bytes = static_cast<std::size_t>(counts[static_cast<std::size_t>(i)]) * per;
     if (i == 0) {
-      if (bytes > 0) std::memmove(out.data(), whole.data(), bytes);
+      if (bytes > 0) std::memmove(out.data(), whole.data(), bytes);  // its own block
     } else {
       scatter.put(whole.data() + offset, bytes, i);
     }
@@ -467,6 +477,27 @@ void inter_reduce(const char* call, Communicator& c, const void* sendbuf, void* 
   }
 }
 
+// MPI_Reduce_scatter and its block form on an intercommunicator: each group's reduction (`r`:
+// its send side) at its leader, the leaders swap them, and each scatters the other group's by
+// `counts` (its own group's blocks; the standard has both groups reduce as many elements).
+void inter_reduce_scatter(const char* call, Communicator& c, const void* sendbuf, void* recvbuf,
+                          const Reduction& r, const std::vector<int>& counts) {
+  no_in_place(call, sendbuf);
+  check_buffer(call, sendbuf, r.count, r.type, "sendbuf");
+  const Outgoing in(sendbuf, r.count, r.type);
+  std::vector<std::byte> ours(c.rank == 0 ? r.bytes() : 0);
+  vp::group::reduce(c.members(), in.data(), ours.data(), r.elements, r.element.size,
+                    r.operation.combine(), 0, call);
+  const std::size_t per = r.count == 0 ? 0 : r.bytes() / r.count;
+  const auto elements = static_cast<std::size_t>(std::accumulate(counts.begin(), counts.end(), 0L));
+  std::vector<std::byte> theirs(c.rank == 0 ? elements * per : 0);
+  if (c.rank == 0) {
+    inter_exchange(c, {{0, {ours.data(), ours.size(), &bytes_type()}}},
+                   {{0, {theirs.data(), theirs.size(), &bytes_type()}}});
+  }
+  scatter_from_first(call, c, theirs, recvbuf, r, counts);
+}
+
 // MPI_Alltoallv and MPI_Alltoallw: block i to and from rank i of the group or, on an
 // intercommunicator, of the other group.
 void every_to_every(const char* call, Communicator& c, const std::vector<Block>& sends,
@@ -602,9 +633,17 @@ int VPMPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount
   constexpr const char* call = "MPI_Reduce_scatter_block";
   return guarded_on(call, comm, [&](const Label& label) {
     Objects& objects = active(call, label);
-    Communicator& c = collective_comm(call, label, comm);
+    Communicator& c = comm_of(call, objects, comm);
     const int n = c.group.size();
     count_of(call, recvcount, "recvcount");
+    if (c.inter) {
+      // This group's recvcount for each rank of the other group.
+      const Reduction r = reduction_of(call, objects, recvcount * c.remote.size(), datatype, op);
+      check_buffer(call, recvbuf, static_cast<std::size_t>(recvcount), r.type, "recvbuf");
+      inter_reduce_scatter(call, c, sendbuf, recvbuf, r,
+                           std::vector<int>(static_cast<std::size_t>(n), recvcount));
+      return;
+    }
     const Reduction r = reduction_of(call, objects, recvcount * n, datatype, op);
     if (sendbuf != MPI_IN_PLACE) check_buffer(call, sendbuf, r.count, r.type, "sendbuf");
     check_buffer(call, recvbuf, static_cast<std::size_t>(recvcount), r.type, "recvbuf");
@@ -618,10 +657,16 @@ int VPMPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcount
   constexpr const char* call = "MPI_Reduce_scatter";
   return guarded_on(call, comm, [&](const Label& label) {
     Objects& objects = active(call, label);
-    Communicator& c = collective_comm(call, label, comm);
+    Communicator& c = comm_of(call, objects, comm);
     const int n = c.group.size();
     const std::size_t total = check_counts(call, recvcounts, n, "recvcounts");
     const Reduction r = reduction_of(call, objects, static_cast<int>(total), datatype, op);
+    if (c.inter) {
+      check_buffer(call, recvbuf, static_cast<std::size_t>(recvcounts[c.rank]), r.type, "recvbuf");
+      inter_reduce_scatter(call, c, sendbuf, recvbuf, r,
+                           std::vector<int>(recvcounts, recvcounts + n));
+      return;
+    }
     if (sendbuf != MPI_IN_PLACE) check_buffer(call, sendbuf, r.count, r.type, "sendbuf");
     check_buffer(call, recvbuf, static_cast<std::size_t>(recvcounts[c.rank]), r.type, "recvbuf");
     reduce_then_scatter(call, c, sendbuf, recvbuf, r, std::vector<int>(recvcounts, recvcounts + n));

@@ -775,8 +775,8 @@ TEST(MpiComms, IntercommunicatorAndMerge) {
 
 // The blocking collectives on an intercommunicator of unequal groups, A = world ranks {0, 1}
 // and B = {2, 3, 4}: each rank's data goes to the other group, as the standard defines each
-// call; ranks move between PEs meanwhile. MPI_Reduce_scatter is refused with MPI_ERR_COMM,
-// MPI_IN_PLACE with MPI_ERR_BUFFER.
+// call; ranks move between PEs meanwhile. MPI_Scan (not defined there) is refused with
+// MPI_ERR_COMM, MPI_IN_PLACE with MPI_ERR_BUFFER.
 TEST(MpiComms, IntercommunicatorCollectives) {
   ranks_done = 0;
   const Outcome o = run_mpi(
@@ -868,9 +868,31 @@ TEST(MpiComms, IntercommunicatorCollectives) {
         if (me == 4) {
           EXPECT_EQ(sum, 0 + 1);
         }
-        // Not available, or not allowed.
-        int block = 0;
-        EXPECT_EQ(MPI_Reduce_scatter_block(&me, &block, 1, MPI_INT, MPI_SUM, inter), MPI_ERR_COMM);
+        // Reduce-scatter: the other group's sums, scattered over this group (A's vector is
+        // 10 me + j over 3 places, B's over 2): B's rank j gets 10 + 2j, A's rank j 90 + 3j.
+        std::vector<int> vec;
+        for (int j = 0; j < remote; ++j) vec.push_back(10 * me + j);
+        int block = -1;
+        EXPECT_EQ(MPI_Reduce_scatter_block(vec.data(), &block, 1, MPI_INT, MPI_SUM, inter),
+                  MPI_SUCCESS);
+        EXPECT_EQ(block, in_a ? 90 + 3 * local : 10 + 2 * local);
+        // With counts: A's {1, 2}, B's {1, 1, 1} (3 elements either way).
+        const std::vector<int> a_counts = {1, 2}, b_counts = {1, 1, 1};
+        std::vector<int> three;
+        for (int j = 0; j < 3; ++j) three.push_back(10 * me + j);
+        int pieces[2] = {-1, -1};
+        EXPECT_EQ(MPI_Reduce_scatter(three.data(), pieces, in_a ? a_counts.data() : b_counts.data(),
+                                     MPI_INT, MPI_SUM, inter),
+                  MPI_SUCCESS);
+        if (!in_a) {
+          EXPECT_EQ(pieces[0], 10 + 2 * local);
+        } else if (local == 0) {
+          EXPECT_EQ(pieces[0], 90);
+        } else {
+          EXPECT_EQ((std::vector<int>{pieces[0], pieces[1]}), (std::vector<int>{93, 96}));
+        }
+        // Not defined there, or not allowed.
+        EXPECT_EQ(MPI_Scan(&me, &block, 1, MPI_INT, MPI_SUM, inter), MPI_ERR_COMM);
         EXPECT_EQ(MPI_Allgather(MPI_IN_PLACE, 1, MPI_INT, got.data(), 1, MPI_INT, inter),
                   MPI_ERR_BUFFER);
         MPI_Comm_free(&inter);
