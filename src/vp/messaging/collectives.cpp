@@ -223,6 +223,15 @@ void alltoall(const Members& members, const void* in, std::size_t bytes, void* o
   const int me = members.index;
   const auto* from = static_cast<const std::byte*>(in);
   auto* to = static_cast<std::byte*>(out);
+  // Every receive posted before the first send: each block arrives straight in its place (one
+  // copy, no buffer of its own), and a large send, which waits until its receiver has copied
+  // it, waits only for that copy.
+  std::vector<Request> receives;
+  receives.reserve(static_cast<std::size_t>(n));
+  for (int d = 1; d < n; ++d) {
+    const int source = (me - d + n) % n;
+    receives.push_back(c.post(to + static_cast<std::size_t>(source) * bytes, bytes, source));
+  }
   for (int d = 1; d < n; ++d) {
     const int dest = (me + d) % n;
     c.put(from + static_cast<std::size_t>(dest) * bytes, bytes, dest);
@@ -231,10 +240,7 @@ void alltoall(const Members& members, const void* in, std::size_t bytes, void* o
     std::memmove(to + static_cast<std::size_t>(me) * bytes,
                  from + static_cast<std::size_t>(me) * bytes, bytes);
   }
-  for (int d = 1; d < n; ++d) {
-    const int source = (me - d + n) % n;
-    c.get(to + static_cast<std::size_t>(source) * bytes, bytes, source);
-  }
+  for (Request& r : receives) wait(r);
 }
 
 }  // namespace group

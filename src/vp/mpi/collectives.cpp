@@ -276,6 +276,17 @@ void all_to_all(const char* call, Communicator& c, const std::vector<Block>& sen
   const vp::Collective exchange(members, call);
   const int n = members.size;
   const int me = members.index;
+  // Every receive posted before the first send (vp's alltoall does the same): each block lands
+  // in its place, or in its unpacking buffer, without a buffer of its own in between.
+  std::vector<Incoming> arriving;
+  std::vector<vp::Request> posted;
+  arriving.reserve(static_cast<std::size_t>(n));
+  for (int d = 1; d < n; ++d) {
+    const int source = (me - d + n) % n;
+    const Block& b = receives[static_cast<std::size_t>(source)];
+    arriving.emplace_back(const_cast<void*>(b.address), b.count, *b.type);
+    posted.push_back(exchange.post(arriving.back().data(), arriving.back().bytes(), source));
+  }
   for (int d = 1; d < n; ++d) {
     const int dest = (me + d) % n;
     const Block& b = sends[static_cast<std::size_t>(dest)];
@@ -291,12 +302,9 @@ void all_to_all(const char* call, Communicator& c, const std::vector<Block>& sen
   }
   if (mine.bytes() > 0) std::memmove(here.data(), mine.data(), mine.bytes());
   here.done();
-  for (int d = 1; d < n; ++d) {
-    const int source = (me - d + n) % n;
-    const Block& b = receives[static_cast<std::size_t>(source)];
-    Incoming in(const_cast<void*>(b.address), b.count, *b.type);
-    exchange.get(in.data(), in.bytes(), source);
-    in.done();
+  for (std::size_t i = 0; i < posted.size(); ++i) {
+    vp::wait(posted[i]);
+    arriving[i].done();
   }
 }
 
