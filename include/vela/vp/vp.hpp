@@ -390,6 +390,15 @@ class Collective {
   const Members& members() const { return members_; }
   // Sends `bytes` bytes to member `to` (eager: returns once the data is copied or delivered).
   void put(const void* data, std::size_t bytes, int to) const;
+  // put() of every piece, all under way at once (a large piece is read where it lies while its
+  // receiver copies it: several receivers copy in parallel); returns once all are copied or
+  // delivered.
+  struct Piece {
+    const void* data;
+    std::size_t bytes;
+    int to;
+  };
+  void put_each(std::span<const Piece> pieces) const;
   // Receives from member `from` into `data`, which holds `capacity` bytes; returns the bytes.
   std::size_t get(void* data, std::size_t capacity, int from) const;
   // The same receive posted, to complete later (wait, test): for nonblocking collectives.

@@ -301,6 +301,15 @@ struct SendMode {
 // Sends `bytes` bytes to rank `dest` as `rank` (inside its fiber, except a queued one).
 void post_message(RankContext& rank, const void* buffer, std::size_t bytes, Type type, int dest,
                   int tag, Route route, SendMode mode = {});
+// post_message, except that a large message read where it lies is left under way: its loan, for
+// wait_loan then let_go (nullptr when the bytes were copied or delivered already). Several may
+// be under way at once: their receivers copy them in parallel.
+SendLoan* post_message_lent(RankContext& rank, const void* buffer, std::size_t bytes, Type type,
+                            int dest, int tag, Route route, SendMode mode = {});
+// Inside the fiber: blocks until the loan's receiver has copied the bytes.
+void wait_loan(RankContext& rank, SendLoan* loan, int dest, int tag, bool collective);
+// The sending rank's hold on a loan let go (the last of it and the payload frees it).
+void let_go(SendLoan* loan) noexcept;
 // A remote message arrived in order for `rank` (on its PE): the layer's handler runs on it.
 void run_remote(RankContext& rank, const Envelope& envelope, Payload& data);
 // Inside the fiber: a blocking receive.

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "fibers/rank.hpp"
@@ -27,6 +28,23 @@ Collective::Collective(const Members& members, const char* call)
 void Collective::put(const void* data, std::size_t bytes, int to) const {
   post_message(*static_cast<RankContext*>(rank_), data, bytes, Type::bytes, members_.rank_of(to),
                tag_, {collective_channel, members_.context});
+}
+
+void Collective::put_each(std::span<const Piece> pieces) const {
+  auto& rank = *static_cast<RankContext*>(rank_);
+  const Route route{collective_channel, members_.context};
+  struct Holds {  // the rank's holds on the loans, let go even when it is unwound
+    std::vector<std::pair<SendLoan*, int>> lent;
+    ~Holds() {
+      for (const auto& l : lent) let_go(l.first);
+    }
+  } holds;
+  for (const Piece& p : pieces) {
+    const int dest = members_.rank_of(p.to);
+    if (SendLoan* loan = post_message_lent(rank, p.data, p.bytes, Type::bytes, dest, tag_, route))
+      holds.lent.emplace_back(loan, dest);
+  }
+  for (const auto& [loan, dest] : holds.lent) wait_loan(rank, loan, dest, tag_, true);
 }
 
 std::size_t Collective::get(void* data, std::size_t capacity, int from) const {
@@ -224,18 +242,21 @@ void alltoall(const Members& members, const void* in, std::size_t bytes, void* o
   const auto* from = static_cast<const std::byte*>(in);
   auto* to = static_cast<std::byte*>(out);
   // Every receive posted before the first send: each block arrives straight in its place (one
-  // copy, no buffer of its own), and a large send, which waits until its receiver has copied
-  // it, waits only for that copy.
+  // copy, no buffer of its own); the sends all under way at once (put_each), so the receivers
+  // copy large blocks in parallel.
   std::vector<Request> receives;
   receives.reserve(static_cast<std::size_t>(n));
   for (int d = 1; d < n; ++d) {
     const int source = (me - d + n) % n;
     receives.push_back(c.post(to + static_cast<std::size_t>(source) * bytes, bytes, source));
   }
+  std::vector<Collective::Piece> pieces;
+  pieces.reserve(static_cast<std::size_t>(n));
   for (int d = 1; d < n; ++d) {
     const int dest = (me + d) % n;
-    c.put(from + static_cast<std::size_t>(dest) * bytes, bytes, dest);
+    pieces.push_back({from + static_cast<std::size_t>(dest) * bytes, bytes, dest});
   }
+  c.put_each(pieces);
   if (bytes > 0) {
     std::memmove(to + static_cast<std::size_t>(me) * bytes,
                  from + static_cast<std::size_t>(me) * bytes, bytes);

@@ -175,8 +175,8 @@ bool accept(RankContext& rank, const Envelope& envelope, Payload&& data) {
   return true;
 }
 
-void post_message(RankContext& rank, const void* buffer, std::size_t bytes, Type type, int dest,
-                  int tag, Route route, SendMode mode) {
+SendLoan* post_message_lent(RankContext& rank, const void* buffer, std::size_t bytes, Type type,
+                            int dest, int tag, Route route, SendMode mode) {
   const Delivery delivery = mode.delivery;
   const std::uint8_t channel = route.channel;
   const HeapPause pause;  // the payload and the receiver's queue entries are not this rank's
@@ -202,30 +202,47 @@ void post_message(RankContext& rank, const void* buffer, std::size_t bytes, Type
       receiver.state = RankState::ready;
       pe.ready.push_back(&receiver);
     }
-    return;
+    return nullptr;
   }
   if (bytes < rt::detail::external_bytes_from || delivery != Delivery::normal) {
     rt::detail::send_entry<&RankElement::deliver>(world.ranks.id(), to, 0, e,
                                                   Payload(buffer, bytes));
-    return;
+    return nullptr;
   }
   // A large message is read where it lies: the receiver copies it once (received straight into
   // its buffer from another process of this machine), and this rank waits until that is done.
   auto* loan = new SendLoan;
   loan->world = &world;
   loan->rank = rank.rank;
+  try {
+    rt::detail::send_entry<&RankElement::deliver>(world.ranks.id(), to, 0, e,
+                                                  Payload::borrowed(buffer, bytes, loan));
+  } catch (...) {
+    let_go(loan);  // the rank's hold (the payload, if it was made, let go of its own)
+    throw;
+  }
+  return loan;
+}
+
+void wait_loan(RankContext& rank, SendLoan* loan, int dest, int tag, bool collective) {
+  // release() stores done before it reads waiting: one of the two sees the other.
+  loan->waiting.store(true);
+  while (!loan->done.load()) block(rank, dest, tag, collective, "send");
+}
+
+void let_go(SendLoan* loan) noexcept {
+  if (loan->holders.fetch_sub(1, std::memory_order_acq_rel) == 1) delete loan;
+}
+
+void post_message(RankContext& rank, const void* buffer, std::size_t bytes, Type type, int dest,
+                  int tag, Route route, SendMode mode) {
+  SendLoan* loan = post_message_lent(rank, buffer, bytes, type, dest, tag, route, mode);
+  if (loan == nullptr) return;
   struct Leave {  // the rank's hold, let go even when it is unwound while it waits
     SendLoan* loan;
-    ~Leave() {
-      if (loan->holders.fetch_sub(1, std::memory_order_acq_rel) == 1) delete loan;
-    }
+    ~Leave() { let_go(loan); }
   } leave{loan};
-  rt::detail::send_entry<&RankElement::deliver>(world.ranks.id(), to, 0, e,
-                                                Payload::borrowed(buffer, bytes, loan));
-  loan->waiting.store(true);
-  while (!loan->done.load()) {
-    block(rank, dest, tag, channel == collective_channel, "send");
-  }
+  wait_loan(rank, loan, dest, tag, route.channel == collective_channel);
 }
 
 void release(SendLoan* loan) noexcept {
@@ -238,7 +255,7 @@ void release(SendLoan* loan) noexcept {
       // The run is stopping: nothing resumes the rank any more.
     }
   }
-  if (loan->holders.fetch_sub(1, std::memory_order_acq_rel) == 1) delete loan;
+  let_go(loan);
 }
 
 namespace {

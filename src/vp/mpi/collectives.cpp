@@ -276,8 +276,9 @@ void all_to_all(const char* call, Communicator& c, const std::vector<Block>& sen
   const vp::Collective exchange(members, call);
   const int n = members.size;
   const int me = members.index;
-  // Every receive posted before the first send (vp's alltoall does the same): each block lands
-  // in its place, or in its unpacking buffer, without a buffer of its own in between.
+  // Every receive posted before the first send and the sends all under way at once (as vp's
+  // alltoall): each block lands in its place, or in its unpacking buffer, with no buffer of its
+  // own in between, and receivers copy large blocks in parallel.
   std::vector<Incoming> arriving;
   std::vector<vp::Request> posted;
   arriving.reserve(static_cast<std::size_t>(n));
@@ -287,12 +288,16 @@ void all_to_all(const char* call, Communicator& c, const std::vector<Block>& sen
     arriving.emplace_back(const_cast<void*>(b.address), b.count, *b.type);
     posted.push_back(exchange.post(arriving.back().data(), arriving.back().bytes(), source));
   }
+  std::vector<Outgoing> leaving;
+  std::vector<vp::Collective::Piece> pieces;
+  leaving.reserve(static_cast<std::size_t>(n));
   for (int d = 1; d < n; ++d) {
     const int dest = (me + d) % n;
     const Block& b = sends[static_cast<std::size_t>(dest)];
-    const Outgoing out(b.address, b.count, *b.type);
-    exchange.put(out.data(), out.bytes(), dest);
+    leaving.emplace_back(b.address, b.count, *b.type);
+    pieces.push_back({leaving.back().data(), leaving.back().bytes(), dest});
   }
+  exchange.put_each(pieces);
   const Block& own = sends[static_cast<std::size_t>(me)];
   const Block& into = receives[static_cast<std::size_t>(me)];
   const Outgoing mine(own.address, own.count, *own.type);
