@@ -339,10 +339,6 @@ std::vector<Block> snapshot(const std::vector<Block>& receives,
 // context above 2^31 (apart from the program's messages on it), tag 0, in the order of the
 // calls (messages between two ranks on one context and tag do not overtake each other).
 
-std::uint32_t inter_context(const Communicator& c) {
-  return c.context | own_contexts;
-}
-
 // The leaders swap `bytes` bytes (mine out, theirs in).
 void leaders_swap(Communicator& c, const void* mine, void* theirs, std::size_t bytes) {
   const int other = c.remote.rank_of(0);

@@ -403,7 +403,6 @@ Communicator duplicate(const char* call, Objects& objects, MPI_Comm comm, const 
 }  // namespace
 
 MPI_Comm add_unsettled_dup(const char* call, Objects& objects, MPI_Comm comm, Communicator& c) {
-  if (c.inter) fail(call, MPI_ERR_COMM, "duplicating an intercommunicator is not supported yet");
   return add_comm(objects, duplicate(call, objects, comm, c, unsettled_context));
 }
 

@@ -335,6 +335,11 @@ std::uint32_t propose_idup_context(const char* call, Objects& objects);
 MPI_Comm add_unsettled_dup(const char* call, Objects& objects, MPI_Comm comm, Communicator& c);
 void settle_context(Objects& objects, MPI_Comm comm, std::uint32_t context);
 
+// The context of an intercommunicator's collective messages between its groups (collectives.cpp).
+inline std::uint32_t inter_context(const Communicator& c) {
+  return c.context | own_contexts;
+}
+
 // The communicator whose messages carry `context` (world's for 0), or nullptr.
 Communicator* comm_by_context(Objects& objects, std::uint32_t context);
 

@@ -387,8 +387,27 @@ int VPMPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype da
                          Reduce::rooted, request);
 }
 
+// An intercommunicator's idup: this rank's proposal to every rank of the other group, and theirs
+// received into the blocks after its own group's (eager: they are 4 bytes); how many.
+static int proposals_across(Communicator& c, PendingCollective& pc,
+                            const std::vector<std::byte>& own) {
+  const int m = c.remote.size();
+  for (int i = 0; i < m; ++i) {
+    vp::Request sent = vp::isend(own.data(), own.size(), vp::Type::bytes, c.remote.rank_of(i), 0,
+                                 inter_context(c));
+    vp::wait(sent);
+  }
+  for (int i = 0; i < m; ++i) {
+    pc.buffers.emplace_back(own.size());
+    pc.receives.push_back(vp::irecv(pc.buffers.back().data(), own.size(), vp::Type::bytes,
+                                    c.remote.rank_of(i), 0, inter_context(c)));
+  }
+  return m;
+}
+
 // MPI_Comm_idup: the duplicate's handle at once, its context when the request completes: every
-// member's proposal to every other member, the largest taken (communicators.cpp).
+// member's proposal to every other member (of both groups of an intercommunicator), the largest
+// taken (communicators.cpp).
 int VPMPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request) {
   constexpr const char* call = "MPI_Comm_idup";
   return guarded_on(call, comm, [&](const Label& label) {
@@ -401,8 +420,9 @@ int VPMPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request) {
     *request = start(call, c, [&](const vp::Collective& k, PendingCollective& pc) {
       std::vector<std::byte> own(sizeof proposal);
       std::memcpy(own.data(), &proposal, sizeof proposal);
-      const std::size_t first = gather_blocks(k, pc, std::move(own), sizeof proposal, true, 0);
-      const int n = k.members().size;
+      const std::size_t first = gather_blocks(k, pc, own, sizeof proposal, true, 0);
+      int n = k.members().size;
+      if (c.inter) n += proposals_across(c, pc, own);
       Objects* mine = &objects;
       pc.steps.emplace_back([first, n, dup, mine](PendingCollective& p) {
         std::uint32_t context = 0;

@@ -891,6 +891,33 @@ TEST(MpiComms, IntercommunicatorCollectives) {
         } else {
           EXPECT_EQ((std::vector<int>{pieces[0], pieces[1]}), (std::vector<int>{93, 96}));
         }
+        // A nonblocking duplicate, while A's rank 0 and B's rank 0 exchange on the original
+        // first: its messages apart from the original's.
+        MPI_Comm twin;
+        MPI_Request made;
+        EXPECT_EQ(MPI_Comm_idup(inter, &twin, &made), MPI_SUCCESS);
+        int token = me;
+        if (local == 0) {
+          MPI_Sendrecv_replace(&token, 1, MPI_INT, 0, 3, 0, 3, inter, MPI_STATUS_IGNORE);
+          EXPECT_EQ(token, in_a ? 2 : 0);
+        }
+        MPI_Wait(&made, MPI_STATUS_IGNORE);
+        int flag = 0;
+        MPI_Comm_test_inter(twin, &flag);
+        EXPECT_EQ(flag, 1);
+        const int mark[2] = {1, 2};
+        MPI_Send(&mark[1], 1, MPI_INT, 0, 4, twin);
+        MPI_Send(&mark[0], 1, MPI_INT, 0, 4, inter);
+        if (local == 0) {
+          for (int i = 0; i < remote; ++i) {
+            int v = 0;
+            MPI_Recv(&v, 1, MPI_INT, i, 4, inter, MPI_STATUS_IGNORE);
+            EXPECT_EQ(v, 1);
+            MPI_Recv(&v, 1, MPI_INT, i, 4, twin, MPI_STATUS_IGNORE);
+            EXPECT_EQ(v, 2);
+          }
+        }
+        MPI_Comm_free(&twin);
         // Not defined there, or not allowed.
         EXPECT_EQ(MPI_Scan(&me, &block, 1, MPI_INT, MPI_SUM, inter), MPI_ERR_COMM);
         EXPECT_EQ(MPI_Allgather(MPI_IN_PLACE, 1, MPI_INT, got.data(), 1, MPI_INT, inter),
