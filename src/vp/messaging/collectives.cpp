@@ -4,7 +4,10 @@
 // group's context. The algorithms work on members 0..n-1 of a group (vp::Members); the whole
 // run is the group of every rank. Trees are binomial (log2 n rounds, each member sends and
 // receives O(log n) messages); a deterministic reduction combines along a tree fixed by the
-// member count, left operand the lower members, so its bits depend on nothing else.
+// member count, left operand the lower members, so its bits depend on nothing else. Gather and
+// allgather of blocks of 16 KiB or more among at most 64 members go direct instead (each block
+// copied once, into its place), and the sends of scatter, allgather and alltoall are all under
+// way at once (Collective::put_each).
 #include <algorithm>
 #include <cstring>
 #include <string>
@@ -152,15 +155,36 @@ void scatter_from_root(const Members& members, void* own, const void* blocks, st
     c.get(own, bytes, root);
     return;
   }
+  std::vector<Collective::Piece> pieces;
   for (int r = 0; r < members.size; ++r) {
     const std::byte* block =
         static_cast<const std::byte*>(blocks) + static_cast<std::size_t>(r) * bytes;
     if (r != root) {
-      c.put(block, bytes, r);
+      pieces.push_back({block, bytes, r});
     } else if (bytes > 0) {
       std::memmove(own, block, bytes);
     }
   }
+  c.put_each(pieces);  // the members copy large blocks in parallel
+}
+
+// Large blocks among few members go straight to where they belong (each copied once, the
+// receives posted first); small ones, or many members, take the trees, whose log2(n) steps
+// beat n messages for latency and keep the root from matching n arrivals.
+bool direct(std::size_t bytes, int members) {
+  return bytes >= (std::size_t{16} << 10) && members <= 64;
+}
+
+// Every other member's block of `bytes` received straight into its place in `blocks` (member
+// order); the caller sends, then waits for them.
+std::vector<Request> post_blocks(const Collective& c, void* blocks, std::size_t bytes) {
+  std::vector<Request> posted;
+  for (int i = 0; i < c.members().size; ++i) {
+    if (i != c.members().index)
+      posted.push_back(
+          c.post(static_cast<std::byte*>(blocks) + static_cast<std::size_t>(i) * bytes, bytes, i));
+  }
+  return posted;
 }
 
 }  // namespace
@@ -199,6 +223,16 @@ void gather(const Members& members, const void* in, std::size_t bytes, void* out
   check_member(call, "root", root, members);
   const Collective c(members, call);
   const int n = members.size;
+  if (direct(bytes, n)) {
+    if (members.index != root) {
+      c.put(in, bytes, root);
+      return;
+    }
+    std::vector<Request> posted = post_blocks(c, out, bytes);
+    std::memmove(static_cast<std::byte*>(out) + static_cast<std::size_t>(root) * bytes, in, bytes);
+    for (Request& r : posted) wait(r);
+    return;
+  }
   const int rel = (members.index - root + n) % n;
   std::vector<std::byte> subtree(bytes);
   if (bytes > 0) std::memcpy(subtree.data(), in, bytes);
@@ -230,6 +264,20 @@ void scatter(const Members& members, const void* in, std::size_t bytes, void* ou
 
 void allgather(const Members& members, const void* in, std::size_t bytes, void* out,
                const char* call) {
+  const int n = members.size;
+  if (direct(bytes, n)) {  // every block to every member: n - 1 copies in, n - 1 out
+    const Collective c(members, call);
+    std::vector<Request> posted = post_blocks(c, out, bytes);
+    std::vector<Collective::Piece> pieces;
+    for (int i = 0; i < n; ++i) {
+      if (i != members.index) pieces.push_back({in, bytes, i});
+    }
+    c.put_each(pieces);
+    std::memmove(static_cast<std::byte*>(out) + static_cast<std::size_t>(members.index) * bytes, in,
+                 bytes);
+    for (Request& r : posted) wait(r);
+    return;
+  }
   gather(members, in, bytes, out, 0, call);
   bcast(members, out, bytes * static_cast<std::size_t>(members.size), 0, call);
 }

@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <set>
@@ -563,6 +564,54 @@ TEST(MpiCalls, GatherAllgatherScatterAlltoall) {
   });
   EXPECT_EQ(o.error, "");
   EXPECT_EQ(ranks_done, 4);
+}
+
+// Large blocks take other paths: direct gathers and allgathers (16 KiB and more) and sends
+// read where they lie while receivers copy them (256 KiB and more), in place too. Every value
+// where it belongs, on 5 ranks over 2 PEs.
+TEST(MpiCalls, LargeBlockCollectives) {
+  ranks_done = 0;
+  const Outcome o = run_mpi(5, [](int argc, char** argv) {
+    MPI_Init(&argc, &argv);
+    const int rank = rank_of_world();
+    for (const int count : {4096, 70000}) {  // 16 KiB and 280 KiB of ints
+      const auto n = static_cast<std::size_t>(count);
+      const auto value = [&](int from, int to, std::size_t i) {
+        return from * 1000003 + to * 1009 + static_cast<int>(i % 997);
+      };
+      std::vector<int> mine(n);
+      for (std::size_t i = 0; i < n; ++i) mine[i] = value(rank, 0, i);
+      std::vector<int> all(5 * n, -1);
+      MPI_Gather(mine.data(), count, MPI_INT, all.data(), count, MPI_INT, 2, MPI_COMM_WORLD);
+      if (rank == 2) {
+        for (int r = 0; r < 5; ++r)
+          EXPECT_EQ(all[r * n + n - 1], value(r, 0, n - 1)) << count << " from " << r;
+      }
+      std::fill(all.begin(), all.end(), -1);
+      MPI_Allgather(mine.data(), count, MPI_INT, all.data(), count, MPI_INT, MPI_COMM_WORLD);
+      for (int r = 0; r < 5; ++r) {
+        EXPECT_EQ(all[r * n], value(r, 0, 0)) << count;
+        EXPECT_EQ(all[r * n + n / 2], value(r, 0, n / 2)) << count;
+      }
+      std::fill(all.begin(), all.end(), -1);
+      all[rank * n + 7] = value(rank, 0, 7);
+      MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, all.data(), count, MPI_INT, MPI_COMM_WORLD);
+      for (int r = 0; r < 5; ++r) EXPECT_EQ(all[r * n + 7], value(r, 0, 7)) << count;
+      std::vector<int> out(5 * n), in(5 * n, -1);
+      for (int d = 0; d < 5; ++d)
+        for (std::size_t i = 0; i < n; ++i) out[d * n + i] = value(rank, d, i);
+      MPI_Alltoall(out.data(), count, MPI_INT, in.data(), count, MPI_INT, MPI_COMM_WORLD);
+      for (int s = 0; s < 5; ++s) EXPECT_EQ(in[s * n + n - 3], value(s, rank, n - 3)) << count;
+      std::vector<int> part(n, -1);
+      MPI_Scatter(out.data(), count, MPI_INT, part.data(), count, MPI_INT, 4, MPI_COMM_WORLD);
+      EXPECT_EQ(part[n - 1], value(4, rank, n - 1)) << count;
+    }
+    MPI_Finalize();
+    ++ranks_done;
+    return 0;
+  });
+  EXPECT_EQ(o.error, "");
+  EXPECT_EQ(ranks_done, 5);
 }
 
 // ---- balancing, abort, exit status ----
