@@ -380,6 +380,9 @@ struct Members {
 struct Combine {
   void (*function)(const void* in, void* inout, std::size_t count, const void* data) = nullptr;
   const void* data = nullptr;
+  // Whether any run of whole elements may be combined on its own (an elementwise operator): a
+  // large reduction then combines by blocks, each at another member.
+  bool splittable = false;
 };
 
 // The primitives of a layer's own collective algorithms: one collective call on `members`, its

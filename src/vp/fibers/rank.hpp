@@ -293,10 +293,15 @@ struct Route {
 enum class Delivery : std::uint8_t { normal, eager, queued };
 // A synchronous send (Envelope::synchronous) is acknowledged when it is matched.
 struct SendMode {
-  SendMode(Delivery how = Delivery::normal, bool sync = false)  // NOLINT: a Delivery is a mode
-      : delivery(how), synchronous(sync) {}
+  SendMode(Delivery how = Delivery::normal, bool sync = false,  // NOLINT: a Delivery is a mode
+           std::size_t lend = 0)
+      : delivery(how), synchronous(sync), lend_from(lend) {}
   Delivery delivery;
   bool synchronous;
+  // A normal send of this many bytes or more is read where it lies (0: the runtime's
+  // external_bytes_from, 256 KiB). Lower for sends whose loans the sender waits on together
+  // (Collective::put_each), where the receiver's one copy beats two.
+  std::size_t lend_from;
 };
 // Sends `bytes` bytes to rank `dest` as `rank` (inside its fiber, except a queued one).
 void post_message(RankContext& rank, const void* buffer, std::size_t bytes, Type type, int dest,

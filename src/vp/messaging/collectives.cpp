@@ -7,7 +7,9 @@
 // member count, left operand the lower members, so its bits depend on nothing else. Gather and
 // allgather of blocks of 16 KiB or more among at most 64 members go direct instead (each block
 // copied once, into its place), and the sends of scatter, allgather and alltoall are all under
-// way at once (Collective::put_each).
+// way at once (Collective::put_each). A deterministic reduction of 64 KiB or more among at
+// most 64 members combines by blocks instead (reduce_by_blocks): its bits then depend on the
+// member count and the size, still on nothing else.
 #include <algorithm>
 #include <cstring>
 #include <string>
@@ -33,6 +35,10 @@ void Collective::put(const void* data, std::size_t bytes, int to) const {
                tag_, {collective_channel, members_.context});
 }
 
+// put_each lends pieces from this size on: the sender waits for all loans together, so each
+// receiver's single copy replaces a copy into the message and another out of it.
+constexpr std::size_t lend_from = std::size_t{32} << 10;
+
 void Collective::put_each(std::span<const Piece> pieces) const {
   auto& rank = *static_cast<RankContext*>(rank_);
   const Route route{collective_channel, members_.context};
@@ -44,7 +50,8 @@ void Collective::put_each(std::span<const Piece> pieces) const {
   } holds;
   for (const Piece& p : pieces) {
     const int dest = members_.rank_of(p.to);
-    if (SendLoan* loan = post_message_lent(rank, p.data, p.bytes, Type::bytes, dest, tag_, route))
+    if (SendLoan* loan = post_message_lent(rank, p.data, p.bytes, Type::bytes, dest, tag_, route,
+                                           {Delivery::normal, false, lend_from}))
       holds.lent.emplace_back(loan, dest);
   }
   for (const auto& [loan, dest] : holds.lent) wait_loan(rank, loan, dest, tag_, true);
@@ -123,12 +130,77 @@ void check_member(const char* call, const char* what, int member, const Members&
     bad_peer(call, what, member, members.size, false);
 }
 
+// A large vector among few members: block j (elements count * j / n up to count * (j + 1) / n)
+// is combined at member j from every member's block j, left to right in member order (so its
+// bits depend only on the member count), then the combined blocks go to the root or to every
+// member. Each member sends and receives about the vector's size twice, against log2(n) times
+// along the trees, and the members combine in parallel.
+bool by_blocks(std::size_t bytes, std::size_t count, int members) {
+  return bytes >= (std::size_t{64} << 10) && members <= 64 &&
+         count >= static_cast<std::size_t>(members);
+}
+
+void reduce_by_blocks(const Collective& c, const void* in, void* out, std::size_t count,
+                      std::size_t element, Combine combine, int root, bool everyone) {
+  const int n = c.members().size;
+  const int me = c.members().index;
+  const auto first = [&](int j) { return count * static_cast<std::size_t>(j) / n; };
+  const auto size = [&](int j) { return (first(j + 1) - first(j)) * element; };
+  const auto* mine = static_cast<const std::byte*>(in);
+  // Every member's block `me` (this member's own copied), in member order.
+  std::vector<std::vector<std::byte>> blocks(static_cast<std::size_t>(n));
+  std::vector<Request> posted;
+  for (int i = 0; i < n; ++i) {
+    blocks[static_cast<std::size_t>(i)].resize(size(me));
+    if (i != me) posted.push_back(c.post(blocks[static_cast<std::size_t>(i)].data(), size(me), i));
+  }
+  if (size(me) > 0)
+    std::memcpy(blocks[static_cast<std::size_t>(me)].data(), mine + first(me) * element, size(me));
+  std::vector<Collective::Piece> pieces;
+  for (int j = 0; j < n; ++j) {
+    if (j != me) pieces.push_back({mine + first(j) * element, size(j), j});
+  }
+  c.put_each(pieces);
+  for (Request& r : posted) wait(r);
+  const std::size_t elements = first(me + 1) - first(me);
+  for (int i = 1; i < n; ++i) {  // blocks[i] = blocks[i - 1] op blocks[i]
+    if (elements > 0)
+      combine.function(blocks[static_cast<std::size_t>(i - 1)].data(),
+                       blocks[static_cast<std::size_t>(i)].data(), elements, combine.data);
+  }
+  const std::vector<std::byte>& reduced = blocks.back();
+  auto* result = static_cast<std::byte*>(out);
+  if (!everyone && me != root) {
+    c.put(reduced.data(), reduced.size(), root);
+    return;
+  }
+  // The combined blocks, each straight into its place.
+  posted.clear();
+  for (int j = 0; j < n; ++j) {
+    if (j != me) posted.push_back(c.post(result + first(j) * element, size(j), j));
+  }
+  if (everyone) {
+    pieces.clear();
+    for (int j = 0; j < n; ++j) {
+      if (j != me) pieces.push_back({reduced.data(), reduced.size(), j});
+    }
+    c.put_each(pieces);
+  }
+  if (!reduced.empty()) std::memcpy(result + first(me) * element, reduced.data(), reduced.size());
+  for (Request& r : posted) wait(r);
+}
+
 void reduce_to(const Members& members, const void* in, void* out, std::size_t count,
                std::size_t element, Combine combine, int root, Order order, bool everyone,
                const char* call) {
   if (!everyone) check_member(call, "root", root, members);
   const std::size_t bytes = count * element;
   const Collective c(members, call);
+  if (order == Order::deterministic && combine.splittable &&
+      by_blocks(bytes, count, members.size)) {
+    reduce_by_blocks(c, in, out, count, element, combine, root, everyone);
+    return;
+  }
   std::vector<std::byte> acc(bytes);
   if (bytes > 0) std::memcpy(acc.data(), in, bytes);
   tree_reduce(c, acc, count, element, combine, order);
@@ -348,8 +420,8 @@ void reduce_typed(const char* call, const void* in, void* out, std::size_t count
   check_op(call, type, op);
   if (everyone_gets || m.index == root) check_buffer(call, out, count, type);
   const TypedOp t{op, type, call};
-  reduce_to(m, in, out, count, size_of(type), {&combine_typed, &t}, root, order, everyone_gets,
-            call);
+  reduce_to(m, in, out, count, size_of(type), {&combine_typed, &t, true}, root, order,
+            everyone_gets, call);
 }
 
 }  // namespace

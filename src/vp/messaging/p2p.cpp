@@ -204,7 +204,9 @@ SendLoan* post_message_lent(RankContext& rank, const void* buffer, std::size_t b
     }
     return nullptr;
   }
-  if (bytes < rt::detail::external_bytes_from || delivery != Delivery::normal) {
+  const std::size_t lend_from =
+      mode.lend_from != 0 ? mode.lend_from : rt::detail::external_bytes_from;
+  if (bytes < lend_from || delivery != Delivery::normal) {
     rt::detail::send_entry<&RankElement::deliver>(world.ranks.id(), to, 0, e,
                                                   Payload(buffer, bytes));
     return nullptr;

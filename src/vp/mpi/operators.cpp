@@ -309,8 +309,11 @@ Reduction reduction_of(const char* call, Objects& objects, int count, MPI_Dataty
                        MPI_Op op) {
   const Datatype& type = datatype_of(call, datatype);
   const std::size_t n = count_of(call, count);
-  if (type.map == nullptr)
-    return {type, n, type, n, operation_of(call, objects, op, datatype, type)};
+  if (type.map == nullptr) {
+    Operation operation = operation_of(call, objects, op, datatype, type);
+    operation.splittable = true;
+    return {type, n, type, n, operation};
+  }
   if (type.element == nullptr) {
     fail(call, MPI_ERR_OP,
          "datatype " + handle_text(datatype) +
@@ -321,7 +324,9 @@ Reduction reduction_of(const char* call, Objects& objects, int count, MPI_Dataty
   const MPI_Datatype basic = reinterpret_cast<MPI_Datatype>(
       static_cast<std::uintptr_t>(VMPI_DATATYPE_BASE + (&element - datatypes)));
   const std::size_t per = type.size / element.size;
-  return {type, n, element, n * per, operation_of(call, objects, op, basic, element)};
+  Operation operation = operation_of(call, objects, op, basic, element);
+  operation.splittable = operation.user == nullptr;
+  return {type, n, element, n * per, operation};
 }
 
 }  // namespace vela::mpi::detail

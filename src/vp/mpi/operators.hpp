@@ -18,8 +18,12 @@ struct Operation {
   MPI_User_function* user = nullptr;  // a program's operator, called by `function`
   MPI_Datatype datatype = MPI_DATATYPE_NULL;
   std::size_t element = 0;
+  // A predefined operator, or the program's on a basic datatype: elementwise, so vp may combine
+  // runs of elements apart (a program's operator on a derived datatype is called with its basic
+  // elements, which a run could cut in the middle of one of the program's).
+  bool splittable = false;
 
-  vp::Combine combine() const { return {function, this}; }
+  vp::Combine combine() const { return {function, this, splittable}; }
 };
 
 // Indices of MPI_REPLACE and MPI_NO_OP among the predefined operators (MPI_Accumulate's only).

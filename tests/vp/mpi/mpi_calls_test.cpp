@@ -566,6 +566,18 @@ TEST(MpiCalls, GatherAllgatherScatterAlltoall) {
   EXPECT_EQ(ranks_done, 4);
 }
 
+// inout = in followed by inout as decimal digits (associative, not commutative), for 1-digit
+// ranks: in * 10^(digits of inout) + inout, with a leading 0 kept by counting the ranks.
+void append_digits(void* in, void* inout, int* len, MPI_Datatype*) {
+  const auto* a = static_cast<const long long*>(in);
+  auto* b = static_cast<long long*>(inout);
+  for (int i = 0; i < *len; ++i) {
+    long long scale = 10;
+    while (scale <= b[i]) scale *= 10;
+    b[i] = a[i] * scale + b[i];
+  }
+}
+
 // Large blocks take other paths: direct gathers and allgathers (16 KiB and more) and sends
 // read where they lie while receivers copy them (256 KiB and more), in place too. Every value
 // where it belongs, on 5 ranks over 2 PEs.
@@ -605,7 +617,29 @@ TEST(MpiCalls, LargeBlockCollectives) {
       std::vector<int> part(n, -1);
       MPI_Scatter(out.data(), count, MPI_INT, part.data(), count, MPI_INT, 4, MPI_COMM_WORLD);
       EXPECT_EQ(part[n - 1], value(4, rank, n - 1)) << count;
+      // Reductions: exact integer sums everywhere, at the root only for MPI_Reduce.
+      std::vector<long long> terms(n), sums(n, -1);
+      for (std::size_t i = 0; i < n; ++i) terms[i] = static_cast<long long>(i) * (rank + 1);
+      MPI_Allreduce(terms.data(), sums.data(), count, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+      for (const std::size_t i : {std::size_t{0}, n / 3, n / 2, n - 1})
+        EXPECT_EQ(sums[i], static_cast<long long>(i) * 15) << count << " at " << i;
+      std::fill(sums.begin(), sums.end(), -1);
+      MPI_Reduce(terms.data(), sums.data(), count, MPI_LONG_LONG, MPI_MAX, 1, MPI_COMM_WORLD);
+      if (rank == 1) {
+        EXPECT_EQ(sums[n - 1], static_cast<long long>(n - 1) * 5) << count;
+      } else {
+        EXPECT_EQ(sums[0], -1) << count;  // not the root: untouched
+      }
     }
+    // A non-commutative operator at a large size combines in rank order (each element's result
+    // names the ranks in order: 0..4 as the decimal digits 01234).
+    MPI_Op concatenate;
+    MPI_Op_create(&append_digits, 0, &concatenate);
+    std::vector<long long> digit(20000, rank), joined(20000, -1);
+    MPI_Allreduce(digit.data(), joined.data(), 20000, MPI_LONG_LONG, concatenate, MPI_COMM_WORLD);
+    EXPECT_EQ(joined[0], 1234);
+    EXPECT_EQ(joined[19999], 1234);
+    MPI_Op_free(&concatenate);
     MPI_Finalize();
     ++ranks_done;
     return 0;
