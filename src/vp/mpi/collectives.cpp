@@ -454,6 +454,24 @@ RootSide root_side(const char* call, const Communicator& c, int root) {
   return RootSide::other;
 }
 
+// A gather's other group: each rank's block to the root.
+void block_to_root(const char* call, Communicator& c, int root, const void* sendbuf, int sendcount,
+                   MPI_Datatype sendtype) {
+  no_in_place(call, sendbuf);
+  const Side send = side_of(call, sendcount, sendtype, "sendcount", "sendtype");
+  check_bytes(call, sendbuf, send.bytes(), *send.type, "sendbuf");
+  inter_exchange(c, {{root, {sendbuf, send.count, send.type}}}, {});
+}
+
+// A scatter's other group: each rank's block from the root.
+void block_from_root(const char* call, Communicator& c, int root, void* recvbuf, int recvcount,
+                     MPI_Datatype recvtype) {
+  no_in_place(call, recvbuf);
+  const Side receive = side_of(call, recvcount, recvtype, "recvcount", "recvtype");
+  check_bytes(call, recvbuf, receive.bytes(), *receive.type, "recvbuf");
+  inter_exchange(c, {}, {{root, {recvbuf, receive.count, receive.type}}});
+}
+
 // MPI_Allgather (every rank's block to every rank of the other group) and MPI_Alltoall.
 void inter_blocks(const char* call, Communicator& c, const void* sendbuf, const Side& send,
                   void* recvbuf, const Side& receive, bool all_blocks) {
@@ -705,10 +723,7 @@ int VPMPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
                     *receive.type, "recvbuf");
         inter_exchange(c, {}, each_remote(c, recvbuf, receive.count, *receive.type));
       } else if (side == RootSide::other) {
-        no_in_place(call, sendbuf);
-        const Side send = side_of(call, sendcount, sendtype, "sendcount", "sendtype");
-        check_bytes(call, sendbuf, send.bytes(), *send.type, "sendbuf");
-        inter_exchange(c, {{root, {sendbuf, send.count, send.type}}}, {});
+        block_to_root(call, c, root, sendbuf, sendcount, sendtype);
       }
       return;
     }
@@ -758,10 +773,7 @@ int VPMPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
                     *send.type, "sendbuf");
         inter_exchange(c, each_remote(c, sendbuf, send.count, *send.type), {});
       } else if (side == RootSide::other) {
-        no_in_place(call, recvbuf);
-        const Side receive = side_of(call, recvcount, recvtype, "recvcount", "recvtype");
-        check_bytes(call, recvbuf, receive.bytes(), *receive.type, "recvbuf");
-        inter_exchange(c, {}, {{root, {recvbuf, receive.count, receive.type}}});
+        block_from_root(call, c, root, recvbuf, recvcount, recvtype);
       }
       return;
     }
@@ -822,10 +834,7 @@ int VPMPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
         check_out(call, displs, "displs");
         inter_exchange(c, {}, each_remote_v(c, recvbuf, recvcounts, displs, rtype));
       } else if (side == RootSide::other) {
-        no_in_place(call, sendbuf);
-        const Side send = side_of(call, sendcount, sendtype, "sendcount", "sendtype");
-        check_bytes(call, sendbuf, send.bytes(), *send.type, "sendbuf");
-        inter_exchange(c, {{root, {sendbuf, send.count, send.type}}}, {});
+        block_to_root(call, c, root, sendbuf, sendcount, sendtype);
       }
       return;
     }
@@ -884,10 +893,7 @@ int VPMPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs
         check_out(call, displs, "displs");
         inter_exchange(c, each_remote_v(c, sendbuf, sendcounts, displs, stype), {});
       } else if (side == RootSide::other) {
-        no_in_place(call, recvbuf);
-        const Side receive = side_of(call, recvcount, recvtype, "recvcount", "recvtype");
-        check_bytes(call, recvbuf, receive.bytes(), *receive.type, "recvbuf");
-        inter_exchange(c, {}, {{root, {recvbuf, receive.count, receive.type}}});
+        block_from_root(call, c, root, recvbuf, recvcount, recvtype);
       }
       return;
     }
