@@ -295,7 +295,6 @@ PendingGet pending_answer(Window& w, const Target& t, void* buffer, std::size_t 
 // The element type every element of `type` is made of, for an accumulate under `op` (index).
 const Datatype& accumulate_element(const char* call, const Datatype& type, MPI_Datatype handle,
                                    int op, const char* what) {
-  const Datatype& element = type.map == nullptr ? type : *type.element;
   if (type.map != nullptr && type.element == nullptr) {
     const std::optional<Basic> basic = type.map->homogeneous();
     const bool pairs =
@@ -307,6 +306,7 @@ const Datatype& accumulate_element(const char* call, const Datatype& type, MPI_D
                       "their padding: accumulate the predefined pair type itself (with a count)"
                     : " is a derived datatype whose elements are not all of one predefined type"));
   }
+  const Datatype& element = type.map == nullptr ? type : *type.element;
   if (op != replace_index && op != no_op_index && predefined_function(element, op) == nullptr) {
     fail(call, MPI_ERR_OP, std::string("the operator does not apply to ") + element.name);
   }
