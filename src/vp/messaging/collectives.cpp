@@ -7,9 +7,9 @@
 // member count, left operand the lower members, so its bits depend on nothing else. Gather and
 // allgather of blocks of 16 KiB or more among at most 64 members go direct instead (each block
 // copied once, into its place), and the sends of scatter, allgather and alltoall are all under
-// way at once (Collective::put_each). A deterministic reduction of 64 KiB or more among at
-// most 64 members combines by blocks instead (reduce_by_blocks): its bits then depend on the
-// member count and the size, still on nothing else.
+// way at once (Collective::put_each; alltoall's too, from 16 KiB). A deterministic reduction of 64
+// KiB or more among at most 64 members combines by blocks instead (reduce_by_blocks): its bits then
+// depend on the member count and the size, still on nothing else.
 #include <algorithm>
 #include <cstring>
 #include <string>
@@ -361,15 +361,25 @@ void alltoall(const Members& members, const void* in, std::size_t bytes, void* o
   const int me = members.index;
   const auto* from = static_cast<const std::byte*>(in);
   auto* to = static_cast<std::byte*>(out);
+  if (bytes > 0) {
+    std::memmove(to + static_cast<std::size_t>(me) * bytes,
+                 from + static_cast<std::size_t>(me) * bytes, bytes);
+  }
+  if (!direct(bytes, n)) {  // small blocks: no list of receives to make and wait on
+    for (int d = 1; d < n; ++d) {
+      const int dest = (me + d) % n;
+      c.put(from + static_cast<std::size_t>(dest) * bytes, bytes, dest);
+    }
+    for (int d = 1; d < n; ++d) {
+      const int source = (me - d + n) % n;
+      c.get(to + static_cast<std::size_t>(source) * bytes, bytes, source);
+    }
+    return;
+  }
   // Every receive posted before the first send: each block arrives straight in its place (one
   // copy, no buffer of its own); the sends all under way at once (put_each), so the receivers
   // copy large blocks in parallel.
-  std::vector<Request> receives;
-  receives.reserve(static_cast<std::size_t>(n));
-  for (int d = 1; d < n; ++d) {
-    const int source = (me - d + n) % n;
-    receives.push_back(c.post(to + static_cast<std::size_t>(source) * bytes, bytes, source));
-  }
+  std::vector<Request> receives = post_blocks(c, out, bytes);
   std::vector<Collective::Piece> pieces;
   pieces.reserve(static_cast<std::size_t>(n));
   for (int d = 1; d < n; ++d) {
@@ -377,10 +387,6 @@ void alltoall(const Members& members, const void* in, std::size_t bytes, void* o
     pieces.push_back({from + static_cast<std::size_t>(dest) * bytes, bytes, dest});
   }
   c.put_each(pieces);
-  if (bytes > 0) {
-    std::memmove(to + static_cast<std::size_t>(me) * bytes,
-                 from + static_cast<std::size_t>(me) * bytes, bytes);
-  }
   for (Request& r : receives) wait(r);
 }
 

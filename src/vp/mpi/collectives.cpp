@@ -454,22 +454,26 @@ RootSide root_side(const char* call, const Communicator& c, int root) {
   return RootSide::other;
 }
 
-// A gather's other group: each rank's block to the root.
-void block_to_root(const char* call, Communicator& c, int root, const void* sendbuf, int sendcount,
-                   MPI_Datatype sendtype) {
-  no_in_place(call, sendbuf);
-  const Side send = side_of(call, sendcount, sendtype, "sendcount", "sendtype");
-  check_bytes(call, sendbuf, send.bytes(), *send.type, "sendbuf");
-  inter_exchange(c, {{root, {sendbuf, send.count, send.type}}}, {});
-}
-
-// A scatter's other group: each rank's block from the root.
-void block_from_root(const char* call, Communicator& c, int root, void* recvbuf, int recvcount,
-                     MPI_Datatype recvtype) {
-  no_in_place(call, recvbuf);
-  const Side receive = side_of(call, recvcount, recvtype, "recvcount", "recvtype");
-  check_bytes(call, recvbuf, receive.bytes(), *receive.type, "recvbuf");
-  inter_exchange(c, {}, {{root, {recvbuf, receive.count, receive.type}}});
+// A rooted call on an intercommunicator (the gathers, `gathers`, and the scatters): the root
+// moves one block per rank of the other group (`root_blocks()`, made there only); each rank of
+// the other group its one block, `count` of `type` at `buffer`, to or from the root; the rest of
+// the root's group nothing.
+template <class RootBlocks>
+void inter_rooted(const char* call, Communicator& c, int root, bool gathers, RootBlocks root_blocks,
+                  const void* buffer, int count, MPI_Datatype type) {
+  const RootSide side = root_side(call, c, root);
+  if (side == RootSide::idle) return;
+  if (side == RootSide::root) {
+    const std::vector<Peer> blocks = root_blocks();
+    gathers ? inter_exchange(c, {}, blocks) : inter_exchange(c, blocks, {});
+    return;
+  }
+  no_in_place(call, buffer);
+  const Side mine = gathers ? side_of(call, count, type, "sendcount", "sendtype")
+                            : side_of(call, count, type, "recvcount", "recvtype");
+  check_bytes(call, buffer, mine.bytes(), *mine.type, gathers ? "sendbuf" : "recvbuf");
+  const std::vector<Peer> one{{root, {buffer, mine.count, mine.type}}};
+  gathers ? inter_exchange(c, one, {}) : inter_exchange(c, {}, one);
 }
 
 // MPI_Allgather (every rank's block to every rank of the other group) and MPI_Alltoall.
@@ -716,15 +720,15 @@ int VPMPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
   return guarded_on(call, comm, [&](const Label& label) {
     Communicator& c = active(call, label, comm);
     if (c.inter) {
-      const RootSide side = root_side(call, c, root);
-      if (side == RootSide::root) {
-        const Side receive = side_of(call, recvcount, recvtype, "recvcount", "recvtype");
-        check_bytes(call, recvbuf, receive.bytes() * static_cast<std::size_t>(c.remote.size()),
-                    *receive.type, "recvbuf");
-        inter_exchange(c, {}, each_remote(c, recvbuf, receive.count, *receive.type));
-      } else if (side == RootSide::other) {
-        block_to_root(call, c, root, sendbuf, sendcount, sendtype);
-      }
+      inter_rooted(
+          call, c, root, true,
+          [&] {
+            const Side receive = side_of(call, recvcount, recvtype, "recvcount", "recvtype");
+            check_bytes(call, recvbuf, receive.bytes() * static_cast<std::size_t>(c.remote.size()),
+                        *receive.type, "recvbuf");
+            return each_remote(c, recvbuf, receive.count, *receive.type);
+          },
+          sendbuf, sendcount, sendtype);
       return;
     }
     check_peer(c.group.size(), call, "root", root, false, false);
@@ -766,15 +770,15 @@ int VPMPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
   return guarded_on(call, comm, [&](const Label& label) {
     Communicator& c = active(call, label, comm);
     if (c.inter) {
-      const RootSide side = root_side(call, c, root);
-      if (side == RootSide::root) {
-        const Side send = side_of(call, sendcount, sendtype, "sendcount", "sendtype");
-        check_bytes(call, sendbuf, send.bytes() * static_cast<std::size_t>(c.remote.size()),
-                    *send.type, "sendbuf");
-        inter_exchange(c, each_remote(c, sendbuf, send.count, *send.type), {});
-      } else if (side == RootSide::other) {
-        block_from_root(call, c, root, recvbuf, recvcount, recvtype);
-      }
+      inter_rooted(
+          call, c, root, false,
+          [&] {
+            const Side send = side_of(call, sendcount, sendtype, "sendcount", "sendtype");
+            check_bytes(call, sendbuf, send.bytes() * static_cast<std::size_t>(c.remote.size()),
+                        *send.type, "sendbuf");
+            return each_remote(c, sendbuf, send.count, *send.type);
+          },
+          recvbuf, recvcount, recvtype);
       return;
     }
     check_peer(c.group.size(), call, "root", root, false, false);
@@ -827,15 +831,15 @@ int VPMPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
   return guarded_on(call, comm, [&](const Label& label) {
     Communicator& c = active(call, label, comm);
     if (c.inter) {
-      const RootSide side = root_side(call, c, root);
-      if (side == RootSide::root) {
-        const Datatype& rtype = datatype_of(call, recvtype, "recvtype");
-        check_counts(call, recvcounts, c.remote.size(), "recvcounts");
-        check_out(call, displs, "displs");
-        inter_exchange(c, {}, each_remote_v(c, recvbuf, recvcounts, displs, rtype));
-      } else if (side == RootSide::other) {
-        block_to_root(call, c, root, sendbuf, sendcount, sendtype);
-      }
+      inter_rooted(
+          call, c, root, true,
+          [&] {
+            const Datatype& rtype = datatype_of(call, recvtype, "recvtype");
+            check_counts(call, recvcounts, c.remote.size(), "recvcounts");
+            check_out(call, displs, "displs");
+            return each_remote_v(c, recvbuf, recvcounts, displs, rtype);
+          },
+          sendbuf, sendcount, sendtype);
       return;
     }
     const int n = c.group.size();
@@ -886,15 +890,15 @@ int VPMPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs
   return guarded_on(call, comm, [&](const Label& label) {
     Communicator& c = active(call, label, comm);
     if (c.inter) {
-      const RootSide side = root_side(call, c, root);
-      if (side == RootSide::root) {
-        const Datatype& stype = datatype_of(call, sendtype, "sendtype");
-        check_counts(call, sendcounts, c.remote.size(), "sendcounts");
-        check_out(call, displs, "displs");
-        inter_exchange(c, each_remote_v(c, sendbuf, sendcounts, displs, stype), {});
-      } else if (side == RootSide::other) {
-        block_from_root(call, c, root, recvbuf, recvcount, recvtype);
-      }
+      inter_rooted(
+          call, c, root, false,
+          [&] {
+            const Datatype& stype = datatype_of(call, sendtype, "sendtype");
+            check_counts(call, sendcounts, c.remote.size(), "sendcounts");
+            check_out(call, displs, "displs");
+            return each_remote_v(c, sendbuf, sendcounts, displs, stype);
+          },
+          recvbuf, recvcount, recvtype);
       return;
     }
     const int n = c.group.size();

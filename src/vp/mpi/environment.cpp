@@ -224,7 +224,7 @@ constexpr const char* error_texts[MPI_ERR_LASTCODE] = {
 
 // The calling rank's objects if it has any (MPI_Init done), else nullptr: error codes may be
 // asked about before MPI_Init, when only the predefined ones exist.
-const Objects* objects_if_any() {
+Objects* objects_if_any() {
   if (current_run.load(std::memory_order_acquire) == nullptr || !vp::in_rank()) return nullptr;
   return rank_mpi.get().objects;
 }
@@ -533,12 +533,11 @@ int VPMPI_Add_error_string(int errorcode, const char* string) {
 // A request's Fortran number: given at the first c2f, the same after (fortran_numbers).
 MPI_Fint VPMPI_Request_c2f(MPI_Request request) {
   if (request == MPI_REQUEST_NULL) return 0;
-  const Objects* any = vela::mpi::objects_if_any();
-  if (any == nullptr) return 0;
-  auto& objects = const_cast<Objects&>(*any);
-  const auto [at, added] = objects.fortran_numbers.try_emplace(
-      request, static_cast<MPI_Fint>(objects.fortran_requests.size() + 1));
-  if (added) objects.fortran_requests.push_back(request);
+  Objects* objects = vela::mpi::objects_if_any();
+  if (objects == nullptr) return 0;
+  const auto [at, added] = objects->fortran_numbers.try_emplace(
+      request, static_cast<MPI_Fint>(objects->fortran_requests.size() + 1));
+  if (added) objects->fortran_requests.push_back(request);
   return at->second;
 }
 
