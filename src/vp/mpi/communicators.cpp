@@ -172,8 +172,9 @@ std::uint32_t agree_context(Objects& objects, const vp::Members& members, const 
 namespace {
 
 // Collective over intercommunicator `c`: a context no member of either group uses. Each group
-// agrees on its largest next context, the leaders (rank 0 of each group) swap theirs on `c`
-// (tag MPI_TAG_UB, as MPI_Intercomm_merge) and tell their group; every member moves past it.
+// agrees on its largest next context, the leaders (rank 0 of each group) swap theirs on `c`'s
+// context for the library's own messages (inter_context, as MPI_Intercomm_merge: no program's
+// message can match) and tell their group; every member moves past it.
 std::uint32_t agree_inter_context(Objects& objects, Communicator& c, const char* call) {
   const vp::Members members = c.members();
   std::uint32_t context = 0;
@@ -183,7 +184,7 @@ std::uint32_t agree_inter_context(Objects& objects, Communicator& c, const char*
   if (c.rank == 0) {
     const auto mine = static_cast<std::int32_t>(context);
     vp::sendrecv(&mine, 1, vp::Type::i32, c.remote.rank_of(0), vp::max_tag, &theirs, 1,
-                 vp::Type::i32, c.remote.rank_of(0), vp::max_tag, c.context);
+                 vp::Type::i32, c.remote.rank_of(0), vp::max_tag, inter_context(c));
   }
   vp::group::bcast(members, &theirs, sizeof theirs, 0, call);
   context = std::max(context, static_cast<std::uint32_t>(theirs));
@@ -911,7 +912,7 @@ int VPMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm) 
     if (c.rank == 0) {
       const std::int32_t mine[2] = {static_cast<std::int32_t>(context), high != 0 ? 1 : 0};
       vp::sendrecv(mine, 2, vp::Type::i32, c.remote.rank_of(0), vp::max_tag, theirs, 2,
-                   vp::Type::i32, c.remote.rank_of(0), vp::max_tag, c.context);
+                   vp::Type::i32, c.remote.rank_of(0), vp::max_tag, inter_context(c));
     }
     vp::group::bcast(members, theirs, sizeof theirs, 0, call);
     context = std::max(context, static_cast<std::uint32_t>(theirs[0]));
