@@ -208,14 +208,20 @@ struct Options {
   // (hilbert, rec-bisect-bf, ...) see these coordinates and the block map places blocks of
   // the grid per PE. {0, 0, 0}: a line of ranks.
   std::array<std::int32_t, 3> grid{0, 0, 0};
+  // --vp-balance-every CALL:K: programs of vela/mpi.h reach a balancing point (as at
+  // MPI_Migrate) after every K-th CALL on MPI_COMM_WORLD, CALL being "allreduce" or "barrier":
+  // unchanged programs get balanced. Every rank calls the world's collectives in the same
+  // order, so every rank reaches the same points. Empty / 0: no such points.
+  std::string balance_call;
+  int balance_every = 0;
   // What the ranks compute from (vela::mpi::run sets the program's own arguments): recorded in
   // a checkpoint of the ranks, and a restart with another identity is refused (the ranks'
   // memory holds the problem they were started on).
   std::string identity;
 };
 
-// Adds --vp, --vp-stack, --vp-privatize, --vp-tls-globals, --vp-map, --vp-heap and --vp-grid to
-// `app`.
+// Adds --vp, --vp-stack, --vp-privatize, --vp-tls-globals, --vp-map, --vp-heap, --vp-grid and
+// --vp-balance-every to `app`.
 void add_vp_options(CLI::App& app, Options& options);
 
 // For programs that take the rank count themselves (their own --ranks; 0: not given) and

@@ -10,6 +10,8 @@
 #include <fstream>
 #include <stdexcept>
 #include <string>
+#include <tuple>
+#include <utility>
 
 #include "fibers/faults.hpp"
 #include "fibers/rank.hpp"
@@ -170,6 +172,23 @@ std::array<std::int32_t, 3> parse_grid(const std::string& text) {
   return grid;
 }
 
+// --vp-balance-every CALL:K.
+std::pair<std::string, int> parse_balance_every(const std::string& text) {
+  const std::string expected = "--vp-balance-every '" + text +
+                               "': expected CALL:K, CALL allreduce or barrier and K a positive "
+                               "integer (e.g. allreduce:10)";
+  const auto colon = text.find(':');
+  if (colon == std::string::npos) throw Error(expected);
+  const std::string call = text.substr(0, colon);
+  const std::string digits = text.substr(colon + 1);
+  if (call != "allreduce" && call != "barrier") throw Error(expected);
+  if (digits.empty() || digits.size() > 9 ||
+      digits.find_first_not_of("0123456789") != std::string::npos || std::stol(digits) < 1) {
+    throw Error(expected);
+  }
+  return {call, static_cast<int>(std::stol(digits))};
+}
+
 }  // namespace
 
 void set_program_ranks(Options& options, int ranks) {
@@ -227,6 +246,18 @@ void add_vp_options(CLI::App& app, Options& options) {
          "Grid of ranks the program decomposes over, X[xY[xZ]] (rank r at r % X, r / X % Y, "
          "r / XY): coordinates for geometric strategies and the block map")
       ->type_name("XxYxZ");
+  app.add_option_function<std::string>(
+         "--vp-balance-every",
+         [&options](const std::string& text) {
+           try {
+             std::tie(options.balance_call, options.balance_every) = parse_balance_every(text);
+           } catch (const Error& e) {
+             throw CLI::ValidationError(e.what());
+           }
+         },
+         "A balancing point (as at MPI_Migrate) after every K-th CALL on MPI_COMM_WORLD, CALL "
+         "allreduce or barrier: balances programs that never call MPI_Migrate")
+      ->type_name("CALL:K");
 }
 
 namespace {

@@ -25,6 +25,24 @@ vp::privatized<RankMpi> rank_mpi;
 
 using namespace detail;
 
+namespace {
+
+// --vp-balance-every, checked again for callers that fill vp::Options themselves.
+void set_balancing(RunState& state, const vp::Options& options) {
+  if (options.balance_every == 0 && options.balance_call.empty()) return;
+  if (options.balance_every < 1 ||
+      (options.balance_call != "allreduce" && options.balance_call != "barrier")) {
+    throw Error("--vp-balance-every " + options.balance_call + ":" +
+                std::to_string(options.balance_every) +
+                ": expected CALL:K, CALL allreduce or barrier and K a positive integer");
+  }
+  state.balance_call =
+      options.balance_call == "allreduce" ? BalancedCall::allreduce : BalancedCall::barrier;
+  state.balance_every = static_cast<std::uint64_t>(options.balance_every);
+}
+
+}  // namespace
+
 int run(rt::Runtime& runtime, const vp::Options& options, Main main, int argc, char** argv) {
   if (argc < 0 || (argc > 0 && argv == nullptr)) throw Error("vela::mpi::run: no argv given");
   return run(runtime, options, main, std::vector<std::string>(argv, argv + argc));
@@ -39,6 +57,7 @@ int run(rt::Runtime& runtime, const vp::Options& options, Main main,
   const std::size_t ranks =
       static_cast<std::size_t>(std::max(options.ranks > 0 ? options.ranks : runtime.pes(), 0));
   state.returned.assign(ranks, 0);
+  set_balancing(state, options);
   RunState* none = nullptr;
   if (!current_run.compare_exchange_strong(none, &state)) {
     throw Error("vela::mpi::run: another MPI run is under way in this process");

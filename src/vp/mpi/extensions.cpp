@@ -24,6 +24,8 @@ int rank_call(const char* call, void (*what)()) {
   });
 }
 
+}  // namespace
+
 // A balancing point with the rank's callbacks around it.
 void balancing_point(Objects& objects) {
   const MPI_MigrateFn about = objects.about_to_migrate;
@@ -41,6 +43,15 @@ void balancing_point(Objects& objects) {
     just();
   }
 }
+
+void after_world_collective(Objects& objects, MPI_Comm comm, BalancedCall call) {
+  if (comm != MPI_COMM_WORLD) return;
+  const RunState* state = current_run.load(std::memory_order_acquire);
+  if (state == nullptr || state->balance_call != call) return;
+  if (++objects.balanced_calls % state->balance_every == 0) balancing_point(objects);
+}
+
+namespace {
 
 // Whether `hints` ask for no balancing here (AMPI's "ampi_load_balance": "async" or "false").
 bool asynchronous(const char* call, Objects& objects, MPI_Info hints) {

@@ -79,6 +79,8 @@ struct Communicator {
   std::string name;
   std::map<int, void*> attributes;  // by key
   Topology topology;
+  // An intercommunicator's nonblocking collectives (remote_members), made alike by both groups.
+  std::uint32_t remote_calls = 0;
 
   // The group that p2p ranks name: the remote one of an intercommunicator.
   const Group& peers() const { return inter ? remote : group; }
@@ -185,6 +187,8 @@ struct Objects {
   // MPI_Register_about_to_migrate's and MPI_Register_just_migrated's functions.
   MPI_MigrateFn about_to_migrate = nullptr;
   MPI_MigrateFn just_migrated = nullptr;
+  // How many of --vp-balance-every's collective this rank has called on MPI_COMM_WORLD.
+  std::uint64_t balanced_calls = 0;
   int next_grequest_tag = 0;  // MPI_Grequest_start's, numbering their completion messages
   // MPI_Add_error_class's and MPI_Add_error_code's: code MPI_ERR_LASTCODE + 1 + i is entry i (a
   // class is its own class). last_used_code is the largest.

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include <CLI/CLI.hpp>
+
 #include "run_mpi.hpp"
 #include "vela/lb/io/io.hpp"
 
@@ -101,6 +103,77 @@ TEST(MpiExtensions, ARequestedPeWinsOverTheStrategy) {
       "rotate");
   EXPECT_EQ(o.error, "");
   EXPECT_EQ(ranks_done, 4);
+}
+
+// --vp-balance-every allreduce:3: a balancing point after every third MPI_Allreduce on
+// MPI_COMM_WORLD, and nowhere else (not after one on a duplicate of it, nor after a barrier).
+TEST(MpiExtensions, BalanceEveryKthAllreduceOnTheWorld) {
+  ranks_done = 0;
+  about_calls = 0;
+  const Outcome o = run_mpi(
+      4,
+      [](int argc, char** argv) {
+        MPI_Init(&argc, &argv);
+        MPI_Register_about_to_migrate(&about);
+        MPI_Comm dup = MPI_COMM_NULL;
+        MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+        const std::vector<int> start = pes_of_all();  // an allgather: no point
+        EXPECT_EQ(start, (std::vector<int>{0, 0, 1, 1}));
+        int one = 1;
+        int sum = 0;
+        for (int i = 1; i <= 7; ++i) {
+          MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+          EXPECT_EQ(sum, 4);
+          MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, dup);
+          MPI_Barrier(MPI_COMM_WORLD);
+          // "rotate" moves every rank to the next PE at each point: after the 3rd and 6th.
+          const bool moved_once = i >= 3 && i < 6;
+          std::vector<int> expected = start;
+          if (moved_once) expected = {1, 1, 0, 0};
+          EXPECT_EQ(pes_of_all(), expected) << "after allreduce " << i;
+        }
+        MPI_Comm_free(&dup);
+        MPI_Finalize();
+        ++ranks_done;
+        return 0;
+      },
+      "rotate", {},
+      [](vela::vp::Options& options) {
+        options.balance_call = "allreduce";
+        options.balance_every = 3;
+      });
+  EXPECT_EQ(o.error, "");
+  EXPECT_EQ(ranks_done, 4);
+  EXPECT_EQ(about_calls, 8);  // 4 ranks, 2 points
+}
+
+// Its values are checked, on the command line and from vp::Options.
+TEST(MpiExtensions, BalanceEveryNamesItsBadValues) {
+  for (const char* bad : {"allreduce:0", "bcast:3", "allreduce", "allreduce:x", ":4"}) {
+    CLI::App app;
+    vela::vp::Options options;
+    vela::vp::add_vp_options(app, options);
+    const std::vector<std::string> args{"--vp-balance-every", bad};
+    try {
+      app.parse(std::vector<std::string>(args.rbegin(), args.rend()));
+      ADD_FAILURE() << bad << " was accepted";
+    } catch (const CLI::ParseError& e) {
+      EXPECT_THAT(e.what(), testing::HasSubstr(std::string("--vp-balance-every '") + bad + "'"));
+      EXPECT_THAT(e.what(), testing::HasSubstr("expected CALL:K"));
+    }
+  }
+  const Outcome o = run_mpi(
+      2,
+      [](int, char**) {
+        ADD_FAILURE() << "the run started";
+        return 0;
+      },
+      "", {},
+      [](vela::vp::Options& options) {
+        options.balance_call = "gather";
+        options.balance_every = 2;
+      });
+  EXPECT_THAT(o.error, testing::HasSubstr("--vp-balance-every gather:2: expected CALL:K"));
 }
 
 // The balancer sees a stated load in place of the measured one, and nothing of what a rank

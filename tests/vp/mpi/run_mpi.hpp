@@ -20,9 +20,10 @@ struct Outcome {
   std::string error;  // the message of the vp::Error it threw, if any
 };
 
-// `tweak` may change the runtime's options further (e.g. --lb-dump).
+// `tweak` may change the runtime's options further (e.g. --lb-dump), `rank_tweak` the ranks'.
 inline Outcome run_mpi(int ranks, vela::mpi::Main main, const std::string& lb = "",
-                       const std::function<void(vela::rt::Options&)>& tweak = {}) {
+                       const std::function<void(vela::rt::Options&)>& tweak = {},
+                       const std::function<void(vela::vp::Options&)>& rank_tweak = {}) {
   vela::rt::Options options;
   options.pes = 2;
   options.pin = false;
@@ -30,6 +31,7 @@ inline Outcome run_mpi(int ranks, vela::mpi::Main main, const std::string& lb = 
   if (tweak) tweak(options);
   vela::vp::Options rank_options;
   rank_options.ranks = ranks;
+  if (rank_tweak) rank_tweak(rank_options);
   std::vector<std::string> words{"mpi_test"};
   std::vector<char*> argv;
   for (std::string& w : words) argv.push_back(w.data());
