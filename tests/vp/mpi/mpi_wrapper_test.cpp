@@ -75,6 +75,39 @@ int main(int argc, char** argv) {
   EXPECT_EQ(r.out, "C, main(argc, argv): 4 ranks, sum 12, hello\n");
 }
 
+// main in a static library, linked as an executable's link would (HPL keeps it in libhpl.a);
+// and no main anywhere is a link error, as with the compiler.
+TEST_F(MpiWrapper, MainFromAStaticLibrary) {
+  const std::string source = write("libmain.c", std::string(R"(#include <mpi.h>
+#include <stdio.h>
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);)") + c_body + R"(
+  if (rank == 0) printf("main from an archive: %d ranks, sum %d\n", size, sum);
+  MPI_Finalize();
+  return 0;
+}
+)");
+  const ProgramResult object =
+      run_program(VELA_MPICC, "-c -O2 " + source + " -o " + path("libmain.o"));
+  ASSERT_EQ(object.status, 0) << object.out;
+  const ProgramResult archive =
+      run_program("ar", "rcs " + path("libprogram.a") + " " + path("libmain.o"));
+  ASSERT_EQ(archive.status, 0) << archive.out;
+  const ProgramResult build =
+      run_program(VELA_MPICC, "-O2 -o " + path("archived") + " " + path("libprogram.a"));
+  ASSERT_EQ(build.status, 0) << build.out;
+  const ProgramResult r = run_program(path("archived"), "--vp 3 --pes 2");
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(r.out, "main from an archive: 3 ranks, sum 3\n");
+
+  const std::string helper =
+      write("nomain.c", "int twice(int x);\nint twice(int x) { return 2 * x; }\n");
+  const ProgramResult none = run_program(VELA_MPICC, helper + " -o " + path("nomain"));
+  EXPECT_NE(none.status, 0);
+  EXPECT_THAT(none.out, HasSubstr("undefined reference to"));  // ld's words, or the wrapper's
+  EXPECT_THAT(none.out, HasSubstr("main"));
+}
+
 TEST_F(MpiWrapper, CxxProgramWithVoidMain) {
   const std::string source = write("void.cpp", std::string(R"(#include <mpi.h>
 #include <iostream>
