@@ -63,6 +63,12 @@ CollectionId create_collection(RuntimeState& state, const std::string& name, con
 std::vector<PeId> initial_placement(const Shape& shape, InitialMap map, PeId pes);
 std::vector<PeId> initial_placement(const Shape& shape, const UserMap& map, PeId pes);
 const Shape& collection_shape(CollectionId collection);
+// From now on, in this process, the balancing strategies see element `linear` of `collection`
+// at geometry.at(linear) instead of at its index: for a program that declares its grid after
+// the collection exists (MPI_Cart_create over the ranks). `geometry` must have as many cells as
+// the collection has elements (else std::invalid_argument). Thread-safe; O(1), and the next
+// hilbert-distributed step recomputes its curve, O(elements).
+void set_collection_geometry(CollectionId collection, const Shape& geometry);
 void mark_periodic(RuntimeState& state, CollectionId collection);
 }  // namespace detail
 

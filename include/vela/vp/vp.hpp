@@ -262,6 +262,14 @@ RunInfo last_run();
 
 // ---- inside a rank ----
 
+// The grid the program decomposes its domain over, declared once the ranks run (MPI_Cart_create
+// over all ranks in their order): from now on the geometric strategies (hilbert,
+// rec-bisect-bf, ...) see rank r at (r % X, r / X % Y, r / XY) of sides {X, Y, Z} with `dims`
+// of them meaningful, in this process (every rank of the ranks' first process should declare
+// it, as MPI_Cart_create's callers all do). Returns false and changes nothing when --vp-grid
+// gave the grid (the user's word wins). Throws Error when X·Y·Z is not the rank count.
+bool declare_grid(const std::array<std::int32_t, 3>& sides, int dims);
+
 int rank();
 int size();
 // The process the calling rank runs in now (under mpirun; 0 otherwise): it changes when the rank

@@ -102,6 +102,7 @@ CollectionId create_collection(RuntimeState& state, const std::string& name, con
   info->id = id;
   info->name = name;
   info->shape = shape;
+  info->geometry = shape;
   info->home = std::move(placement);
   info->factory = factory;
   info->arguments = std::move(arguments);
@@ -160,6 +161,21 @@ void mark_periodic(RuntimeState& state, CollectionId collection) {
 
 const Shape& collection_shape(CollectionId collection) {
   return running_state("shape").collection(collection).shape;
+}
+
+void set_collection_geometry(CollectionId collection, const Shape& geometry) {
+  CollectionInfo& info = running_state("geometry").collection(collection);
+  if (geometry.dims < 1 || geometry.dims > 3 || geometry.nx < 1 || geometry.ny < 1 ||
+      geometry.nz < 1 || geometry.size() != info.shape.size()) {
+    throw std::invalid_argument("collection " + info.name + ": a geometry of " +
+                                to_string({geometry.nx, geometry.ny, geometry.nz}, geometry.dims) +
+                                " for " + std::to_string(info.shape.size()) +
+                                " elements; expected 1 to 3 sides whose product is "
+                                "the element count");
+  }
+  const std::lock_guard lock(info.geometry_mutex);
+  info.geometry = geometry;
+  info.curve.reset();  // made again for the new coordinates
 }
 
 }  // namespace detail

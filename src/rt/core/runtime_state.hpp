@@ -40,10 +40,15 @@ struct CollectionInfo {
   std::vector<PeId> home;  // initial PE, which tracks where the element is
   FactoryId factory = 0;
   std::vector<std::byte> arguments;
-  // Every process: the elements' places on the Hilbert curve (hilbert-distributed's agents),
-  // made once, by the first of its PEs to need them.
-  std::once_flag curve_once;
+  // Every process: the coordinates the strategies see, each element at geometry.at(linear):
+  // the shape until the program declares another grid of the same size
+  // (set_collection_geometry, e.g. at MPI_Cart_create); and the elements' places on the Hilbert
+  // curve for it (hilbert-distributed's agents), made by the first of its PEs to need them.
+  // Both under geometry_mutex: a rank may set the geometry on one PE while another PE reads it.
+  std::mutex geometry_mutex;
+  Shape geometry;
   std::shared_ptr<const lb::CurvePositions> curve;
+  int curve_bits = 0;
   // Root (PE 0) only, one part per service:
   LbRound lb;                                          // services/lb_manager.hpp
   CheckpointRound checkpoint;                          // services/checkpoint.hpp

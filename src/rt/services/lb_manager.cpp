@@ -23,6 +23,12 @@ namespace vela::rt::detail {
 
 namespace {
 
+// Where element `linear` sits in `geometry`, as a strategy's coordinates.
+std::array<double, 3> coordinates_of(const Shape& geometry, std::uint64_t linear) {
+  const Index index = geometry.at(linear);
+  return {static_cast<double>(index.x), static_cast<double>(index.y), static_cast<double>(index.z)};
+}
+
 // Whether steps run --lb's distributed form. Not with a policy: it decides at the root on a
 // gathered instance, and the root then runs whichever strategy it names offline (the same
 // answer as the distributed form's, as that instance is there anyway).
@@ -103,7 +109,11 @@ void start_step(RuntimeState& state, CollectionInfo& info) {
   round.done = 0;
   round.dump_pending = round.distributed && !state.options.lb_dump.empty();
   round.instance = {};
-  round.instance.dims = info.shape.dims;
+  {
+    const std::lock_guard lock(info.geometry_mutex);
+    round.geometry = info.geometry;
+  }
+  round.instance.dims = round.geometry.dims;
   round.instance.pes.assign(static_cast<std::size_t>(state.pes), lb::Pe{});
   // Strategies see each PE's speed and cluster (the grid strategies need clusters).
   for (std::size_t p = 0; p < round.instance.pes.size(); ++p) {
@@ -237,17 +247,16 @@ void balance(PeState& pe, CollectionInfo& info) {
 // The elements' places on the Hilbert curve, made once per process from the collection's shape
 // (every PE knows it): the coordinates the root's instance gives its objects, so the same order.
 std::shared_ptr<const lb::CurvePositions> curve_of(CollectionInfo& info, int bits) {
-  std::call_once(info.curve_once, [&info, bits] {
-    lb::Instance coordinates;
-    coordinates.dims = info.shape.dims;
-    coordinates.objects.resize(info.shape.size());
-    for (std::uint64_t i = 0; i < info.shape.size(); ++i) {
-      const Index index = info.shape.at(i);
-      coordinates.objects[i].coords = {static_cast<double>(index.x), static_cast<double>(index.y),
-                                       static_cast<double>(index.z)};
-    }
-    info.curve = std::make_shared<const lb::CurvePositions>(lb::curve_positions(coordinates, bits));
-  });
+  const std::lock_guard lock(info.geometry_mutex);
+  if (info.curve != nullptr && info.curve_bits == bits) return info.curve;
+  lb::Instance coordinates;
+  coordinates.dims = info.geometry.dims;
+  coordinates.objects.resize(info.geometry.size());
+  for (std::uint64_t i = 0; i < info.geometry.size(); ++i) {
+    coordinates.objects[i].coords = coordinates_of(info.geometry, i);
+  }
+  info.curve = std::make_shared<const lb::CurvePositions>(lb::curve_positions(coordinates, bits));
+  info.curve_bits = bits;
   return info.curve;
 }
 
@@ -337,13 +346,11 @@ void add_to_instance(CollectionInfo& info, const Report& report) {
   lb::Instance& instance = info.lb.instance;
   instance.pes[static_cast<std::size_t>(report.pe)].background = report.background;
   for (const ObjectRecord& o : report.objects) {
-    const Index index = info.shape.at(o.linear);
     lb::Object object;
     object.id = static_cast<lb::ObjectId>(o.linear);
     object.load = o.load;
     object.size = o.size;
-    object.coords = {static_cast<double>(index.x), static_cast<double>(index.y),
-                     static_cast<double>(index.z)};
+    object.coords = coordinates_of(info.lb.geometry, o.linear);
     object.pe = report.pe;
     instance.objects.push_back(object);
   }

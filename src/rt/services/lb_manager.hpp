@@ -18,6 +18,7 @@
 #include "vela/lb/policy/policy.hpp"
 #include "vela/lb/strategies/distributed.hpp"
 #include "vela/lb/strategies/registry.hpp"
+#include "vela/rt/index.hpp"
 #include "vela/rt/options.hpp"
 
 namespace vela::rt::detail {
@@ -97,6 +98,7 @@ struct LbRound {
   std::uint64_t arrived = 0;  // at_sync calls in this round
   std::uint64_t syncs = 0;    // completed balancing points
   lb::Instance instance;
+  Shape geometry;  // the collection's geometry when the step started (its objects' coordinates)
   // Migrations ordered minus those arrived; the step ends when the moves are decided and this
   // is 0 (with a distributed strategy, PEs report their counts while elements already arrive).
   std::int64_t awaited_migrations = 0;

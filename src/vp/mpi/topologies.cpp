@@ -4,14 +4,19 @@
 // A topology is kept in its communicator (Communicator::topology, in the rank's heap), so it
 // moves with the rank and is copied by MPI_Comm_dup. MPI_Cart_create and MPI_Graph_create keep
 // every rank's number (`reorder` is allowed to, and Vela's balancer places the ranks anyway):
-// the new communicator is the first ranks of the old one. MPI_Dist_graph_create sends each
-// edge to its two ends (one MPI_Alltoall of counts, one MPI_Alltoallv of edges).
+// the new communicator is the first ranks of the old one. A Cartesian grid of every rank in
+// the world's order becomes the ranks' coordinates for the geometric strategies (hilbert,
+// rec-bisect-bf, ...), so a program that declares its grid is balanced with it.
+// MPI_Dist_graph_create sends each edge to its two ends (one MPI_Alltoall of counts, one
+// MPI_Alltoallv of edges).
 //
 // The neighbourhood collectives send block i to destination i and receive block j from source
 // j, each block a run of bytes on the communicator's collective channel; on a Cartesian
 // topology the messages of each direction carry their own number, so that on a periodic
 // dimension of 1 or 2 ranks (where both neighbours are one rank) each block still lands in its
 // place. O(neighbours) messages per rank.
+#include <algorithm>
+#include <array>
 #include <cstring>
 
 #include "derived_types.hpp"
@@ -189,6 +194,29 @@ int VPMPI_Dims_create(int nnodes, int ndims, int dims[]) {
   });
 }
 
+namespace {
+
+// A Cartesian grid of every rank in the world's order (MPI_Cart_create on MPI_COMM_WORLD, or on
+// a duplicate of it) becomes the ranks' geometry for the balancers: the geometric strategies
+// then keep neighbours together (vp::declare_grid; not with --vp-grid, whose grid wins). MPI
+// numbers the cells row-major, the last dimension varying fastest, so that one is x. A grid of
+// more than 3 dimensions folds the leading ones into z.
+void declare_to_balancers(const Communicator& c, const Cartesian& g) {
+  if (g.ndims() < 1 || g.size() != vp::size() || c.group.size() != vp::size()) return;
+  for (int i = 0; i < c.group.size(); ++i) {
+    if (c.group.rank_of(i) != i) return;
+  }
+  std::array<std::int32_t, 3> sides{1, 1, 1};
+  const int n = g.ndims();
+  for (int d = 0; d < n; ++d) {
+    const int axis = std::min(n - 1 - d, 2);  // the last dimension is x
+    sides[static_cast<std::size_t>(axis)] *= g.dims[static_cast<std::size_t>(d)];
+  }
+  vp::declare_grid(sides, std::min(n, 3));
+}
+
+}  // namespace
+
 int VPMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[],
                       int reorder, MPI_Comm* comm_cart) {
   constexpr const char* call = "MPI_Cart_create";
@@ -207,6 +235,7 @@ int VPMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int 
       return cartesian(call, span_of(dims, ndims), span_of(periods, ndims), c.group.size());
     });
     *comm_cart = subcomm(call, objects, c, first_ranks(c, t.cartesian.size()));
+    declare_to_balancers(c, t.cartesian);
     attach(objects, *comm_cart, std::move(t));
   });
 }

@@ -5,11 +5,17 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
 #include <atomic>
+#include <filesystem>
 #include <string>
 #include <vector>
 
 #include "run_mpi.hpp"
+#include "vela/lb/io/io.hpp"
 
 namespace {
 
@@ -21,6 +27,91 @@ using mpi_test::run_mpi;
 using mpi_test::world_rank;
 
 std::atomic<int> ranks_done{0};
+
+// The coordinates the balancer sees for 12 ranks after a program declares a grid with
+// MPI_Cart_create (read back from the --lb-dump of the MPI_Migrate that follows): `dims` of the
+// grid, or none when `on_world` is false (a grid of a split communicator says nothing of the
+// world's ranks).
+struct Declared {
+  std::string error;
+  int dims = -1;
+  std::vector<std::array<double, 3>> coords;
+};
+Declared declared_grid(int ndims, const std::vector<int>& dims, bool on_world,
+                       const std::string& vp_grid = "") {
+  static std::vector<int> grid;  // what the ranks' program reads (a test has one run at a time)
+  static int n = 0;
+  static bool world = true;
+  grid = dims;
+  n = ndims;
+  world = on_world;
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("vela_cart_geometry_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  const Outcome o = run_mpi(
+      12,
+      [](int argc, char** argv) {
+        MPI_Init(&argc, &argv);
+        MPI_Comm base = MPI_COMM_WORLD;
+        if (!world) MPI_Comm_split(MPI_COMM_WORLD, world_rank() % 2, world_rank(), &base);
+        std::vector<int> periods(grid.size(), 0);
+        std::vector<int> sides = grid;
+        if (!world) sides.assign(grid.size(), 1), sides[0] = 6;
+        MPI_Comm cart = MPI_COMM_NULL;
+        MPI_Cart_create(base, n, sides.data(), periods.data(), 1, &cart);
+        MPI_Migrate();
+        MPI_Comm_free(&cart);
+        if (!world) MPI_Comm_free(&base);
+        MPI_Finalize();
+        return 0;
+      },
+      "greedy", [&](vela::rt::Options& options) { options.lb_dump = dir.string(); },
+      [&](vela::vp::Options& options) {
+        if (!vp_grid.empty()) options.grid = {6, 2, 1};
+      });
+  Declared d;
+  d.error = o.error;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    const vela::lb::Instance instance = vela::lb::read_instance(entry.path().string());
+    d.dims = instance.dims;
+    for (const auto& object : instance.objects) {
+      d.coords.resize(std::max<std::size_t>(d.coords.size(), object.id + 1));
+      d.coords[object.id] = object.coords;
+    }
+  }
+  std::filesystem::remove_all(dir);
+  return d;
+}
+
+TEST(MpiTopology, CartesianGridIsWhatTheBalancerSees) {
+  // 3 x 4, row-major: the last dimension (4) varies fastest, so it is x.
+  const Declared two = declared_grid(2, {3, 4}, true);
+  EXPECT_EQ(two.error, "");
+  EXPECT_EQ(two.dims, 2);
+  ASSERT_EQ(two.coords.size(), 12u);
+  for (int r = 0; r < 12; ++r) {
+    EXPECT_EQ(two.coords[r][0], r % 4) << r;
+    EXPECT_EQ(two.coords[r][1], r / 4) << r;
+  }
+  // Four dimensions 1 x 2 x 2 x 3: the two leading ones fold into z.
+  const Declared four = declared_grid(4, {1, 2, 2, 3}, true);
+  EXPECT_EQ(four.dims, 3);
+  ASSERT_EQ(four.coords.size(), 12u);
+  for (int r = 0; r < 12; ++r) {
+    EXPECT_EQ(four.coords[r][0], r % 3) << r;
+    EXPECT_EQ(four.coords[r][1], r / 3 % 2) << r;
+    EXPECT_EQ(four.coords[r][2], r / 6) << r;
+  }
+  // A grid of a split communicator: the ranks stay a line.
+  const Declared split = declared_grid(2, {3, 4}, false);
+  EXPECT_EQ(split.error, "");
+  EXPECT_EQ(split.dims, 1);
+  // --vp-grid's grid wins over the program's.
+  const Declared given = declared_grid(2, {3, 4}, true, "6x2");
+  EXPECT_EQ(given.dims, 2);
+  ASSERT_EQ(given.coords.size(), 12u);
+  for (int r = 0; r < 12; ++r) EXPECT_EQ(given.coords[r][0], r % 6) << r;
+}
 
 TEST(MpiTopology, DimsCreate) {
   const Outcome o = run_mpi(1, [](int argc, char** argv) {
