@@ -14,6 +14,7 @@
 #include "image/program_image.hpp"
 #include "image/rank_libc.hpp"
 #include "memory/active_heap.hpp"
+#include "memory/heap_streams.hpp"
 #include "privatization/thread_locals.hpp"
 #include "vela/rt/rank_seam.hpp"
 
@@ -242,6 +243,11 @@ void resume(RankContext& rank) {
     // requests first, while their memory is still there).
     rank.globals.reset();
     rank.drop_requests();
+    // The files it left open, flushed and closed while their FILEs are still in its heap.
+    if (rank.heap != nullptr) {
+      close_streams_in(world.stacks->heap_region(static_cast<std::size_t>(rank.rank)),
+                       world.stacks->heap_bytes());
+    }
     close_rank_image(rank);
     rank.stack_resident = world.stacks->resident(static_cast<std::size_t>(rank.rank));
     world.stacks->close(static_cast<std::size_t>(rank.rank), true);

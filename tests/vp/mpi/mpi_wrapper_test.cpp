@@ -108,6 +108,42 @@ int main(int argc, char** argv) {
   EXPECT_THAT(none.out, HasSubstr("main"));
 }
 
+// Files a rank leaves open when its main returns are flushed and closed, as exit() does, also
+// when their FILEs live in the rank's own heap (--vp-heap), which is gone by the time the
+// process exits (HPC Challenge leaves its output file open).
+TEST_F(MpiWrapper, FilesLeftOpenInARanksHeapAreWritten) {
+  const std::string source = write("open.c", R"(#include <mpi.h>
+#include <stdio.h>
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  char name[64];
+  snprintf(name, sizeof name, "%s.%d", argv[1], rank);
+  FILE* f = fopen(name, "w");
+  for (int i = 0; i < 1000; ++i) fprintf(f, "rank %d line %d\n", rank, i);
+  MPI_Finalize();
+  return 0; /* f is never closed */
+}
+)");
+  const ProgramResult build = run_program(VELA_MPICC, "-O2 " + source + " -o " + path("open"));
+  ASSERT_EQ(build.status, 0) << build.out;
+  const ProgramResult r = run_program(path("open"), "--vp 4 --pes 2 --vp-heap 16m " + path("out"));
+  EXPECT_EQ(r.status, 0) << r.out;
+  for (int rank = 0; rank < 4; ++rank) {
+    std::ifstream in(path("out." + std::to_string(rank)));
+    std::string line;
+    std::string last;
+    int lines = 0;
+    while (std::getline(in, line)) {
+      ++lines;
+      last = line;
+    }
+    EXPECT_EQ(lines, 1000) << "rank " << rank;
+    EXPECT_EQ(last, "rank " + std::to_string(rank) + " line 999");
+  }
+}
+
 TEST_F(MpiWrapper, CxxProgramWithVoidMain) {
   const std::string source = write("void.cpp", std::string(R"(#include <mpi.h>
 #include <iostream>
