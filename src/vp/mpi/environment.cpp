@@ -57,6 +57,7 @@ int run(rt::Runtime& runtime, const vp::Options& options, Main main,
   const std::size_t ranks =
       static_cast<std::size_t>(std::max(options.ranks > 0 ? options.ranks : runtime.pes(), 0));
   state.returned.assign(ranks, 0);
+  state.pid = static_cast<int>(::getpid());
   set_balancing(state, options);
   RunState* none = nullptr;
   if (!current_run.compare_exchange_strong(none, &state)) {
@@ -78,6 +79,13 @@ int run(rt::Runtime& runtime, const vp::Options& options, Main main,
     for (std::string& a : own) pointers.push_back(a.data());
     pointers.push_back(nullptr);
     const int returned = main(static_cast<int>(own.size()), pointers.data());
+    // A child the rank forked (osu_latency_mp forks senders) is a copy of one thread of this
+    // process, without the runtime's other threads: it ends here, as a process whose main
+    // returned, after flushing what it printed.
+    if (static_cast<int>(::getpid()) != current_run.load(std::memory_order_acquire)->pid) {
+      std::fflush(nullptr);
+      ::_exit(returned);
+    }
     // The rank may have moved to another process meanwhile: only what is at the same address
     // in every process may be used from here on (the run's state is found again, not
     // reached through this lambda's captures).

@@ -59,6 +59,7 @@ struct RunState {
   std::vector<int> returned;  // by rank: what its main returned (in the process it ended in)
   BalancedCall balance_call = BalancedCall::none;  // --vp-balance-every CALL:K
   std::uint64_t balance_every = 0;
+  int pid = 0;  // the process's, when the run began (a rank that forks: its child has another)
 };
 
 // The run under way in this process (vela::mpi::run), or nullptr.

@@ -144,6 +144,47 @@ int main(int argc, char** argv) {
   }
 }
 
+// A child a rank forks ends when its main returns, with main's status and what it printed
+// (osu_latency_mp forks its senders; the runtime's other threads do not follow into the child).
+TEST_F(MpiWrapper, AForkedChildEndsWhenItsMainReturns) {
+  const std::string source = write("fork.c", R"(#include <mpi.h>
+#include <stdio.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  pid_t child = -1;
+  if (rank == 0) {
+    fflush(stdout);
+    child = fork();
+    if (child == 0) {
+      printf("child of rank 0 returns 7\n");
+      return 7;
+    }
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 0) {
+    int status = 0;
+    const struct timespec tenth = {0, 100000000};
+    for (int i = 0; i < 100 && waitpid(child, &status, WNOHANG) == 0; ++i) nanosleep(&tenth, NULL);
+    if (WIFEXITED(status)) printf("child ended with %d\n", WEXITSTATUS(status));
+    else printf("child still running\n");
+  }
+  MPI_Finalize();
+  return 0;
+}
+)");
+  const ProgramResult build = run_program(VELA_MPICC, "-O2 " + source + " -o " + path("fork"));
+  ASSERT_EQ(build.status, 0) << build.out;
+  const ProgramResult r = run_program(path("fork"), "--vp 2 --pes 2");
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("child of rank 0 returns 7\n"));
+  EXPECT_THAT(r.out, HasSubstr("child ended with 7\n"));
+}
+
 TEST_F(MpiWrapper, CxxProgramWithVoidMain) {
   const std::string source = write("void.cpp", std::string(R"(#include <mpi.h>
 #include <iostream>
