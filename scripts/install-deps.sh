@@ -20,6 +20,7 @@ packages=(
   python3-matplotlib             # vela-lb report's pictures
   chromium                       # the report's test looks at the page in a headless browser
   tmux                           # a real terminal for the progress-line tests
+  libblas-dev                    # HPC Challenge's HPL (scripts/real-codes.py, in CI)
 )
 
 missing=()
