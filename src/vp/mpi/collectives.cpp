@@ -25,11 +25,24 @@ Communicator& collective_comm(const char* call, const Label& label, MPI_Comm com
   Communicator& c = active(call, label, comm);
   if (c.inter) {
     fail(call, MPI_ERR_COMM,
-         "this collective is not available on an intercommunicator (MPI_Scan and MPI_Exscan "
-         "are not defined there; the nonblocking collectives are not supported there yet: "
-         "merge it with MPI_Intercomm_merge)");
+         "this call is not defined on an intercommunicator (MPI_Scan, MPI_Exscan, their "
+         "nonblocking forms and the windows' constructors need an intracommunicator: merge it "
+         "with MPI_Intercomm_merge)");
   }
   return c;
+}
+
+void no_in_place(const char* call, const void* buffer) {
+  if (buffer == MPI_IN_PLACE) {
+    fail(call, MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed on an intercommunicator");
+  }
+}
+
+RootSide root_side(const char* call, const Communicator& c, int root) {
+  if (root == MPI_ROOT) return RootSide::root;
+  if (root == MPI_PROC_NULL) return RootSide::idle;
+  check_peer(c.remote.size(), call, "root", root, false, false);
+  return RootSide::other;
 }
 
 namespace {
@@ -178,7 +191,6 @@ int scan(const char* call, const void* sendbuf, void* recvbuf, int count, MPI_Da
 }
 
 // On intercommunicators (below).
-void no_in_place(const char* call, const void* buffer);
 void inter_blocks(const char* call, Communicator& c, const void* sendbuf, const Side& send,
                   void* recvbuf, const Side& receive, bool all_blocks);
 
@@ -375,9 +387,7 @@ void inter_bcast(Communicator& c, void* buffer, const Buffer& b, int root, const
 // Each group's result is the other group's reduction.
 void inter_allreduce(Communicator& c, const void* sendbuf, void* recvbuf, const Reduction& r,
                      const char* call) {
-  if (sendbuf == MPI_IN_PLACE) {
-    fail(call, MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed on an intercommunicator");
-  }
+  no_in_place(call, sendbuf);
   check_buffer(call, sendbuf, r.count, r.type, "sendbuf");
   const Outgoing in(sendbuf, r.count, r.type);
   Incoming out(recvbuf, r.count, r.type);
@@ -436,22 +446,6 @@ std::vector<Peer> each_remote_v(const Communicator& c, const void* base, const i
         {i, {block_at(base, displs, i, type), static_cast<std::size_t>(counts[i]), &type}});
   }
   return peers;
-}
-
-void no_in_place(const char* call, const void* buffer) {
-  if (buffer == MPI_IN_PLACE) {
-    fail(call, MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed on an intercommunicator");
-  }
-}
-
-// Which side of a rooted intercommunicator call the rank is on: the root (MPI_ROOT), the rest
-// of the root's group (MPI_PROC_NULL) or the other group (the root's rank there).
-enum class RootSide { root, idle, other };
-RootSide root_side(const char* call, const Communicator& c, int root) {
-  if (root == MPI_ROOT) return RootSide::root;
-  if (root == MPI_PROC_NULL) return RootSide::idle;
-  check_peer(c.remote.size(), call, "root", root, false, false);
-  return RootSide::other;
 }
 
 // A rooted call on an intercommunicator (the gathers, `gathers`, and the scatters): the root

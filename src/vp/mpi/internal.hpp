@@ -352,6 +352,21 @@ inline std::uint32_t inter_context(const Communicator& c) {
   return c.context | own_contexts;
 }
 
+// An intercommunicator's other group as the members of a nonblocking collective (nonblocking.cpp)
+// on its collective channel under inter_context, numbered by the count of those calls, which both
+// groups make alike: member i is rank i of the other group, and the caller none of them (index -1).
+inline vp::Members remote_members(Communicator& c) {
+  return c.remote.members(inter_context(c), -1, &c.remote_calls);
+}
+
+// Which side of a rooted intercommunicator call the rank is on: the root (MPI_ROOT), the rest
+// of the root's group (MPI_PROC_NULL) or the other group (the root's rank there, checked).
+enum class RootSide { root, idle, other };
+RootSide root_side(const char* call, const Communicator& c, int root);
+
+// MPI_IN_PLACE as `buffer` on an intercommunicator: MPI_ERR_BUFFER.
+void no_in_place(const char* call, const void* buffer);
+
 // The communicator whose messages carry `context` (world's for 0), or nullptr.
 Communicator* comm_by_context(Objects& objects, std::uint32_t context);
 

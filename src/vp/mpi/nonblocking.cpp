@@ -11,8 +11,21 @@
 // combine the n contributions left to right in rank order (the same bits on every rank and for
 // any placement; the blocking calls' tree associates differently, so the last bits may differ
 // between MPI_Allreduce and MPI_Iallreduce of floating values).
+//
+// On an intercommunicator (the standard's §5.2.2) the same direct paths run between the two
+// groups: a call's collective has the other group's ranks for members (remote_members: the
+// intercommunicator's context for the library's own messages, the calls numbered alike in both
+// groups) and the caller is none of them (index -1; the root's too at MPI_ROOT). A rooted call
+// moves one message between the root and each rank of the other group (m of them), the rest of
+// the root's group (MPI_PROC_NULL) none; barrier, allgather, alltoall and allreduce send m from
+// each rank, n * m in all; reductions combine the other group's contributions left to right in
+// its rank order. MPI_Ireduce_scatter_block sends each rank of the other group its block, but
+// MPI_Ireduce_scatter, not knowing the other group's counts, its whole vector (m times the
+// bytes), each receiver keeping its own block of it. As for the blocking calls, MPI_IN_PLACE is
+// refused there (MPI_ERR_BUFFER) and the scans, not defined there, with MPI_ERR_COMM.
 #include <algorithm>
 #include <cstring>
+#include <optional>
 
 #include "derived_types.hpp"
 #include "internal.hpp"
@@ -54,18 +67,68 @@ T* displaced(T* base, std::intptr_t bytes) {
 }
 
 // Starts a nonblocking collective: `build` makes its sends and posts its receives on the
-// communicator's next collective; the request.
+// communicator's next collective (an intercommunicator's over the other group); the request.
 template <class Build>
 MPI_Request start(const char* call, Communicator& c, Build build) {
   const InRankHeap heap;  // the request and its buffers move with the rank
   auto pc = std::make_unique<PendingCollective>();
-  const vp::Collective k(c.members(), call);
+  const vp::Collective k(c.inter ? remote_members(c) : c.members(), call);
   build(k, *pc);
   return handle_of(pc.release());
 }
 
+// The caller's index among the members of its collectives: its rank, or none of the other
+// group's ranks (-1) on an intercommunicator.
+int self(const Communicator& c) {
+  return c.inter ? -1 : c.rank;
+}
+
+// Where the caller of a rooted call stands among the members: `root` the root's index (on an
+// intercommunicator the caller's, -1, at MPI_ROOT; none at MPI_PROC_NULL, the rest of the root's
+// group, which takes no part), `me` its own.
+struct Rooted {
+  std::optional<int> root;
+  int me = 0;
+  bool inter = false;
+  bool at_root() const { return root == me; }
+  // Whether it moves a block of its own to or from the root: every member of an
+  // intracommunicator (the root's to itself), the other group's ranks of an intercommunicator.
+  bool own_block() const { return root.has_value() && !(inter && at_root()); }
+};
+
+Rooted rooted(const char* call, const Communicator& c, int root) {
+  if (!c.inter) {
+    check_peer(c.group.size(), call, "root", root, false, false);
+    return {root, c.rank, false};
+  }
+  switch (root_side(call, c, root)) {
+    case RootSide::root:
+      return {-1, -1, true};
+    case RootSide::idle:
+      return {std::nullopt, -1, true};
+    case RootSide::other:
+      break;
+  }
+  return {root, -1, true};
+}
+
+// Whether `buffer`, the one a rooted call's root may give as MPI_IN_PLACE (a gather's send
+// buffer, a scatter's receive buffer), is: at an intracommunicator's root only, and never on an
+// intercommunicator (where the root's is not used).
+bool in_place_at_root(const char* call, const Communicator& c, const void* buffer,
+                      const Rooted& at) {
+  if (c.inter) {
+    if (at.own_block()) no_in_place(call, buffer);
+    return false;
+  }
+  const bool in_place = buffer == MPI_IN_PLACE;
+  if (in_place && !at.at_root()) fail(call, MPI_ERR_BUFFER, "MPI_IN_PLACE is the root's only");
+  return in_place;
+}
+
 // Every member's block of `bytes` bytes, in member order, as the finishing steps see them:
-// buffers[first + i] (the caller's own block copied in at the start).
+// buffers[first + i] (the caller's own block copied in at the start; an intercommunicator's
+// caller, -1, is no member: it sends to every member, or to the root, or is the root, -1).
 std::size_t gather_blocks(const vp::Collective& k, PendingCollective& pc,
                           std::vector<std::byte> own, std::size_t bytes, bool to_everyone,
                           int root) {
@@ -117,7 +180,8 @@ void result_to(PendingCollective& pc, std::size_t which, void* buffer, std::size
   });
 }
 
-// Ireduce, Iallreduce, Iscan, Iexscan: every member's values to the members that combine them.
+// Ireduce, Iallreduce, Iscan, Iexscan: every member's values to the members that combine them
+// (on an intercommunicator, every rank's to the other group's root, or to each of its ranks).
 enum class Reduce { rooted, everyone, inclusive_scan, exclusive_scan };
 
 int start_reduction(const char* call, const void* sendbuf, void* recvbuf, int count,
@@ -125,24 +189,35 @@ int start_reduction(const char* call, const void* sendbuf, void* recvbuf, int co
                     MPI_Request* request) {
   return guarded_on(call, comm, [&](const Label& label) {
     Objects& objects = active(call, label);
-    Communicator& c = collective_comm(call, label, comm);
+    const bool scan = kind == Reduce::inclusive_scan || kind == Reduce::exclusive_scan;
+    Communicator& c = scan ? collective_comm(call, label, comm) : active(call, label, comm);
     const Reduction r = reduction_of(call, objects, count, datatype, op);
     check_out(call, request, "request");
-    if (kind == Reduce::rooted) check_peer(c.group.size(), call, "root", root, false, false);
-    const bool gets = kind != Reduce::rooted || c.rank == root;
-    if (sendbuf == MPI_IN_PLACE && !gets)
+    // Whether it receives a result and gives values, and to which member they go (all but the
+    // rooted form: every member takes part, `at.root` unused).
+    Rooted at{0, self(c), c.inter};
+    bool gets = true;
+    bool gives = true;
+    if (kind == Reduce::rooted) {
+      at = rooted(call, c, root);
+      gets = at.at_root();
+      gives = at.own_block();
+    }
+    if (c.inter && gives) no_in_place(call, sendbuf);
+    if (sendbuf == MPI_IN_PLACE && gives && !gets)
       fail(call, MPI_ERR_BUFFER, "MPI_IN_PLACE is the send buffer of the root only");
     if (gets) check_buffer(call, recvbuf, r.count, r.type, "recvbuf");
-    if (sendbuf != MPI_IN_PLACE) check_buffer(call, sendbuf, r.count, r.type, "sendbuf");
-    std::vector<std::byte> own =
-        packed(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, r.count, r.type);
+    if (gives && sendbuf != MPI_IN_PLACE) check_buffer(call, sendbuf, r.count, r.type, "sendbuf");
+    std::vector<std::byte> own;
+    if (gives) own = packed(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, r.count, r.type);
     *request = start(call, c, [&](const vp::Collective& k, PendingCollective& pc) {
+      if (!at.root) return;  // MPI_PROC_NULL: nothing to move
       const int n = k.members().size;
       const int me = k.members().index;
       const std::size_t bytes = r.bytes();
       std::size_t first = 0;
       int upto = n;
-      if (kind == Reduce::inclusive_scan || kind == Reduce::exclusive_scan) {
+      if (scan) {
         // To every higher member; from every lower one.
         for (int i = me + 1; i < n; ++i) k.put(own.data(), bytes, i);
         first = pc.buffers.size();
@@ -154,7 +229,7 @@ int start_reduction(const char* call, const void* sendbuf, void* recvbuf, int co
         upto = kind == Reduce::inclusive_scan ? me + 1 : me;
         if (upto == 0) return;  // MPI_Exscan leaves rank 0's buffer as it was
       } else {
-        first = gather_blocks(k, pc, std::move(own), bytes, kind == Reduce::everyone, root);
+        first = gather_blocks(k, pc, std::move(own), bytes, kind == Reduce::everyone, *at.root);
         if (!gets) return;
       }
       const std::size_t result = first + static_cast<std::size_t>(upto - 1);
@@ -167,48 +242,94 @@ int start_reduction(const char* call, const void* sendbuf, void* recvbuf, int co
   });
 }
 
-// Ireduce_scatter(_block): block j of every member's values to member j, combined there.
+// Parts of a reduce_scatter's vector as {offset, bytes}: block i of `counts` elements of `per`
+// bytes each, for rank i of the caller's group.
+using Part = std::pair<std::size_t, std::size_t>;
+std::vector<Part> blocks_of(const std::vector<int>& counts, std::size_t per) {
+  std::vector<Part> parts;
+  std::size_t offset = 0;
+  for (const int k : counts) {
+    parts.emplace_back(offset, static_cast<std::size_t>(k) * per);
+    offset += parts.back().second;
+  }
+  return parts;
+}
+
+// The part of the caller's vector that each member's block comes from: its block on an
+// intracommunicator; on an intercommunicator, whose members (the other group) have counts the
+// caller does not know, block j of as many equal blocks (`equal`: the block form), or else the
+// whole vector.
+std::vector<Part> parts_for(const char* call, const Communicator& c, const std::vector<int>& counts,
+                            std::size_t per, bool equal) {
+  std::vector<Part> parts = blocks_of(counts, per);
+  if (!c.inter) return parts;
+  const auto m = static_cast<std::size_t>(c.remote.size());
+  const std::size_t whole = parts.empty() ? 0 : parts.back().first + parts.back().second;
+  if (!equal) return std::vector<Part>(m, Part{0, whole});
+  if (per > 0 && (whole / per) % m != 0) {
+    fail(call, MPI_ERR_COUNT,
+         std::to_string(whole / per) + " elements (recvcount times this group's size) do not " +
+             "split into equal blocks for the other group's " + std::to_string(m) + " ranks");
+  }
+  parts.clear();
+  for (std::size_t j = 0; j < m; ++j) parts.emplace_back(j * (whole / m), whole / m);
+  return parts;
+}
+
+// Ireduce_scatter(_block): block j of every member's values to member j, combined there (on an
+// intercommunicator, each rank's block of the other group's vectors, cut out of the whole
+// vectors where they come whole).
 int start_reduce_scatter(const char* call, const void* sendbuf, void* recvbuf,
                          const std::vector<int>& counts, MPI_Datatype datatype, MPI_Op op,
-                         MPI_Comm comm, MPI_Request* request) {
+                         MPI_Comm comm, bool equal, MPI_Request* request) {
   return guarded_on(call, comm, [&](const Label& label) {
     Objects& objects = active(call, label);
-    Communicator& c = collective_comm(call, label, comm);
+    Communicator& c = active(call, label, comm);
     std::size_t total = 0;
     for (const int k : counts) total += count_of(call, k, "recvcounts");
     const Reduction r = reduction_of(call, objects, static_cast<int>(total), datatype, op);
     check_out(call, request, "request");
     const auto mine = static_cast<std::size_t>(counts[static_cast<std::size_t>(c.rank)]);
     check_buffer(call, recvbuf, mine, r.type, "recvbuf");
+    if (c.inter) no_in_place(call, sendbuf);
     if (sendbuf != MPI_IN_PLACE) check_buffer(call, sendbuf, r.count, r.type, "sendbuf");
     const std::vector<std::byte> all =
         packed(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, r.count, r.type);
+    const std::size_t per = r.type.size;
+    const std::vector<Part> parts = parts_for(call, c, counts, per, equal);
+    // What each member sends this rank, and where its block lies in that.
+    const std::size_t bytes = mine * per;
+    const Part own = blocks_of(counts, per)[static_cast<std::size_t>(c.rank)];
+    const std::size_t arriving = c.inter && !equal ? all.size() : bytes;
+    const std::size_t within = c.inter && !equal ? own.first : 0;
     *request = start(call, c, [&](const vp::Collective& k, PendingCollective& pc) {
       const int n = k.members().size;
       const int me = k.members().index;
-      const std::size_t per = r.type.size;
-      std::size_t offset = 0;
-      std::size_t own_offset = 0;
       for (int j = 0; j < n; ++j) {
-        const std::size_t bytes =
-            static_cast<std::size_t>(counts[static_cast<std::size_t>(j)]) * per;
-        if (j != me) k.put(all.data() + offset, bytes, j);
-        if (j == me) own_offset = offset;
-        offset += bytes;
+        const Part& part = parts[static_cast<std::size_t>(j)];
+        if (j != me) k.put(all.data() + part.first, part.second, j);
       }
-      const std::size_t bytes = mine * per;
       const std::size_t first = pc.buffers.size();
       for (int i = 0; i < n; ++i) {
         pc.buffers.emplace_back(
             i == me ? std::vector<std::byte>(
-                          all.begin() + static_cast<std::ptrdiff_t>(own_offset),
-                          all.begin() + static_cast<std::ptrdiff_t>(own_offset + bytes))
-                    : std::vector<std::byte>(bytes));
+                          all.begin() + static_cast<std::ptrdiff_t>(own.first),
+                          all.begin() + static_cast<std::ptrdiff_t>(own.first + bytes))
+                    : std::vector<std::byte>(arriving));
       }
       for (int i = 0; i < n; ++i) {
         if (i != me)
           pc.receives.push_back(
-              k.post(pc.buffers[first + static_cast<std::size_t>(i)].data(), bytes, i));
+              k.post(pc.buffers[first + static_cast<std::size_t>(i)].data(), arriving, i));
+      }
+      if (arriving != bytes) {
+        pc.steps.emplace_back([first, n, within, bytes](PendingCollective& p) {
+          for (int i = 0; i < n; ++i) {
+            std::vector<std::byte>& b = p.buffers[first + static_cast<std::size_t>(i)];
+            b = std::vector<std::byte>(b.begin() + static_cast<std::ptrdiff_t>(within),
+                                       b.begin() + static_cast<std::ptrdiff_t>(within + bytes));
+          }
+        });
       }
       const std::size_t elements =
           r.type.size == 0 ? 0 : mine * (r.elements / std::max<std::size_t>(r.count, 1));
@@ -243,16 +364,17 @@ void exchange_blocks(const vp::Collective& k, PendingCollective& pc,
 }
 
 // Igather, Igatherv, Iscatter, Iscatterv, Iallgather, Iallgatherv, Ialltoall(v, w): the caller
-// lists the blocks it sends and receives (its own block is copied at the start).
+// lists the blocks it sends and receives by member (its own block is copied at the start; on an
+// intercommunicator the members are the other group's ranks).
 template <class List>
 int start_exchange(const char* call, MPI_Comm comm, MPI_Request* request, List list) {
   return guarded_on(call, comm, [&](const Label& label) {
-    Communicator& c = collective_comm(call, label, comm);
+    Communicator& c = active(call, label, comm);
     check_out(call, request, "request");
     std::vector<std::pair<int, Block>> sends;
     std::vector<std::pair<int, Block>> receives;
     list(c, sends, receives);
-    const int me = c.rank;
+    const int me = self(c);
     // The block to itself moves at once.
     std::vector<std::pair<int, Block>> to_others;
     const Block* own_send = nullptr;
@@ -336,6 +458,15 @@ void check_counts(const char* call, const int* counts, int n, const char* what) 
   for (int i = 0; i < n; ++i) count_of(call, counts[i], what);
 }
 
+// The nonblocking all-to-alls take no MPI_IN_PLACE (MPI_ERR_BUFFER): the standard allows none on
+// an intercommunicator, and they do not support it yet on an intracommunicator.
+void no_all_to_all_in_place(const char* call, const Communicator& c, const void* sendbuf) {
+  if (c.inter) no_in_place(call, sendbuf);
+  if (sendbuf == MPI_IN_PLACE) {
+    fail(call, MPI_ERR_BUFFER, "MPI_IN_PLACE is not supported by the nonblocking all-to-alls yet");
+  }
+}
+
 }  // namespace
 }  // namespace vela::mpi::detail
 
@@ -347,7 +478,7 @@ extern "C" {
 int VPMPI_Ibarrier(MPI_Comm comm, MPI_Request* request) {
   constexpr const char* call = "MPI_Ibarrier";
   return guarded_on(call, comm, [&](const Label& label) {
-    Communicator& c = collective_comm(call, label, comm);
+    Communicator& c = active(call, label, comm);
     check_out(call, request, "request");
     *request = start(call, c, [&](const vp::Collective& k, PendingCollective& pc) {
       for (int i = 0; i < k.members().size; ++i) {
@@ -363,20 +494,21 @@ int VPMPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_C
                  MPI_Request* request) {
   constexpr const char* call = "MPI_Ibcast";
   return guarded_on(call, comm, [&](const Label& label) {
-    Communicator& c = collective_comm(call, label, comm);
+    Communicator& c = active(call, label, comm);
     const Buffer b = buffer_of(call, buffer, count, datatype, {.buffer = "buffer"});
-    check_peer(c.group.size(), call, "root", root, false, false);
+    const Rooted at = rooted(call, c, root);
     check_out(call, request, "request");
     *request = start(call, c, [&](const vp::Collective& k, PendingCollective& pc) {
-      if (c.rank == root) {
+      if (!at.root) return;  // MPI_PROC_NULL
+      if (at.at_root()) {
         const std::vector<std::byte> data = packed(buffer, b.count, b.type);
         for (int i = 0; i < k.members().size; ++i) {
-          if (i != root) k.put(data.data(), data.size(), i);
+          if (i != at.me) k.put(data.data(), data.size(), i);
         }
         return;
       }
       void* into = landing(pc, buffer, b.count, b.type);
-      pc.receives.push_back(k.post(into, bytes_of(b.count, b.type), root));
+      pc.receives.push_back(k.post(into, bytes_of(b.count, b.type), *at.root));
     });
   });
 }
@@ -385,24 +517,6 @@ int VPMPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype da
                   int root, MPI_Comm comm, MPI_Request* request) {
   return start_reduction("MPI_Ireduce", sendbuf, recvbuf, count, datatype, op, root, comm,
                          Reduce::rooted, request);
-}
-
-// An intercommunicator's idup: this rank's proposal to every rank of the other group, and theirs
-// received into the blocks after its own group's (eager: they are 4 bytes); how many.
-static int proposals_across(Communicator& c, PendingCollective& pc,
-                            const std::vector<std::byte>& own) {
-  const int m = c.remote.size();
-  for (int i = 0; i < m; ++i) {
-    vp::Request sent = vp::isend(own.data(), own.size(), vp::Type::bytes, c.remote.rank_of(i), 0,
-                                 inter_context(c));
-    vp::wait(sent);
-  }
-  for (int i = 0; i < m; ++i) {
-    pc.buffers.emplace_back(own.size());
-    pc.receives.push_back(vp::irecv(pc.buffers.back().data(), own.size(), vp::Type::bytes,
-                                    c.remote.rank_of(i), 0, inter_context(c)));
-  }
-  return m;
 }
 
 // MPI_Comm_idup: the duplicate's handle at once, its context when the request completes: every
@@ -420,9 +534,14 @@ int VPMPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request) {
     *request = start(call, c, [&](const vp::Collective& k, PendingCollective& pc) {
       std::vector<std::byte> own(sizeof proposal);
       std::memcpy(own.data(), &proposal, sizeof proposal);
-      const std::size_t first = gather_blocks(k, pc, own, sizeof proposal, true, 0);
+      // An intercommunicator's own group's proposals first, then the other group's (k's).
+      const std::size_t first = pc.buffers.size();
       int n = k.members().size;
-      if (c.inter) n += proposals_across(c, pc, own);
+      if (c.inter) {
+        gather_blocks(vp::Collective(c.members(), call), pc, own, sizeof proposal, true, 0);
+        n += c.group.size();
+      }
+      gather_blocks(k, pc, own, sizeof proposal, true, 0);
       Objects* mine = &objects;
       pc.steps.emplace_back([first, n, dup, mine](PendingCollective& p) {
         std::uint32_t context = 0;
@@ -465,7 +584,7 @@ int VPMPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcoun
   if (code != MPI_SUCCESS) return code;
   return start_reduce_scatter(call, sendbuf, recvbuf,
                               std::vector<int>(static_cast<std::size_t>(size), recvcount), datatype,
-                              op, comm, request);
+                              op, comm, true, request);
 }
 
 int VPMPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
@@ -477,7 +596,7 @@ int VPMPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcoun
   if (recvcounts == nullptr) return guarded_on(call, comm, [&] { fail_out(call, "recvcounts"); });
   return start_reduce_scatter(call, sendbuf, recvbuf,
                               std::vector<int>(recvcounts, recvcounts + size), datatype, op, comm,
-                              request);
+                              false, request);
 }
 
 int VPMPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
@@ -485,21 +604,19 @@ int VPMPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
                   MPI_Request* request) {
   constexpr const char* call = "MPI_Igather";
   return start_exchange(call, comm, request, [&](Communicator& c, auto& sends, auto& receives) {
-    const int n = c.group.size();
-    check_peer(n, call, "root", root, false, false);
-    const bool in_place = sendbuf == MPI_IN_PLACE;
-    if (in_place && c.rank != root) fail(call, MPI_ERR_BUFFER, "MPI_IN_PLACE is the root's only");
-    if (c.rank == root) {
+    const Rooted at = rooted(call, c, root);
+    const bool in_place = in_place_at_root(call, c, sendbuf, at);
+    if (at.at_root()) {
       const Datatype& rt = datatype_of(call, recvtype, "recvtype");
       const std::size_t rc = count_of(call, recvcount, "recvcount");
-      for (int i = 0; i < n; ++i) {
-        if (i == root && in_place) continue;
+      for (int i = 0; i < c.peers().size(); ++i) {
+        if (i == at.me && in_place) continue;
         receives.push_back({i, element_block(recvbuf, static_cast<std::size_t>(i), rc, rt)});
       }
     }
-    if (in_place) return;
+    if (in_place || !at.own_block()) return;
     const Datatype& st = datatype_of(call, sendtype, "sendtype");
-    sends.push_back({root, Block{sendbuf, count_of(call, sendcount, "sendcount"), &st}});
+    sends.push_back({*at.root, Block{sendbuf, count_of(call, sendcount, "sendcount"), &st}});
   });
 }
 
@@ -508,23 +625,22 @@ int VPMPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
                    MPI_Comm comm, MPI_Request* request) {
   constexpr const char* call = "MPI_Igatherv";
   return start_exchange(call, comm, request, [&](Communicator& c, auto& sends, auto& receives) {
-    const int n = c.group.size();
-    check_peer(n, call, "root", root, false, false);
-    if (c.rank == root) {
+    const Rooted at = rooted(call, c, root);
+    const bool in_place = in_place_at_root(call, c, sendbuf, at);
+    if (at.at_root()) {
+      const int n = c.peers().size();
       const Datatype& rt = datatype_of(call, recvtype, "recvtype");
       check_counts(call, recvcounts, n, "recvcounts");
       check_out(call, displs, "displs");
       for (int i = 0; i < n; ++i) {
-        if (i == root && sendbuf == MPI_IN_PLACE) continue;
+        if (i == at.me && in_place) continue;
         receives.push_back(
             {i, displaced_block(recvbuf, displs, i, static_cast<std::size_t>(recvcounts[i]), rt)});
       }
-      if (sendbuf == MPI_IN_PLACE) return;
-    } else if (sendbuf == MPI_IN_PLACE) {
-      fail(call, MPI_ERR_BUFFER, "MPI_IN_PLACE is the root's only");
     }
+    if (in_place || !at.own_block()) return;
     const Datatype& st = datatype_of(call, sendtype, "sendtype");
-    sends.push_back({root, Block{sendbuf, count_of(call, sendcount, "sendcount"), &st}});
+    sends.push_back({*at.root, Block{sendbuf, count_of(call, sendcount, "sendcount"), &st}});
   });
 }
 
@@ -533,21 +649,19 @@ int VPMPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
                    MPI_Request* request) {
   constexpr const char* call = "MPI_Iscatter";
   return start_exchange(call, comm, request, [&](Communicator& c, auto& sends, auto& receives) {
-    const int n = c.group.size();
-    check_peer(n, call, "root", root, false, false);
-    const bool in_place = recvbuf == MPI_IN_PLACE;
-    if (in_place && c.rank != root) fail(call, MPI_ERR_BUFFER, "MPI_IN_PLACE is the root's only");
-    if (c.rank == root) {
+    const Rooted at = rooted(call, c, root);
+    const bool in_place = in_place_at_root(call, c, recvbuf, at);
+    if (at.at_root()) {
       const Datatype& st = datatype_of(call, sendtype, "sendtype");
       const std::size_t sc = count_of(call, sendcount, "sendcount");
-      for (int i = 0; i < n; ++i) {
-        if (i == root && in_place) continue;
+      for (int i = 0; i < c.peers().size(); ++i) {
+        if (i == at.me && in_place) continue;
         sends.push_back({i, element_block(sendbuf, static_cast<std::size_t>(i), sc, st)});
       }
     }
-    if (in_place) return;
+    if (in_place || !at.own_block()) return;
     const Datatype& rt = datatype_of(call, recvtype, "recvtype");
-    receives.push_back({root, Block{recvbuf, count_of(call, recvcount, "recvcount"), &rt}});
+    receives.push_back({*at.root, Block{recvbuf, count_of(call, recvcount, "recvcount"), &rt}});
   });
 }
 
@@ -556,23 +670,22 @@ int VPMPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displ
                     int root, MPI_Comm comm, MPI_Request* request) {
   constexpr const char* call = "MPI_Iscatterv";
   return start_exchange(call, comm, request, [&](Communicator& c, auto& sends, auto& receives) {
-    const int n = c.group.size();
-    check_peer(n, call, "root", root, false, false);
-    const bool in_place = recvbuf == MPI_IN_PLACE;
-    if (in_place && c.rank != root) fail(call, MPI_ERR_BUFFER, "MPI_IN_PLACE is the root's only");
-    if (c.rank == root) {
+    const Rooted at = rooted(call, c, root);
+    const bool in_place = in_place_at_root(call, c, recvbuf, at);
+    if (at.at_root()) {
+      const int n = c.peers().size();
       const Datatype& st = datatype_of(call, sendtype, "sendtype");
       check_counts(call, sendcounts, n, "sendcounts");
       check_out(call, displs, "displs");
       for (int i = 0; i < n; ++i) {
-        if (i == root && in_place) continue;
+        if (i == at.me && in_place) continue;
         sends.push_back(
             {i, displaced_block(sendbuf, displs, i, static_cast<std::size_t>(sendcounts[i]), st)});
       }
     }
-    if (in_place) return;
+    if (in_place || !at.own_block()) return;
     const Datatype& rt = datatype_of(call, recvtype, "recvtype");
-    receives.push_back({root, Block{recvbuf, count_of(call, recvcount, "recvcount"), &rt}});
+    receives.push_back({*at.root, Block{recvbuf, count_of(call, recvcount, "recvcount"), &rt}});
   });
 }
 
@@ -580,16 +693,15 @@ int VPMPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, 
                      int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
   constexpr const char* call = "MPI_Iallgather";
   return start_exchange(call, comm, request, [&](Communicator& c, auto& sends, auto& receives) {
-    const int n = c.group.size();
+    if (c.inter) no_in_place(call, sendbuf);
     const Datatype& rt = datatype_of(call, recvtype, "recvtype");
     const std::size_t rc = count_of(call, recvcount, "recvcount");
-    Block own = element_block(recvbuf, static_cast<std::size_t>(c.rank), rc, rt);
-    if (sendbuf != MPI_IN_PLACE) {
-      own = Block{sendbuf, count_of(call, sendcount, "sendcount"),
-                  &datatype_of(call, sendtype, "sendtype")};
-    }
-    for (int i = 0; i < n; ++i) {
-      if (i == c.rank && sendbuf == MPI_IN_PLACE) continue;
+    const bool in_place = sendbuf == MPI_IN_PLACE;
+    const Block own = in_place ? element_block(recvbuf, static_cast<std::size_t>(c.rank), rc, rt)
+                               : Block{sendbuf, count_of(call, sendcount, "sendcount"),
+                                       &datatype_of(call, sendtype, "sendtype")};
+    for (int i = 0; i < c.peers().size(); ++i) {
+      if (i == self(c) && in_place) continue;
       sends.push_back({i, own});
       receives.push_back({i, element_block(recvbuf, static_cast<std::size_t>(i), rc, rt)});
     }
@@ -601,18 +713,18 @@ int VPMPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                       MPI_Comm comm, MPI_Request* request) {
   constexpr const char* call = "MPI_Iallgatherv";
   return start_exchange(call, comm, request, [&](Communicator& c, auto& sends, auto& receives) {
-    const int n = c.group.size();
+    if (c.inter) no_in_place(call, sendbuf);
+    const int n = c.peers().size();
     const Datatype& rt = datatype_of(call, recvtype, "recvtype");
     check_counts(call, recvcounts, n, "recvcounts");
     check_out(call, displs, "displs");
-    Block own =
-        displaced_block(recvbuf, displs, c.rank, static_cast<std::size_t>(recvcounts[c.rank]), rt);
-    if (sendbuf != MPI_IN_PLACE) {
-      own = Block{sendbuf, count_of(call, sendcount, "sendcount"),
-                  &datatype_of(call, sendtype, "sendtype")};
-    }
+    const bool in_place = sendbuf == MPI_IN_PLACE;
+    const Block own = in_place ? displaced_block(recvbuf, displs, c.rank,
+                                                 static_cast<std::size_t>(recvcounts[c.rank]), rt)
+                               : Block{sendbuf, count_of(call, sendcount, "sendcount"),
+                                       &datatype_of(call, sendtype, "sendtype")};
     for (int i = 0; i < n; ++i) {
-      if (i == c.rank && sendbuf == MPI_IN_PLACE) continue;
+      if (i == self(c) && in_place) continue;
       sends.push_back({i, own});
       receives.push_back(
           {i, displaced_block(recvbuf, displs, i, static_cast<std::size_t>(recvcounts[i]), rt)});
@@ -623,19 +735,13 @@ int VPMPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
 int VPMPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                     int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
   constexpr const char* call = "MPI_Ialltoall";
-  if (sendbuf == MPI_IN_PLACE) {
-    return guarded_on(call, comm, [&] {
-      fail(call, MPI_ERR_BUFFER,
-           "MPI_IN_PLACE is not supported by the nonblocking all-to-alls yet");
-    });
-  }
   return start_exchange(call, comm, request, [&](Communicator& c, auto& sends, auto& receives) {
-    const int n = c.group.size();
+    no_all_to_all_in_place(call, c, sendbuf);
     const Datatype& st = datatype_of(call, sendtype, "sendtype");
     const Datatype& rt = datatype_of(call, recvtype, "recvtype");
     const std::size_t sc = count_of(call, sendcount, "sendcount");
     const std::size_t rc = count_of(call, recvcount, "recvcount");
-    for (int i = 0; i < n; ++i) {
+    for (int i = 0; i < c.peers().size(); ++i) {
       sends.push_back({i, element_block(sendbuf, static_cast<std::size_t>(i), sc, st)});
       receives.push_back({i, element_block(recvbuf, static_cast<std::size_t>(i), rc, rt)});
     }
@@ -647,14 +753,9 @@ int VPMPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdis
                      const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
                      MPI_Request* request) {
   constexpr const char* call = "MPI_Ialltoallv";
-  if (sendbuf == MPI_IN_PLACE) {
-    return guarded_on(call, comm, [&] {
-      fail(call, MPI_ERR_BUFFER,
-           "MPI_IN_PLACE is not supported by the nonblocking all-to-alls yet");
-    });
-  }
   return start_exchange(call, comm, request, [&](Communicator& c, auto& sends, auto& receives) {
-    const int n = c.group.size();
+    no_all_to_all_in_place(call, c, sendbuf);
+    const int n = c.peers().size();
     const Datatype& st = datatype_of(call, sendtype, "sendtype");
     const Datatype& rt = datatype_of(call, recvtype, "recvtype");
     check_counts(call, sendcounts, n, "sendcounts");
@@ -675,14 +776,9 @@ int VPMPI_Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdis
                      const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
                      MPI_Request* request) {
   constexpr const char* call = "MPI_Ialltoallw";
-  if (sendbuf == MPI_IN_PLACE) {
-    return guarded_on(call, comm, [&] {
-      fail(call, MPI_ERR_BUFFER,
-           "MPI_IN_PLACE is not supported by the nonblocking all-to-alls yet");
-    });
-  }
   return start_exchange(call, comm, request, [&](Communicator& c, auto& sends, auto& receives) {
-    const int n = c.group.size();
+    no_all_to_all_in_place(call, c, sendbuf);
+    const int n = c.peers().size();
     check_counts(call, sendcounts, n, "sendcounts");
     check_counts(call, recvcounts, n, "recvcounts");
     check_out(call, sdispls, "sdispls");

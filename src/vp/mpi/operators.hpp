@@ -57,8 +57,8 @@ struct Reduction {
 Reduction reduction_of(const char* call, Objects& objects, int count, MPI_Datatype datatype,
                        MPI_Op op);
 
-// The communicator of a collective: an intracommunicator (collectives on intercommunicators are
-// not implemented yet).
+// The communicator of a call the standard defines on intracommunicators only (the scans, the
+// windows' constructors): MPI_ERR_COMM on an intercommunicator.
 Communicator& collective_comm(const char* call, const Label& label, MPI_Comm comm);
 
 }  // namespace vela::mpi::detail

@@ -195,6 +195,235 @@ TEST(MpiNonblocking, VectorFormsAndOrderedOperators) {
   EXPECT_EQ(ranks_done, 4);
 }
 
+// How many ranks of each group (A: world ranks 0 and 1, B: 2, 3 and 4) started the
+// intercommunicator's nonblocking barrier.
+std::atomic<int> barrier_started[2];
+
+// Every nonblocking collective on an intercommunicator of groups A (world ranks 0, 1) and B (2, 3,
+// 4), checked for what the standard prescribes: each group gets the other group's data or
+// reduction (combined in its rank order: `digits` is not commutative); a rooted call names
+// MPI_ROOT at its root, MPI_PROC_NULL in the rest of the root's group (untouched) and the root's
+// rank in the other group. World rank 4 starts only once rank 0 has started everything and, all
+// other ranks having started, seen its barrier and gather incomplete; rank 0 then waits for a
+// message that rank 4 sends only after completing its calls, and every rank moves (MPI_Migrate,
+// rotate) while they are pending.
+int intercommunicator_collectives(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  const int me = world_rank();
+  const bool in_a = me < 2;
+  MPI_Comm half, inter;
+  MPI_Comm_split(MPI_COMM_WORLD, in_a ? 0 : 1, me, &half);
+  MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, in_a ? 2 : 0, 7, &inter);
+  MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
+  int local = -1, remote = 0;
+  MPI_Comm_rank(inter, &local);
+  MPI_Comm_remote_size(inter, &remote);
+  const int first_remote = in_a ? 2 : 0;  // the other group's world ranks start here
+  // Roots: A's rank 0 (world 0), B's rank 1 (world 3), B's rank 2 (world 4).
+  const int a_root = in_a ? (local == 0 ? MPI_ROOT : MPI_PROC_NULL) : 0;
+  const int b_root = in_a ? 1 : (local == 1 ? MPI_ROOT : MPI_PROC_NULL);
+  const int c_root = in_a ? 2 : (local == 2 ? MPI_ROOT : MPI_PROC_NULL);
+  MPI_Op digits_op;
+  MPI_Op_create(&digits, 0, &digits_op);
+  MPI_Datatype every_other;
+  MPI_Type_vector(2, 1, 2, MPI_INT, &every_other);
+  MPI_Type_commit(&every_other);
+  if (me == 4) MPI_Recv(nullptr, 0, MPI_INT, 0, 11, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  std::vector<MPI_Request> r(18, MPI_REQUEST_NULL);
+  ++barrier_started[in_a ? 0 : 1];
+  EXPECT_EQ(MPI_Ibarrier(inter, &r[0]), MPI_SUCCESS);
+  // Broadcasts: from A's rank 0; from B's rank 1 into a strided type at A.
+  std::vector<int> words(3, -1);
+  if (a_root == MPI_ROOT) words = {5, 6, 7};
+  EXPECT_EQ(MPI_Ibcast(words.data(), 3, MPI_INT, a_root, inter, &r[1]), MPI_SUCCESS);
+  int spaced[3] = {31, 32, -1};
+  if (in_a) spaced[0] = spaced[1] = -1;
+  EXPECT_EQ(MPI_Ibcast(spaced, in_a ? 1 : 2, in_a ? every_other : MPI_INT, b_root, inter, &r[2]),
+            MPI_SUCCESS);
+  // Reductions of {world rank + 1, 10} under `digits`: the other group's ranks' digits in order.
+  const long value[2] = {me + 1, 10};
+  long at_b[2] = {-1, -1}, at_a[2] = {-1, -1}, each_digits[2] = {-1, -1};
+  EXPECT_EQ(MPI_Ireduce(value, at_b, 2, MPI_LONG, digits_op, c_root, inter, &r[3]), MPI_SUCCESS);
+  EXPECT_EQ(MPI_Ireduce(value, at_a, 2, MPI_LONG, digits_op, a_root, inter, &r[4]), MPI_SUCCESS);
+  EXPECT_EQ(MPI_Iallreduce(value, each_digits, 2, MPI_LONG, digits_op, inter, &r[5]), MPI_SUCCESS);
+  int sum = -1;
+  EXPECT_EQ(MPI_Iallreduce(&me, &sum, 1, MPI_INT, MPI_SUM, inter, &r[6]), MPI_SUCCESS);
+  // Reduce-scatter: vectors of 6 (A's recvcount 3, B's 2), 10 me + j; with counts, vectors of 3
+  // (A's counts {1, 2}, B's {1, 1, 1}).
+  std::vector<int> six, three;
+  for (int j = 0; j < 6; ++j) six.push_back(10 * me + j);
+  for (int j = 0; j < 3; ++j) three.push_back(10 * me + j);
+  const int each = in_a ? 3 : 2;
+  std::vector<int> blocks(3, -1), pieces(2, -1);
+  EXPECT_EQ(
+      MPI_Ireduce_scatter_block(six.data(), blocks.data(), each, MPI_INT, MPI_SUM, inter, &r[7]),
+      MPI_SUCCESS);
+  const std::vector<int> a_counts = {1, 2}, b_counts = {1, 1, 1};
+  EXPECT_EQ(
+      MPI_Ireduce_scatter(three.data(), pieces.data(), in_a ? a_counts.data() : b_counts.data(),
+                          MPI_INT, MPI_SUM, inter, &r[8]),
+      MPI_SUCCESS);
+  // Gathers at A's rank 0 (B's rank i sends i + 1 copies of its world rank to the v-form, which
+  // puts them backwards); scatters from B's rank 1.
+  std::vector<int> gathered(3, -1), packed(6, -1);
+  EXPECT_EQ(MPI_Igather(&me, 1, MPI_INT, gathered.data(), 1, MPI_INT, a_root, inter, &r[9]),
+            MPI_SUCCESS);
+  const int gcounts[3] = {1, 2, 3}, gdispls[3] = {5, 3, 0};
+  const std::vector<int> mine(3, me);
+  EXPECT_EQ(MPI_Igatherv(mine.data(), local + 1, MPI_INT, packed.data(), gcounts, gdispls, MPI_INT,
+                         a_root, inter, &r[10]),
+            MPI_SUCCESS);
+  const int spread[2] = {10, 11};
+  int one = -1;
+  EXPECT_EQ(MPI_Iscatter(spread, 1, MPI_INT, &one, 1, MPI_INT, b_root, inter, &r[11]), MPI_SUCCESS);
+  const int scounts[2] = {1, 2}, sdispls[2] = {2, 0};
+  const int values[3] = {7, 8, 9};
+  int two[2] = {-1, -1};
+  EXPECT_EQ(MPI_Iscatterv(values, scounts, sdispls, MPI_INT, two, in_a ? local + 1 : 0, MPI_INT,
+                          b_root, inter, &r[12]),
+            MPI_SUCCESS);
+  // All to all: world ranks; 100 * sender + receiver's rank; the same in reversed places (v, w).
+  const auto m = static_cast<std::size_t>(remote);
+  std::vector<int> worlds(m, -1), worlds_back(m, -1), got(m, -1), got_v(m, -1), got_w(m, -1);
+  EXPECT_EQ(MPI_Iallgather(&me, 1, MPI_INT, worlds.data(), 1, MPI_INT, inter, &r[13]), MPI_SUCCESS);
+  std::vector<int> ones(m, 1), reversed, out;
+  for (int i = 0; i < remote; ++i) {
+    reversed.push_back(remote - 1 - i);
+    out.push_back(100 * me + i);
+  }
+  EXPECT_EQ(MPI_Iallgatherv(&me, 1, MPI_INT, worlds_back.data(), ones.data(), reversed.data(),
+                            MPI_INT, inter, &r[14]),
+            MPI_SUCCESS);
+  EXPECT_EQ(MPI_Ialltoall(out.data(), 1, MPI_INT, got.data(), 1, MPI_INT, inter, &r[15]),
+            MPI_SUCCESS);
+  EXPECT_EQ(MPI_Ialltoallv(out.data(), ones.data(), reversed.data(), MPI_INT, got_v.data(),
+                           ones.data(), reversed.data(), MPI_INT, inter, &r[16]),
+            MPI_SUCCESS);
+  std::vector<int> in_bytes, out_bytes;
+  std::vector<MPI_Datatype> ints(m, MPI_INT);
+  for (int i = 0; i < remote; ++i) {
+    out_bytes.push_back(4 * i);
+    in_bytes.push_back(4 * (remote - 1 - i));
+  }
+  EXPECT_EQ(MPI_Ialltoallw(out.data(), ones.data(), out_bytes.data(), ints.data(), got_w.data(),
+                           ones.data(), in_bytes.data(), ints.data(), inter, &r[17]),
+            MPI_SUCCESS);
+  if (me != 0 && me != 4) MPI_Send(nullptr, 0, MPI_INT, 0, 13, MPI_COMM_WORLD);  // started
+  if (me == 0) {
+    // Every rank but world rank 4 has started: neither the barrier nor the gather can be complete.
+    for (const int rank : {1, 2, 3})
+      MPI_Recv(nullptr, 0, MPI_INT, rank, 13, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    int flag = -1;
+    MPI_Test(&r[0], &flag, MPI_STATUS_IGNORE);
+    EXPECT_EQ(flag, 0);
+    MPI_Test(&r[9], &flag, MPI_STATUS_IGNORE);
+    EXPECT_EQ(flag, 0);
+    MPI_Send(nullptr, 0, MPI_INT, 4, 11, MPI_COMM_WORLD);
+  }
+  MPI_Migrate();  // pending collectives move with their ranks
+  if (me == 0) MPI_Recv(nullptr, 0, MPI_INT, 4, 12, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  MPI_Wait(&r[0], MPI_STATUS_IGNORE);
+  EXPECT_EQ(barrier_started[in_a ? 1 : 0].load(), remote);
+  MPI_Waitall(static_cast<int>(r.size()), r.data(), MPI_STATUSES_IGNORE);
+  if (me == 4) MPI_Send(nullptr, 0, MPI_INT, 0, 12, MPI_COMM_WORLD);
+  // Broadcasts.
+  EXPECT_EQ(words, (me == 1 ? std::vector<int>{-1, -1, -1} : std::vector<int>{5, 6, 7}));
+  if (in_a) {
+    EXPECT_EQ((std::vector<int>{spaced[0], spaced[1], spaced[2]}), (std::vector<int>{31, -1, 32}));
+  }
+  // Reductions: A's digits 1 2, B's 3 4 5.
+  if (me == 4) {
+    EXPECT_EQ(at_b[0], 12);
+  }
+  if (me == 0) {
+    EXPECT_EQ(at_a[0], 345);
+  }
+  if (me == 1 || me == 2 || me == 3) {
+    EXPECT_EQ(at_a[0], -1);
+    EXPECT_EQ(at_b[0], -1);
+  }
+  EXPECT_EQ(each_digits[0], in_a ? 345 : 12);
+  EXPECT_EQ(sum, in_a ? 2 + 3 + 4 : 0 + 1);
+  // Element j of A's sum is 10 + 2j, of B's 90 + 3j; with counts, B's rank j gets A's element j,
+  // A's rank 0 B's element 0 and A's rank 1 elements 1 and 2.
+  for (int i = 0; i < each; ++i) {
+    const int j = each * local + i;
+    EXPECT_EQ(blocks[static_cast<std::size_t>(i)], in_a ? 90 + 3 * j : 10 + 2 * j) << i;
+  }
+  if (!in_a) {
+    EXPECT_EQ(pieces[0], 10 + 2 * local);
+  } else if (local == 0) {
+    EXPECT_EQ(pieces[0], 90);
+  } else {
+    EXPECT_EQ(pieces, (std::vector<int>{93, 96}));
+  }
+  // Gathers and scatters.
+  if (me == 0) {
+    EXPECT_EQ(gathered, (std::vector<int>{2, 3, 4}));
+    EXPECT_EQ(packed, (std::vector<int>{4, 4, 4, 3, 3, 2}));
+  } else {
+    EXPECT_EQ(gathered, (std::vector<int>{-1, -1, -1}));
+  }
+  if (in_a) {
+    EXPECT_EQ(one, 10 + local);
+    EXPECT_EQ(two[0], local == 0 ? 9 : 7);
+    if (local == 1) {
+      EXPECT_EQ(two[1], 8);
+    }
+  } else {
+    EXPECT_EQ(one, -1);
+  }
+  // All to all.
+  for (int i = 0; i < remote; ++i) {
+    const auto at = static_cast<std::size_t>(i);
+    const auto back = static_cast<std::size_t>(remote - 1 - i);
+    EXPECT_EQ(worlds[at], first_remote + i);
+    EXPECT_EQ(worlds_back[back], first_remote + i);
+    EXPECT_EQ(got[at], 100 * (first_remote + i) + local);
+    // From rank i of the other group: its block for this rank, which it put at remote' - 1 - me.
+    const int sender_places = in_a ? 2 : 3;  // this group's size: the other group's remote size
+    EXPECT_EQ(got_v[back], 100 * (first_remote + i) + (sender_places - 1 - local)) << i;
+    EXPECT_EQ(got_w[back], 100 * (first_remote + i) + local) << i;
+  }
+  // Not defined on an intercommunicator, or not allowed there: refused by every rank alike (no
+  // call started), so the next collective still matches.
+  int x = -1;
+  MPI_Request q = MPI_REQUEST_NULL;
+  EXPECT_EQ(MPI_Iscan(&me, &x, 1, MPI_INT, MPI_SUM, inter, &q), MPI_ERR_COMM);
+  EXPECT_EQ(MPI_Iexscan(&me, &x, 1, MPI_INT, MPI_SUM, inter, &q), MPI_ERR_COMM);
+  EXPECT_EQ(MPI_Iallreduce(MPI_IN_PLACE, &x, 1, MPI_INT, MPI_SUM, inter, &q), MPI_ERR_BUFFER);
+  EXPECT_EQ(MPI_Iallgather(MPI_IN_PLACE, 1, MPI_INT, worlds.data(), 1, MPI_INT, inter, &q),
+            MPI_ERR_BUFFER);
+  EXPECT_EQ(MPI_Ialltoall(MPI_IN_PLACE, 1, MPI_INT, got.data(), 1, MPI_INT, inter, &q),
+            MPI_ERR_BUFFER);
+  EXPECT_EQ(
+      MPI_Ireduce_scatter_block(MPI_IN_PLACE, blocks.data(), each, MPI_INT, MPI_SUM, inter, &q),
+      MPI_ERR_BUFFER);
+  EXPECT_EQ(q, MPI_REQUEST_NULL);
+  EXPECT_EQ(MPI_Iallreduce(&me, &x, 1, MPI_INT, MPI_MAX, inter, &q), MPI_SUCCESS);
+  MPI_Wait(&q, MPI_STATUS_IGNORE);
+  EXPECT_EQ(x, in_a ? 4 : 1);
+  MPI_Type_free(&every_other);
+  MPI_Op_free(&digits_op);
+  MPI_Comm_free(&inter);
+  MPI_Comm_free(&half);
+  MPI_Finalize();
+  ++ranks_done;
+  return 0;
+}
+
+// The intercommunicator's nonblocking collectives with the ranks on one PE and on two, moving.
+TEST(MpiNonblocking, IntercommunicatorCollectives) {
+  for (const int pes : {1, 2}) {
+    ranks_done = 0;
+    barrier_started[0] = barrier_started[1] = 0;
+    const Outcome o = run_mpi(5, &intercommunicator_collectives, "rotate",
+                              [pes](vela::rt::Options& options) { options.pes = pes; });
+    EXPECT_EQ(o.error, "") << pes << " PEs";
+    EXPECT_EQ(ranks_done, 5) << pes << " PEs";
+  }
+}
+
 std::atomic<int> grequests_freed{0};
 
 int query_says_seven(void* extra, MPI_Status* status) {
