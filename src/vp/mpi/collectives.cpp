@@ -663,17 +663,16 @@ int VPMPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount
     Communicator& c = comm_of(call, objects, comm);
     const int n = c.group.size();
     count_of(call, recvcount, "recvcount");
+    // recvcount for each rank of the group (on an intercommunicator the other group's vectors,
+    // as long as this group's, are scattered so).
+    const Reduction r = reduction_of(call, objects, recvcount * n, datatype, op);
+    check_buffer(call, recvbuf, static_cast<std::size_t>(recvcount), r.type, "recvbuf");
     if (c.inter) {
-      // This group's recvcount for each rank of the other group.
-      const Reduction r = reduction_of(call, objects, recvcount * c.remote.size(), datatype, op);
-      check_buffer(call, recvbuf, static_cast<std::size_t>(recvcount), r.type, "recvbuf");
       inter_reduce_scatter(call, c, sendbuf, recvbuf, r,
                            std::vector<int>(static_cast<std::size_t>(n), recvcount));
       return;
     }
-    const Reduction r = reduction_of(call, objects, recvcount * n, datatype, op);
     if (sendbuf != MPI_IN_PLACE) check_buffer(call, sendbuf, r.count, r.type, "sendbuf");
-    check_buffer(call, recvbuf, static_cast<std::size_t>(recvcount), r.type, "recvbuf");
     reduce_then_scatter(call, c, sendbuf, recvbuf, r,
                         std::vector<int>(static_cast<std::size_t>(n), recvcount));
   });

@@ -868,14 +868,21 @@ TEST(MpiComms, IntercommunicatorCollectives) {
         if (me == 4) {
           EXPECT_EQ(sum, 0 + 1);
         }
-        // Reduce-scatter: the other group's sums, scattered over this group (A's vector is
-        // 10 me + j over 3 places, B's over 2): B's rank j gets 10 + 2j, A's rank j 90 + 3j.
+        // Reduce-scatter: the other group's sums, scattered over this group. Both groups'
+        // vectors hold recvcount times their group's size, 6 elements (A's recvcount 3, B's 2),
+        // 10 me + j: element j of A's sum is 10 + 2j, of B's 90 + 3j.
         std::vector<int> vec;
-        for (int j = 0; j < remote; ++j) vec.push_back(10 * me + j);
+        for (int j = 0; j < 6; ++j) vec.push_back(10 * me + j);
+        const int each = in_a ? 3 : 2;
+        std::vector<int> blocks(3, -1);
+        EXPECT_EQ(
+            MPI_Reduce_scatter_block(vec.data(), blocks.data(), each, MPI_INT, MPI_SUM, inter),
+            MPI_SUCCESS);
+        for (int i = 0; i < each; ++i) {
+          const int j = each * local + i;
+          EXPECT_EQ(blocks[i], in_a ? 90 + 3 * j : 10 + 2 * j) << i;
+        }
         int block = -1;
-        EXPECT_EQ(MPI_Reduce_scatter_block(vec.data(), &block, 1, MPI_INT, MPI_SUM, inter),
-                  MPI_SUCCESS);
-        EXPECT_EQ(block, in_a ? 90 + 3 * local : 10 + 2 * local);
         // With counts: A's {1, 2}, B's {1, 1, 1} (3 elements either way).
         const std::vector<int> a_counts = {1, 2}, b_counts = {1, 1, 1};
         std::vector<int> three;
