@@ -765,11 +765,13 @@ def osu_table(text: str) -> list[tuple[str, str]]:
 
 
 def osu_unit(text: str) -> str:
+    """The unit of the table's first figure, from its column header ("# Size  Latency (us)")."""
     for line in text.splitlines():
-        m = re.search(r"\((us|MB/s|Messages/s)\)", line) or re.search(r"(MB/s|us)", line) \
-            if line.startswith("#") else None
-        if m:
-            return m.group(1)
+        if line.startswith("#") and not line.startswith("# OSU") and \
+                re.search(r"\bSize\b|Latency|Overall", line):
+            m = re.search(r"\(([^)]+)\)", line) or re.search(r"\b(MB/s|us)\b", line)
+            if m:
+                return m.group(1)
     return ""
 
 
@@ -864,12 +866,27 @@ def vela_revision(vela_bin: Path) -> str:
     return out.stdout.strip() if out.returncode == 0 else "unknown (not a git tree)"
 
 
+def shown_command(argv: list[str]) -> list[str]:
+    """The command line as the report shows it: this machine's directories as names."""
+    shown, hide = [], {"--vela-bin": "build/bin", "--work": "WORK", "--out": "FILE"}
+    for a in argv:
+        option = a.split("=", 1)[0]
+        if shown and shown[-1] in hide and not a.startswith("-"):
+            shown.append(hide[shown[-1]])
+        elif option in hide and "=" in a:
+            shown.append(f"{option}={hide[option]}")
+        elif "=" in a and not a.startswith("-"):
+            shown.append(f"{option}=SRC/{option}")
+        else:
+            shown.append(a)
+    return shown
+
+
 def report(ctx: Context, argv: list[str], rows: list[Row], osu: list[OsuResult],
            started: tuple[str, str], osu_sizes: str) -> str:
     ended = (datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
              load_average())
-    shown = [a if "=" not in a else a.split("=", 1)[0] + "=SRC/" + a.split("=", 1)[0]
-             for a in argv]
+    shown = shown_command(argv)
     out = ["# Real MPI programs, unchanged, on Vela", "",
            "Written by `scripts/real-codes.py` (docs/validation.md says where each program's "
            "sources come from; none is in this repository):", "",
@@ -899,10 +916,14 @@ def report(ctx: Context, argv: list[str], rows: list[Row], osu: list[OsuResult],
             out.append(f"- **{r.program}** `{' '.join(p.args)}`"
                        f"{f' (K = {p.balance_every})'}: {p.compared}."
                        + "".join(f" {n}." for n in r.notes))
-        out += ["", "The MPI calls each program makes (its Open MPI build's undefined symbols):",
-                ""]
+        out += ["", "The MPI calls each program makes (the `VMPI_` symbols its objects need, or, "
+                "without objects, its Open MPI build's undefined `MPI_` symbols):", ""]
+        seen: dict[tuple[str, ...], str] = {}
         for r in rows:
-            out.append(f"- {r.program}: {', '.join(c.removeprefix('MPI_') for c in r.calls)}")
+            calls = tuple(c.removeprefix("MPI_") for c in r.calls)
+            out.append(f"- {r.program}: " + (f"the same as {seen[calls]}" if calls in seen
+                                             else ", ".join(calls)))
+            seen.setdefault(calls, r.program)
         out.append("")
     if osu:
         out += ["## OSU micro-benchmarks", "",
