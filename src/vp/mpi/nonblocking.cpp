@@ -458,13 +458,13 @@ void check_counts(const char* call, const int* counts, int n, const char* what) 
   for (int i = 0; i < n; ++i) count_of(call, counts[i], what);
 }
 
-// The nonblocking all-to-alls take no MPI_IN_PLACE (MPI_ERR_BUFFER): the standard allows none on
-// an intercommunicator, and they do not support it yet on an intracommunicator.
-void no_all_to_all_in_place(const char* call, const Communicator& c, const void* sendbuf) {
+// MPI_IN_PLACE as a nonblocking all-to-all's send buffer: refused on an intercommunicator
+// (MPI_ERR_BUFFER); on an intracommunicator each block is sent from the receive buffer, as its
+// receive counts and types lay it out, and the rank's own block stays where it is. This is
+// safe because exchange_blocks packs every block it sends before it posts any receive.
+bool all_to_all_in_place(const char* call, const Communicator& c, const void* sendbuf) {
   if (c.inter) no_in_place(call, sendbuf);
-  if (sendbuf == MPI_IN_PLACE) {
-    fail(call, MPI_ERR_BUFFER, "MPI_IN_PLACE is not supported by the nonblocking all-to-alls yet");
-  }
+  return sendbuf == MPI_IN_PLACE;
 }
 
 }  // namespace
@@ -736,13 +736,15 @@ int VPMPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
                     int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
   constexpr const char* call = "MPI_Ialltoall";
   return start_exchange(call, comm, request, [&](Communicator& c, auto& sends, auto& receives) {
-    no_all_to_all_in_place(call, c, sendbuf);
-    const Datatype& st = datatype_of(call, sendtype, "sendtype");
+    const bool in_place = all_to_all_in_place(call, c, sendbuf);
     const Datatype& rt = datatype_of(call, recvtype, "recvtype");
-    const std::size_t sc = count_of(call, sendcount, "sendcount");
     const std::size_t rc = count_of(call, recvcount, "recvcount");
+    const Datatype& st = in_place ? rt : datatype_of(call, sendtype, "sendtype");
+    const std::size_t sc = in_place ? rc : count_of(call, sendcount, "sendcount");
+    const void* from = in_place ? recvbuf : sendbuf;
     for (int i = 0; i < c.peers().size(); ++i) {
-      sends.push_back({i, element_block(sendbuf, static_cast<std::size_t>(i), sc, st)});
+      if (in_place && i == self(c)) continue;
+      sends.push_back({i, element_block(from, static_cast<std::size_t>(i), sc, st)});
       receives.push_back({i, element_block(recvbuf, static_cast<std::size_t>(i), rc, rt)});
     }
   });
@@ -754,17 +756,23 @@ int VPMPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdis
                      MPI_Request* request) {
   constexpr const char* call = "MPI_Ialltoallv";
   return start_exchange(call, comm, request, [&](Communicator& c, auto& sends, auto& receives) {
-    no_all_to_all_in_place(call, c, sendbuf);
+    const bool in_place = all_to_all_in_place(call, c, sendbuf);
     const int n = c.peers().size();
-    const Datatype& st = datatype_of(call, sendtype, "sendtype");
     const Datatype& rt = datatype_of(call, recvtype, "recvtype");
-    check_counts(call, sendcounts, n, "sendcounts");
+    const Datatype& st = in_place ? rt : datatype_of(call, sendtype, "sendtype");
     check_counts(call, recvcounts, n, "recvcounts");
-    check_out(call, sdispls, "sdispls");
     check_out(call, rdispls, "rdispls");
+    const int* counts = in_place ? recvcounts : sendcounts;
+    const int* displs = in_place ? rdispls : sdispls;
+    const void* from = in_place ? recvbuf : sendbuf;
+    if (!in_place) {
+      check_counts(call, sendcounts, n, "sendcounts");
+      check_out(call, sdispls, "sdispls");
+    }
     for (int i = 0; i < n; ++i) {
+      if (in_place && i == self(c)) continue;
       sends.push_back(
-          {i, displaced_block(sendbuf, sdispls, i, static_cast<std::size_t>(sendcounts[i]), st)});
+          {i, displaced_block(from, displs, i, static_cast<std::size_t>(counts[i]), st)});
       receives.push_back(
           {i, displaced_block(recvbuf, rdispls, i, static_cast<std::size_t>(recvcounts[i]), rt)});
     }
@@ -777,18 +785,25 @@ int VPMPI_Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdis
                      MPI_Request* request) {
   constexpr const char* call = "MPI_Ialltoallw";
   return start_exchange(call, comm, request, [&](Communicator& c, auto& sends, auto& receives) {
-    no_all_to_all_in_place(call, c, sendbuf);
+    const bool in_place = all_to_all_in_place(call, c, sendbuf);
     const int n = c.peers().size();
-    check_counts(call, sendcounts, n, "sendcounts");
     check_counts(call, recvcounts, n, "recvcounts");
-    check_out(call, sdispls, "sdispls");
     check_out(call, rdispls, "rdispls");
-    check_out(call, sendtypes, "sendtypes");
     check_out(call, recvtypes, "recvtypes");
+    if (!in_place) {
+      check_counts(call, sendcounts, n, "sendcounts");
+      check_out(call, sdispls, "sdispls");
+      check_out(call, sendtypes, "sendtypes");
+    }
+    const void* from = in_place ? recvbuf : sendbuf;
+    const int* counts = in_place ? recvcounts : sendcounts;
+    const int* displs = in_place ? rdispls : sdispls;
+    const MPI_Datatype* types = in_place ? recvtypes : sendtypes;
     for (int i = 0; i < n; ++i) {
+      if (in_place && i == self(c)) continue;
       sends.push_back(
-          {i, Block{displaced(sendbuf, sdispls[i]), static_cast<std::size_t>(sendcounts[i]),
-                    &datatype_of(call, sendtypes[i], "sendtypes[i]")}});
+          {i, Block{displaced(from, displs[i]), static_cast<std::size_t>(counts[i]),
+                    &datatype_of(call, types[i], in_place ? "recvtypes[i]" : "sendtypes[i]")}});
       receives.push_back({i, Block{displaced(static_cast<const void*>(recvbuf), rdispls[i]),
                                    static_cast<std::size_t>(recvcounts[i]),
                                    &datatype_of(call, recvtypes[i], "recvtypes[i]")}});

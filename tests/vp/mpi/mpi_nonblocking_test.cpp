@@ -195,6 +195,76 @@ TEST(MpiNonblocking, VectorFormsAndOrderedOperators) {
   EXPECT_EQ(ranks_done, 4);
 }
 
+// MPI_IN_PLACE as the send buffer of the nonblocking all-to-alls: every block goes out from the
+// receive buffer as the receive counts, displacements and types lay it out, and the rank's own
+// block stays. Rank r's block for rank i holds 100 r + i (alltoallv: 1 + (r + i) % 3 of them,
+// backwards in the buffer; alltoallw: every other int), ranks moving while the calls are pending.
+TEST(MpiNonblocking, AllToAllsInPlace) {
+  ranks_done = 0;
+  const Outcome o = run_mpi(
+      4,
+      [](int argc, char** argv) {
+        MPI_Init(&argc, &argv);
+        const int me = world_rank();
+        std::vector<int> plain(4);
+        for (int i = 0; i < 4; ++i) plain[static_cast<std::size_t>(i)] = 100 * me + i;
+        // alltoallv: 1 + (me + i) % 3 ints between this rank and rank i (the same both ways, as
+        // MPI_IN_PLACE needs), the blocks backwards in the buffer.
+        std::vector<int> counts(4), displs(4);
+        int total = 0;
+        for (int i = 0; i < 4; ++i) total += counts[static_cast<std::size_t>(i)] = 1 + (me + i) % 3;
+        for (int i = 0, end = total; i < 4; ++i) {
+          end -= counts[static_cast<std::size_t>(i)];
+          displs[static_cast<std::size_t>(i)] = end;
+        }
+        std::vector<int> vee(static_cast<std::size_t>(total));
+        for (int i = 0; i < 4; ++i) {
+          for (int j = 0; j < counts[static_cast<std::size_t>(i)]; ++j)
+            vee[static_cast<std::size_t>(displs[static_cast<std::size_t>(i)] + j)] = 100 * me + i;
+        }
+        MPI_Datatype every_other;
+        MPI_Type_vector(2, 1, 2, MPI_INT, &every_other);
+        MPI_Type_commit(&every_other);
+        std::vector<int> w(16, -7);  // block i: ints 4i and 4i + 2
+        for (int i = 0; i < 4; ++i) {
+          w[static_cast<std::size_t>(4 * i)] = w[static_cast<std::size_t>(4 * i + 2)] =
+              100 * me + i;
+        }
+        const std::vector<int> ones(4, 1);
+        const std::vector<int> byte_displs{0, 16, 32, 48};
+        const std::vector<MPI_Datatype> types(4, every_other);
+        MPI_Request r[3];
+        MPI_Ialltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, plain.data(), 1, MPI_INT, MPI_COMM_WORLD,
+                      &r[0]);
+        MPI_Ialltoallv(MPI_IN_PLACE, nullptr, nullptr, MPI_DATATYPE_NULL, vee.data(), counts.data(),
+                       displs.data(), MPI_INT, MPI_COMM_WORLD, &r[1]);
+        MPI_Ialltoallw(MPI_IN_PLACE, nullptr, nullptr, nullptr, w.data(), ones.data(),
+                       byte_displs.data(), types.data(), MPI_COMM_WORLD, &r[2]);
+        MPI_Migrate();
+        MPI_Waitall(3, r, MPI_STATUSES_IGNORE);
+        for (int i = 0; i < 4; ++i) {
+          const int expected = 100 * i + me;  // rank i's block for this rank
+          EXPECT_EQ(plain[static_cast<std::size_t>(i)], expected) << "alltoall from " << i;
+          EXPECT_EQ(w[static_cast<std::size_t>(4 * i)], expected) << "alltoallw from " << i;
+          EXPECT_EQ(w[static_cast<std::size_t>(4 * i + 2)], expected) << "alltoallw from " << i;
+          EXPECT_EQ(w[static_cast<std::size_t>(4 * i + 1)], -7) << "alltoallw's gaps untouched";
+        }
+        for (int i = 0; i < 4; ++i) {
+          for (int j = 0; j < counts[static_cast<std::size_t>(i)]; ++j) {
+            const auto at = static_cast<std::size_t>(displs[static_cast<std::size_t>(i)] + j);
+            EXPECT_EQ(vee[at], 100 * i + me) << "alltoallv at " << at;
+          }
+        }
+        MPI_Type_free(&every_other);
+        MPI_Finalize();
+        ++ranks_done;
+        return 0;
+      },
+      "rotate");
+  EXPECT_EQ(o.error, "");
+  EXPECT_EQ(ranks_done, 4);
+}
+
 // How many ranks of each group (A: world ranks 0 and 1, B: 2, 3 and 4) started the
 // intercommunicator's nonblocking barrier.
 std::atomic<int> barrier_started[2];
