@@ -28,6 +28,7 @@ void mpi_transport::Router::learn_collection(const std::vector<std::byte>& bytes
   in | info->id | info->name | info->shape.nx | info->shape.ny | info->shape.nz | info->shape.dims |
       info->home | info->factory | info->arguments;
   in.expect_end();
+  info->geometry = info->shape;  // until a program declares another (set_collection_geometry)
   const CollectionId id = info->id;
   if (id != state.collection_count.load(std::memory_order_relaxed) ||
       id >= RuntimeState::max_collections) {
