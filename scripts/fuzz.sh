@@ -5,7 +5,7 @@
 # generators make, written again for every run to build-fuzz/corpus/<target>/
 # (fuzz/make_corpus.cpp, and the vt test fixtures). New inputs found go to a scratch directory,
 # not the repository.
-#   scripts/fuzz.sh                   each target for 20 s (what CI runs)
+#   scripts/fuzz.sh                   each target for 20 s (CI gives each 15 s)
 #   scripts/fuzz.sh --runs N          each target for N executions (docs/results/reliability.md)
 #   scripts/fuzz.sh --seconds S       each target for S seconds
 #   scripts/fuzz.sh --target NAME     one target only (instance_reader, trace_reader, vt_reader,
