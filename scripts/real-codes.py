@@ -568,8 +568,7 @@ def validate(ctx: Context, p: Program, src: Path) -> Row:
         return row
     vela, ompi, n = binaries["vela"], binaries["openmpi"], p.ranks
     heap = ["--vp-heap", p.heap] if p.heap else []
-    prepare = (lambda d: p.prepare(d, vela.parent if p.name != "hpcc" else base / "vela")) \
-        if p.prepare else None
+    prepare = (lambda d: p.prepare(d, vela.parent)) if p.prepare else None
     layouts = {
         "vela": [str(vela), *p.args, "--vp", str(n), "--pes", "2"],
         "openmpi": [*ctx.mpirun, "-np", str(n), str(ompi), *p.args],

@@ -190,6 +190,9 @@ class Request {
   detail::RequestState* state_ = nullptr;
 };
 
+// The collective on MPI_COMM_WORLD that --vp-balance-every follows with balancing points.
+enum class BalanceAt { none, allreduce, barrier };
+
 // How ranks are run.
 struct Options {
   int ranks = 0;  // --vp: ranks; 0 = one per PE
@@ -209,10 +212,10 @@ struct Options {
   // the grid per PE. {0, 0, 0}: a line of ranks.
   std::array<std::int32_t, 3> grid{0, 0, 0};
   // --vp-balance-every CALL:K: programs of vela/mpi.h reach a balancing point (as at
-  // MPI_Migrate) after every K-th CALL on MPI_COMM_WORLD, CALL being "allreduce" or "barrier":
-  // unchanged programs get balanced. Every rank calls the world's collectives in the same
-  // order, so every rank reaches the same points. Empty / 0: no such points.
-  std::string balance_call;
+  // MPI_Migrate) after every K-th CALL on MPI_COMM_WORLD: unchanged programs get balanced.
+  // Every rank calls the world's collectives in the same order, so every rank reaches the same
+  // points. BalanceAt::none: no such points; else balance_every must be at least 1.
+  BalanceAt balance_at = BalanceAt::none;
   int balance_every = 0;
   // What the ranks compute from (vela::mpi::run sets the program's own arguments): recorded in
   // a checkpoint of the ranks, and a restart with another identity is refused (the ranks'

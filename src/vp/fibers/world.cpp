@@ -173,7 +173,7 @@ std::array<std::int32_t, 3> parse_grid(const std::string& text) {
 }
 
 // --vp-balance-every CALL:K.
-std::pair<std::string, int> parse_balance_every(const std::string& text) {
+std::pair<BalanceAt, int> parse_balance_every(const std::string& text) {
   const std::string expected = "--vp-balance-every '" + text +
                                "': expected CALL:K, CALL allreduce or barrier and K a positive "
                                "integer (e.g. allreduce:10)";
@@ -186,7 +186,8 @@ std::pair<std::string, int> parse_balance_every(const std::string& text) {
       digits.find_first_not_of("0123456789") != std::string::npos || std::stol(digits) < 1) {
     throw Error(expected);
   }
-  return {call, static_cast<int>(std::stol(digits))};
+  return {call == "allreduce" ? BalanceAt::allreduce : BalanceAt::barrier,
+          static_cast<int>(std::stol(digits))};
 }
 
 }  // namespace
@@ -250,7 +251,7 @@ void add_vp_options(CLI::App& app, Options& options) {
          "--vp-balance-every",
          [&options](const std::string& text) {
            try {
-             std::tie(options.balance_call, options.balance_every) = parse_balance_every(text);
+             std::tie(options.balance_at, options.balance_every) = parse_balance_every(text);
            } catch (const Error& e) {
              throw CLI::ValidationError(e.what());
            }

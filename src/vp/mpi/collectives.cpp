@@ -555,7 +555,7 @@ int VPMPI_Barrier(MPI_Comm comm) {
       return;
     }
     vp::group::barrier(c.members(), call);
-    after_world_collective(active(call, label), comm, BalancedCall::barrier);
+    after_world_collective(active(call, label), comm, vp::BalanceAt::barrier);
   });
 }
 
@@ -631,7 +631,7 @@ int VPMPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype 
     vp::group::allreduce(c.members(), in.data(), out.data(), r.elements, r.element.size,
                          r.operation.combine(), call);
     out.done();
-    after_world_collective(objects, comm, BalancedCall::allreduce);
+    after_world_collective(objects, comm, vp::BalanceAt::allreduce);
   });
 }
 

@@ -27,17 +27,15 @@ using namespace detail;
 
 namespace {
 
-// --vp-balance-every, checked again for callers that fill vp::Options themselves.
+// --vp-balance-every: its K checked for callers that fill vp::Options themselves (the command
+// line's parse checks both parts).
 void set_balancing(RunState& state, const vp::Options& options) {
-  if (options.balance_every == 0 && options.balance_call.empty()) return;
-  if (options.balance_every < 1 ||
-      (options.balance_call != "allreduce" && options.balance_call != "barrier")) {
-    throw Error("--vp-balance-every " + options.balance_call + ":" +
-                std::to_string(options.balance_every) +
-                ": expected CALL:K, CALL allreduce or barrier and K a positive integer");
+  if (options.balance_at == vp::BalanceAt::none) return;
+  if (options.balance_every < 1) {
+    throw Error("--vp-balance-every: K " + std::to_string(options.balance_every) +
+                ": expected CALL:K with K a positive integer");
   }
-  state.balance_call =
-      options.balance_call == "allreduce" ? BalancedCall::allreduce : BalancedCall::barrier;
+  state.balance_at = options.balance_at;
   state.balance_every = static_cast<std::uint64_t>(options.balance_every);
 }
 

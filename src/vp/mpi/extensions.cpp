@@ -44,10 +44,10 @@ void balancing_point(Objects& objects) {
   }
 }
 
-void after_world_collective(Objects& objects, MPI_Comm comm, BalancedCall call) {
+void after_world_collective(Objects& objects, MPI_Comm comm, vp::BalanceAt call) {
   if (comm != MPI_COMM_WORLD) return;
   const RunState* state = current_run.load(std::memory_order_acquire);
-  if (state == nullptr || state->balance_call != call) return;
+  if (state == nullptr || state->balance_at != call) return;
   if (++objects.balanced_calls % state->balance_every == 0) balancing_point(objects);
 }
 

@@ -50,14 +50,11 @@ class MpiError : public Error {
   int class_;
 };
 
-// The collectives on MPI_COMM_WORLD that --vp-balance-every may follow with a balancing point.
-enum class BalancedCall { none, allreduce, barrier };
-
 // What an MPI run keeps in each process; each rank touches only its own entries.
 struct RunState {
   std::string program;
   std::vector<int> returned;  // by rank: what its main returned (in the process it ended in)
-  BalancedCall balance_call = BalancedCall::none;  // --vp-balance-every CALL:K
+  vp::BalanceAt balance_at = vp::BalanceAt::none;  // --vp-balance-every CALL:K
   std::uint64_t balance_every = 0;
   int pid = 0;  // the process's, when the run began (a rank that forks: its child has another)
 };
@@ -69,7 +66,7 @@ extern std::atomic<RunState*> current_run;
 void balancing_point(Objects& objects);
 // After a collective `call` on `comm` completed: a balancing point when `comm` is
 // MPI_COMM_WORLD and this is the K-th such call of --vp-balance-every CALL:K.
-void after_world_collective(Objects& objects, MPI_Comm comm, BalancedCall call);
+void after_world_collective(Objects& objects, MPI_Comm comm, vp::BalanceAt call);
 
 // What each rank keeps of MPI's state: a privatized global, so it moves with the rank (to
 // another process too). Its objects are made at MPI_Init in the rank's heap; a copy (the main

@@ -139,7 +139,7 @@ TEST(MpiExtensions, BalanceEveryKthAllreduceOnTheWorld) {
       },
       "rotate", {},
       [](vela::vp::Options& options) {
-        options.balance_call = "allreduce";
+        options.balance_at = vela::vp::BalanceAt::allreduce;
         options.balance_every = 3;
       });
   EXPECT_EQ(o.error, "");
@@ -170,10 +170,10 @@ TEST(MpiExtensions, BalanceEveryNamesItsBadValues) {
       },
       "", {},
       [](vela::vp::Options& options) {
-        options.balance_call = "gather";
-        options.balance_every = 2;
+        options.balance_at = vela::vp::BalanceAt::barrier;
+        options.balance_every = 0;
       });
-  EXPECT_THAT(o.error, testing::HasSubstr("--vp-balance-every gather:2: expected CALL:K"));
+  EXPECT_THAT(o.error, testing::HasSubstr("--vp-balance-every: K 0: expected CALL:K"));
 }
 
 // The balancer sees a stated load in place of the measured one, and nothing of what a rank
