@@ -573,6 +573,74 @@ TEST(Ranks, DeterministicReductionsGiveTheSameBitsEverywhere) {
   EXPECT_EQ(total(2, "greedy", "round-robin"), reference);
 }
 
+// A reduction to one root among at most 64 ranks folds in rank order, ((x0 + x1) + x2) + ...,
+// at every size, and a large allreduce (256 KiB and more, by blocks) folds every element the
+// same way: the values below make each order of the additions give other bits. Checked on 1 to
+// 3 PEs, with ranks moved between the calls.
+TEST(Ranks, ReductionsAmongFewRanksFoldInRankOrder) {
+  constexpr int ranks = 11;
+  const auto term = [](int rank, std::size_t i) {
+    return std::pow(10.0, static_cast<double>((rank * 7 + static_cast<int>(i % 5)) % 17) - 8.0) *
+               (rank % 2 == 0 ? 1 : -1) +
+           1.0 / static_cast<double>(rank + 3 + static_cast<int>(i % 3));
+  };
+  const auto folded = [&](std::size_t i) {
+    double acc = term(0, i);
+    for (int r = 1; r < ranks; ++r) acc += term(r, i);
+    return acc;
+  };
+  for (const std::size_t n : {std::size_t{6}, std::size_t{40000}}) {  // 48 B and 320 KB
+    for (const auto& [pes, lb] :
+         {std::pair{1, ""}, std::pair{2, "rotate"}, std::pair{3, "greedy"}}) {
+      std::atomic<int> wrong{0};
+      run({ranks, pes, lb, "round-robin"}, [&] {
+        const int me = vp::rank();
+        std::vector<double> in(n), out(n, 0.0);
+        for (std::size_t i = 0; i < n; ++i) in[i] = term(me, i);
+        vp::migrate();
+        vp::reduce(in.data(), out.data(), n, vp::Type::f64, vp::Op::sum, 4);
+        for (std::size_t i = 0; me == 4 && i < n; i += n / 3 + 1) {
+          if (std::bit_cast<std::uint64_t>(out[i]) != std::bit_cast<std::uint64_t>(folded(i)))
+            wrong++;
+        }
+        if (n < 1000) return;
+        vp::allreduce(in.data(), out.data(), n, vp::Type::f64, vp::Op::sum);
+        for (std::size_t i = 0; i < n; i += n / 7 + 1) {
+          if (std::bit_cast<std::uint64_t>(out[i]) != std::bit_cast<std::uint64_t>(folded(i)))
+            wrong++;
+        }
+      });
+      EXPECT_EQ(wrong.load(), 0) << n << " doubles on " << pes << " PEs";
+    }
+  }
+}
+
+// The ranks other than the root send their part of a reduction and go on: here every one of
+// them reports to the root after its MPI_Reduce-like call, and the root takes all the reports
+// before it makes the call itself (an exchange by blocks, where every rank folds a block, would
+// wait for the root).
+TEST(Ranks, AReductionsOtherRanksDoNotWaitForTheRoot) {
+  for (const int pes : {1, 2}) {
+    std::atomic<long long> total{-1};
+    run({6, pes}, [&] {
+      const int me = vp::rank();
+      std::vector<long long> in(8192, me), out(8192, 0);  // 64 KiB
+      if (me != 0) {
+        vp::reduce(in.data(), out.data(), in.size(), vp::Type::i64, vp::Op::sum, 0);
+        vp::send(&me, 1, vp::Type::i32, 0, 5);
+        return;
+      }
+      for (int r = 1; r < 6; ++r) {
+        int from = -1;
+        vp::recv(&from, 1, vp::Type::i32, vp::any_source, 5);
+      }
+      vp::reduce(in.data(), out.data(), in.size(), vp::Type::i64, vp::Op::sum, 0);
+      total = out.back();
+    });
+    EXPECT_EQ(total.load(), 15) << pes << " PEs";
+  }
+}
+
 TEST(Ranks, ArrivalOrderReductionsAreCorrect) {
   std::atomic<int> ok{0};
   run({9, 2}, [&] {

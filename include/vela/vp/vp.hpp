@@ -410,9 +410,12 @@ class Collective {
   const Members& members() const { return members_; }
   // Sends `bytes` bytes to member `to` (eager: returns once the data is copied or delivered).
   void put(const void* data, std::size_t bytes, int to) const;
-  // put() of every piece, all under way at once (a large piece is read where it lies while its
-  // receiver copies it: several receivers copy in parallel); returns once all are copied or
-  // delivered.
+  // put() that never waits for the receiver, whatever the size: the bytes are copied now.
+  void put_and_go(const void* data, std::size_t bytes, int to) const;
+  // put() of every piece, all under way at once (a large piece is read where it lies until its
+  // receiver takes it: several receivers copy in parallel, each straight into its buffer);
+  // returns once all are copied or delivered. Only for receives sure to be posted whatever the
+  // sender does next.
   struct Piece {
     const void* data;
     std::size_t bytes;
@@ -433,14 +436,23 @@ class Collective {
 
 namespace group {
 // vp's collectives on `members` (bytes in, bytes out; `element` bytes per reduced element).
-// Reductions combine in member order along a tree fixed by the member count: the same bits for
-// any placement.
+// Reductions fold in member order, or combine along a tree fixed by the member count and the
+// size, the lower members the left operand: the same bits for any placement, PE count and
+// balancer (which path a call takes: src/vp/messaging/collectives.cpp).
 void barrier(const Members& members, const char* call);
 void bcast(const Members& members, void* buffer, std::size_t bytes, int root, const char* call);
 void reduce(const Members& members, const void* in, void* out, std::size_t count,
             std::size_t element, Combine combine, int root, const char* call);
 void allreduce(const Members& members, const void* in, void* out, std::size_t count,
                std::size_t element, Combine combine, const char* call);
+// Member i gets into `out` the reduction of every member's block i (counts[i] elements; the
+// blocks side by side in member order in `in`), each element folded in member order: the bits of
+// reduce() among at most 64 members. Returns false, having done nothing, where it does not apply
+// (an operator that is not elementwise, more than 64 members, under 32 KiB in all): the caller
+// reduces and scatters.
+bool reduce_scatter(const Members& members, const void* in, void* out,
+                    std::span<const std::size_t> counts, std::size_t element, Combine combine,
+                    const char* call);
 // Blocks of `bytes` per member in member order.
 void gather(const Members& members, const void* in, std::size_t bytes, void* out, int root,
             const char* call);

@@ -64,12 +64,14 @@ void initialize_mpi() {
   std::atexit(finalize_at_exit);
 }
 
-// Message buffers between processes are allocated and freed at every hop. With glibc's defaults
-// a freed buffer of a large message goes back to the kernel (trimmed from the top of the heap,
-// or unmapped), and the next one faults every page in again: with a PE making MPI progress
-// that was 30x the transfer time at 64 KiB and 1 MiB (docs/results/distribution.md). So, unless
-// the user tuned malloc, freed memory stays in the process up to 256 MiB and buffers up to the
-// largest mmap threshold glibc allows (32 MiB) come from the heap.
+// Message buffers are allocated and freed at every hop, between processes as between the PEs
+// of one. With glibc's defaults a freed buffer of a large message goes back to the kernel
+// (trimmed from the top of the heap, or unmapped), and the next one faults every page in
+// again: with a PE making MPI progress that was 30x the transfer time at 64 KiB and 1 MiB
+// (docs/results/distribution.md), and within one process it was a quarter of a 1 MiB
+// allreduce's time. So, in every run and unless the user tuned malloc, freed memory stays in
+// the process up to 256 MiB and buffers up to the largest mmap threshold glibc allows (32 MiB)
+// come from the heap.
 void keep_freed_memory() {
   for (const char* tuned : {"GLIBC_TUNABLES", "MALLOC_TRIM_THRESHOLD_", "MALLOC_MMAP_THRESHOLD_"}) {
     if (std::getenv(tuned) != nullptr) return;
@@ -114,9 +116,9 @@ std::uint64_t options_fingerprint(const Options& o) {
 ProcessLayout process_layout(const Options& options, PeId cores) {
   ProcessLayout layout;
   int size = 1;
+  keep_freed_memory();
   if (mpi_launched(size) && size > 1) {
     initialize_mpi();
-    keep_freed_memory();
     MPI_Comm_size(MPI_COMM_WORLD, &layout.processes);
     MPI_Comm_rank(MPI_COMM_WORLD, &layout.process);
     layout.local_pes = options.pes_per_process > 0 ? options.pes_per_process : 1;

@@ -294,14 +294,19 @@ enum class Delivery : std::uint8_t { normal, eager, queued };
 // A synchronous send (Envelope::synchronous) is acknowledged when it is matched.
 struct SendMode {
   SendMode(Delivery how = Delivery::normal, bool sync = false,  // NOLINT: a Delivery is a mode
-           std::size_t lend = 0)
-      : delivery(how), synchronous(sync), lend_from(lend) {}
+           std::size_t lend = 0, bool held_until_received = false)
+      : delivery(how), synchronous(sync), lend_from(lend), held(held_until_received) {}
   Delivery delivery;
   bool synchronous;
   // A normal send of this many bytes or more is read where it lies (0: the runtime's
   // external_bytes_from, 256 KiB). Lower for sends whose loans the sender waits on together
   // (Collective::put_each), where the receiver's one copy beats two.
   std::size_t lend_from;
+  // A lent message stays in the sender's buffer until its receive is posted, on this PE as on
+  // another (a rendezvous: one copy, no block of its own), instead of being copied when it
+  // arrives first. Only where the receive is sure to come without this sender going on (a
+  // collective's sends, whose receivers post them whatever the sender does next).
+  bool held;
 };
 // Sends `bytes` bytes to rank `dest` as `rank` (inside its fiber, except a queued one).
 void post_message(RankContext& rank, const void* buffer, std::size_t bytes, Type type, int dest,

@@ -2,16 +2,29 @@
 // receives, any-tag included), each call's messages tagged with the call's number on its group of
 // ranks (every member makes the same collective calls in the same order) and carrying the
 // group's context. The algorithms work on members 0..n-1 of a group (vp::Members); the whole
-// run is the group of every rank. Trees are binomial (log2 n rounds, each member sends and
-// receives O(log n) messages); a deterministic reduction combines along a tree fixed by the
-// member count, left operand the lower members, so its bits depend on nothing else. Gather and
-// allgather of blocks of 16 KiB or more among at most 64 members go direct instead (each block
-// copied once, into its place), and the sends of scatter, allgather and alltoall are all under
-// way at once (Collective::put_each; alltoall's too, from 16 KiB). A deterministic reduction of 64
-// KiB or more among at most 64 members combines by blocks instead (reduce_by_blocks): its bits then
-// depend on the member count and the size, still on nothing else.
+// run is the group of every rank.
+//
+// Trees are binomial (log2 n rounds, each member sends and receives O(log n) messages). A
+// deterministic reduction's bits depend on the member count (and for some paths the size),
+// never on placement, PE or process count, or balancing:
+// - to one root among at most 64 members, the others send their vectors and go on, and the root
+//   folds them in member order, ((x0 op x1) op x2) ... (fold_at_root: n - 1 copies and
+//   combinations at the root, one message from each other member);
+// - an allreduce of 256 KiB or more among at most 64 members goes by blocks: block j is folded
+//   in member order at member j, then every member gets every block (each element has the bits
+//   of the fold at a root); a reduce-scatter of 32 KiB or more among them the same, without
+//   the second half;
+// - otherwise along the tree rooted at member 0, the lower members the left operand.
+// Gather and allgather of blocks of 16 KiB or more among at most 64 members go direct (each
+// block copied once, into its place). The sends of scatter, allgather, alltoall, broadcast and
+// the reductions' large pieces are all under way at once (Collective::put_each) and held: the
+// receiver copies each from the sender's buffer when it takes it (one copy, no buffer of its
+// own), the sender waiting for all together; this is safe because every receive of a
+// collective is sure to be posted whatever the sender does next.
 #include <algorithm>
+#include <array>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -39,6 +52,11 @@ void Collective::put(const void* data, std::size_t bytes, int to) const {
 // receiver's single copy replaces a copy into the message and another out of it.
 constexpr std::size_t lend_from = std::size_t{32} << 10;
 
+void Collective::put_and_go(const void* data, std::size_t bytes, int to) const {
+  post_message(*static_cast<RankContext*>(rank_), data, bytes, Type::bytes, members_.rank_of(to),
+               tag_, {collective_channel, members_.context}, {Delivery::eager});
+}
+
 void Collective::put_each(std::span<const Piece> pieces) const {
   auto& rank = *static_cast<RankContext*>(rank_);
   const Route route{collective_channel, members_.context};
@@ -51,7 +69,7 @@ void Collective::put_each(std::span<const Piece> pieces) const {
   for (const Piece& p : pieces) {
     const int dest = members_.rank_of(p.to);
     if (SendLoan* loan = post_message_lent(rank, p.data, p.bytes, Type::bytes, dest, tag_, route,
-                                           {Delivery::normal, false, lend_from}))
+                                           {Delivery::normal, false, lend_from, true}))
       holds.lent.emplace_back(loan, dest);
   }
   for (const auto& [loan, dest] : holds.lent) wait_loan(rank, loan, dest, tag_, true);
@@ -72,6 +90,13 @@ Request Collective::post(void* data, std::size_t capacity, int from) const {
 
 namespace {
 
+// One piece sent as put_each sends it: a large one read where it lies once its receiver takes
+// it (this member waits), for receivers sure to take it whatever this member does next.
+void put_held(const Collective& c, const void* data, std::size_t bytes, int to) {
+  const Collective::Piece piece{data, bytes, to};
+  c.put_each({&piece, 1});
+}
+
 // Binomial broadcast from member `root` of `bytes` at `data`.
 void tree_bcast(const Collective& c, void* data, std::size_t bytes, int root) {
   const int n = c.members().size;
@@ -84,45 +109,67 @@ void tree_bcast(const Collective& c, void* data, std::size_t bytes, int root) {
     }
     mask <<= 1;
   }
+  // To every child at once: large data is read here by the children in parallel.
+  std::array<Collective::Piece, 32> pieces;
+  std::size_t children = 0;
   for (mask >>= 1; mask > 0; mask >>= 1) {
-    if (rel + mask < n) c.put(data, bytes, (rel + mask + root) % n);
+    if (rel + mask < n) pieces[children++] = {data, bytes, (rel + mask + root) % n};
   }
+  c.put_each({pieces.data(), children});
 }
 
-// Reduces into `acc` (holding this member's values) along the binomial tree rooted at member 0;
-// member 0 ends with the result. `acc` may be swapped with scratch.
-void tree_reduce(const Collective& c, std::vector<std::byte>& acc, std::size_t count,
-                 std::size_t element, Combine combine, Order order) {
+// Scratch of a fixed size, not zeroed (every byte is written before it is read).
+class Scratch {
+ public:
+  explicit Scratch(std::size_t bytes)
+      : bytes_(bytes == 0 ? nullptr : std::make_unique_for_overwrite<std::byte[]>(bytes)) {}
+  std::byte* data() const { return bytes_.get(); }
+
+ private:
+  std::unique_ptr<std::byte[]> bytes_;
+};
+
+// Reduces this member's `in` with its subtree's along the binomial tree rooted at member 0,
+// sends the subtree's result to its parent, and returns where that result lies: `in` itself at
+// a leaf (nothing copied), else `a` or `b`, which take turns as the running result and the
+// next child's vector (combined into it). Member 0 ends with the whole reduction.
+const std::byte* tree_reduce(const Collective& c, const void* in, std::size_t count,
+                             std::size_t element, Combine combine, Order order, const Scratch& a,
+                             const Scratch& b) {
   const int n = c.members().size;
   const int r = c.members().index;
   const std::size_t bytes = count * element;
-  std::vector<std::byte> child(bytes);
   int children = 0;
   int mask = 1;
   for (; mask < n; mask <<= 1) {
     if ((r & mask) != 0) break;
     if (r + mask < n) ++children;
   }
+  const auto* result = static_cast<const std::byte*>(in);
+  std::byte* next = a.data();
+  const auto fold = [&](int from) {
+    c.get(next, bytes, from);
+    if (count > 0) combine.function(result, next, count, combine.data);
+    result = next;
+    next = next == a.data() ? b.data() : a.data();
+  };
   if (order == Order::deterministic) {
-    // Children in increasing distance: each covers the members just above what acc covers.
-    for (int m = 1; m < mask && m < n; m <<= 1) {
-      if (r + m >= n) break;
-      c.get(child.data(), bytes, r + m);
-      if (count > 0) {
-        combine.function(acc.data(), child.data(), count, combine.data);
-        acc.swap(child);
-      }
-    }
+    // Children in increasing distance: each covers the members just above what result covers.
+    for (int m = 1; m < mask && r + m < n; m <<= 1) fold(r + m);
   } else {
-    for (int k = 0; k < children; ++k) {
-      c.get(child.data(), bytes, any_source);
-      if (count > 0) {
-        combine.function(acc.data(), child.data(), count, combine.data);
-        acc.swap(child);
-      }
-    }
+    for (int k = 0; k < children; ++k) fold(any_source);
   }
-  if (r != 0) c.put(acc.data(), bytes, r - mask);
+  if (r != 0) put_held(c, result, bytes, r - mask);
+  return result;
+}
+
+// The scratch tree_reduce needs at this member: none at a leaf, one buffer with one child.
+int tree_children(const Members& members) {
+  int children = 0;
+  for (int mask = 1; mask < members.size && (members.index & mask) == 0; mask <<= 1) {
+    if (members.index + mask < members.size) ++children;
+  }
+  return children;
 }
 
 void check_member(const char* call, const char* what, int member, const Members& members) {
@@ -136,58 +183,109 @@ void check_member(const char* call, const char* what, int member, const Members&
 // member. Each member sends and receives about the vector's size twice, against log2(n) times
 // along the trees, and the members combine in parallel.
 bool by_blocks(std::size_t bytes, std::size_t count, int members) {
-  return bytes >= (std::size_t{64} << 10) && members <= 64 &&
+  return bytes >= (std::size_t{256} << 10) && members <= 64 &&
          count >= static_cast<std::size_t>(members);
 }
 
-void reduce_by_blocks(const Collective& c, const void* in, void* out, std::size_t count,
-                      std::size_t element, Combine combine, int root, bool everyone) {
+// `bytes` bytes of scratch, not zeroed (every byte is written before it is read).
+std::unique_ptr<std::byte[]> scratch(std::size_t bytes) {
+  return std::make_unique_for_overwrite<std::byte[]>(bytes);
+}
+
+void allreduce_by_blocks(const Collective& c, const void* in, void* out, std::size_t count,
+                         std::size_t element, Combine combine) {
   const int n = c.members().size;
   const int me = c.members().index;
   const auto first = [&](int j) { return count * static_cast<std::size_t>(j) / n; };
   const auto size = [&](int j) { return (first(j + 1) - first(j)) * element; };
   const auto* mine = static_cast<const std::byte*>(in);
-  // Every member's block `me` (this member's own copied), in member order.
-  std::vector<std::vector<std::byte>> blocks(static_cast<std::size_t>(n));
+  // Every member's block `me` (this member's own copied), in member order, side by side.
+  const std::size_t block = size(me);
+  const std::unique_ptr<std::byte[]> blocks = scratch(block * static_cast<std::size_t>(n));
+  const auto at = [&](int i) { return blocks.get() + block * static_cast<std::size_t>(i); };
   std::vector<Request> posted;
+  posted.reserve(static_cast<std::size_t>(n));
   for (int i = 0; i < n; ++i) {
-    blocks[static_cast<std::size_t>(i)].resize(size(me));
-    if (i != me) posted.push_back(c.post(blocks[static_cast<std::size_t>(i)].data(), size(me), i));
+    if (i != me) posted.push_back(c.post(at(i), block, i));
   }
-  if (size(me) > 0)
-    std::memcpy(blocks[static_cast<std::size_t>(me)].data(), mine + first(me) * element, size(me));
+  if (block > 0) std::memcpy(at(me), mine + first(me) * element, block);
   std::vector<Collective::Piece> pieces;
+  pieces.reserve(static_cast<std::size_t>(n));
   for (int j = 0; j < n; ++j) {
     if (j != me) pieces.push_back({mine + first(j) * element, size(j), j});
   }
   c.put_each(pieces);
   for (Request& r : posted) wait(r);
   const std::size_t elements = first(me + 1) - first(me);
-  for (int i = 1; i < n; ++i) {  // blocks[i] = blocks[i - 1] op blocks[i]
-    if (elements > 0)
-      combine.function(blocks[static_cast<std::size_t>(i - 1)].data(),
-                       blocks[static_cast<std::size_t>(i)].data(), elements, combine.data);
+  for (int i = 1; i < n; ++i) {  // block i = block i - 1 op block i
+    if (elements > 0) combine.function(at(i - 1), at(i), elements, combine.data);
   }
-  const std::vector<std::byte>& reduced = blocks.back();
-  auto* result = static_cast<std::byte*>(out);
-  if (!everyone && me != root) {
-    c.put(reduced.data(), reduced.size(), root);
-    return;
-  }
+  const std::byte* reduced = at(n - 1);
   // The combined blocks, each straight into its place.
+  auto* result = static_cast<std::byte*>(out);
   posted.clear();
   for (int j = 0; j < n; ++j) {
     if (j != me) posted.push_back(c.post(result + first(j) * element, size(j), j));
   }
-  if (everyone) {
-    pieces.clear();
-    for (int j = 0; j < n; ++j) {
-      if (j != me) pieces.push_back({reduced.data(), reduced.size(), j});
-    }
-    c.put_each(pieces);
+  pieces.clear();
+  for (int j = 0; j < n; ++j) {
+    if (j != me) pieces.push_back({reduced, block, j});
   }
-  if (!reduced.empty()) std::memcpy(result + first(me) * element, reduced.data(), reduced.size());
+  c.put_each(pieces);
+  if (block > 0) std::memcpy(result + first(me) * element, reduced, block);
   for (Request& r : posted) wait(r);
+}
+
+// A reduction to one root among few members: every other member sends its vector to the root
+// and goes on (copied at once up to fold_eager_bytes, so the caller's buffer is free again;
+// above, read where it lies once the root takes it, the sender waiting), and the root folds
+// them left to right in member order: ((x0 op x1) op x2) ... The bits of every element are
+// those of allreduce_by_blocks, which folds each element in member order too. The root copies
+// each vector once and combines it once; the others send one message and do not wait for the
+// rest of the reduction (as in a tree, where inner members wait for their subtrees).
+constexpr std::size_t fold_eager_bytes = std::size_t{1} << 20;
+
+bool folded_at_root(int members) {
+  return members <= 64;
+}
+
+void fold_at_root(const Collective& c, const void* in, void* out, std::size_t count,
+                  std::size_t element, Combine combine, int root) {
+  const int n = c.members().size;
+  const int me = c.members().index;
+  const std::size_t bytes = count * element;
+  if (me != root) {
+    if (bytes <= fold_eager_bytes) {
+      c.put_and_go(in, bytes, root);
+    } else {
+      const Collective::Piece piece{in, bytes, root};
+      c.put_each({&piece, 1});
+    }
+    return;
+  }
+  // Two buffers take turns: the running result, and the next vector, which the combination
+  // overwrites with the new running result. One of them is `out`, chosen so that the result
+  // ends there (after n - 1 turns), unless `out` is also this member's vector.
+  const bool out_free = out != in;
+  const std::unique_ptr<std::byte[]> first = out_free ? nullptr : scratch(bytes);
+  const std::unique_ptr<std::byte[]> second = scratch(bytes);
+  std::byte* result = out_free ? static_cast<std::byte*>(out) : first.get();
+  std::byte* next = second.get();
+  if (out_free && (n - 1) % 2 != 0) std::swap(result, next);
+  const auto take = [&](int i, std::byte* into) {
+    if (i != me) {
+      c.get(into, bytes, i);
+    } else if (bytes > 0) {
+      std::memcpy(into, in, bytes);
+    }
+  };
+  take(0, result);
+  for (int i = 1; i < n; ++i) {
+    take(i, next);
+    if (count > 0) combine.function(result, next, count, combine.data);
+    std::swap(result, next);
+  }
+  if (result != out && bytes > 0) std::memcpy(out, result, bytes);
 }
 
 void reduce_to(const Members& members, const void* in, void* out, std::size_t count,
@@ -196,25 +294,31 @@ void reduce_to(const Members& members, const void* in, void* out, std::size_t co
   if (!everyone) check_member(call, "root", root, members);
   const std::size_t bytes = count * element;
   const Collective c(members, call);
-  if (order == Order::deterministic && combine.splittable &&
-      by_blocks(bytes, count, members.size)) {
-    reduce_by_blocks(c, in, out, count, element, combine, root, everyone);
+  if (order == Order::deterministic && !everyone && folded_at_root(members.size)) {
+    fold_at_root(c, in, out, count, element, combine, root);
     return;
   }
-  std::vector<std::byte> acc(bytes);
-  if (bytes > 0) std::memcpy(acc.data(), in, bytes);
-  tree_reduce(c, acc, count, element, combine, order);
+  if (order == Order::deterministic && everyone && combine.splittable &&
+      by_blocks(bytes, count, members.size)) {
+    allreduce_by_blocks(c, in, out, count, element, combine);
+    return;
+  }
+  const int children = tree_children(members);
+  const Scratch a(children > 0 ? bytes : 0);
+  const Scratch b(children > 1 ? bytes : 0);
+  const std::byte* result = tree_reduce(c, in, count, element, combine, order, a, b);
   const int me = members.index;
   if (everyone) {
-    tree_bcast(c, acc.data(), bytes, 0);
-    if (bytes > 0) std::memcpy(out, acc.data(), bytes);
+    if (me == 0 && result != out && bytes > 0) std::memcpy(out, result, bytes);
+    tree_bcast(c, out, bytes, 0);
     return;
   }
   if (root != 0) {
-    if (me == 0) c.put(acc.data(), bytes, root);
-    if (me == root) c.get(acc.data(), bytes, 0);
+    if (me == 0) put_held(c, result, bytes, root);
+    if (me == root) c.get(out, bytes, 0);
+    return;
   }
-  if (me == root && bytes > 0) std::memcpy(out, acc.data(), bytes);
+  if (me == root && result != out && bytes > 0) std::memcpy(out, result, bytes);
 }
 
 // Scatter: the root sends each member its block of `bytes` from `blocks` (member order), and
@@ -265,9 +369,9 @@ namespace group {
 
 void barrier(const Members& members, const char* call) {
   const Collective c(members, call);
-  std::vector<std::byte> none;
   const Combine nothing{[](const void*, void*, std::size_t, const void*) {}, nullptr};
-  tree_reduce(c, none, 0, 1, nothing, Order::arrival);
+  const Scratch none(0);
+  tree_reduce(c, nullptr, 0, 1, nothing, Order::arrival, none, none);
   tree_bcast(c, nullptr, 0, 0);
 }
 
@@ -284,6 +388,53 @@ void reduce(const Members& members, const void* in, void* out, std::size_t count
 void allreduce(const Members& members, const void* in, void* out, std::size_t count,
                std::size_t element, Combine combine, const char* call) {
   reduce_to(members, in, out, count, element, combine, 0, Order::deterministic, true, call);
+}
+
+// A reduce-scatter of this many bytes or more among few members goes by blocks.
+constexpr std::size_t reduce_scatter_from = std::size_t{32} << 10;
+
+bool reduce_scatter(const Members& members, const void* in, void* out,
+                    std::span<const std::size_t> counts, std::size_t element, Combine combine,
+                    const char* call) {
+  const int n = members.size;
+  if (!combine.splittable || !folded_at_root(n)) return false;
+  std::vector<std::size_t> first(static_cast<std::size_t>(n) + 1, 0);  // in elements
+  for (int i = 0; i < n; ++i)
+    first[static_cast<std::size_t>(i) + 1] =
+        first[static_cast<std::size_t>(i)] + counts[static_cast<std::size_t>(i)];
+  // Small vectors: n - 1 messages to the root and n - 1 back beat n (n - 1) small ones.
+  if (first.back() * element < reduce_scatter_from) return false;
+  const Collective c(members, call);  // the call counted only when it goes this way
+  const int me = members.index;
+  const std::size_t mine = counts[static_cast<std::size_t>(me)];
+  const std::size_t block = mine * element;
+  // Every member's block `me`, in member order, the last one straight in `out`: the fold
+  // then ends there.
+  const Scratch blocks(block * static_cast<std::size_t>(n - 1));
+  const auto at = [&](int i) {
+    return i == n - 1 ? static_cast<std::byte*>(out)
+                      : blocks.data() + block * static_cast<std::size_t>(i);
+  };
+  std::vector<Request> posted;
+  posted.reserve(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    if (i != me) posted.push_back(c.post(at(i), block, i));
+  }
+  const auto* from = static_cast<const std::byte*>(in);
+  if (block > 0) std::memcpy(at(me), from + first[static_cast<std::size_t>(me)] * element, block);
+  std::vector<Collective::Piece> pieces;
+  pieces.reserve(static_cast<std::size_t>(n));
+  for (int j = 0; j < n; ++j) {
+    if (j != me)
+      pieces.push_back({from + first[static_cast<std::size_t>(j)] * element,
+                        counts[static_cast<std::size_t>(j)] * element, j});
+  }
+  c.put_each(pieces);
+  for (Request& r : posted) wait(r);
+  for (int i = 1; i < n; ++i) {  // block i = block i - 1 op block i
+    if (mine > 0) combine.function(at(i - 1), at(i), mine, combine.data);
+  }
+  return true;
 }
 
 // A binomial tree towards the root: each member receives its children's subtrees (their blocks

@@ -83,7 +83,9 @@ void match_arrival(RankContext& rank, const Envelope& e, Payload&& data) {
       return;
     }
   }
-  data.settle();  // kept: its bytes must not stay in the sender's buffer or on their way
+  // Kept: its bytes must not stay in the sender's buffer or on their way, unless the sender
+  // waits for this receive (held).
+  if (!data.held()) data.settle();
   rank.unexpected.push_back(Incoming{e, std::move(data)});
 }
 
@@ -175,6 +177,17 @@ bool accept(RankContext& rank, const Envelope& envelope, Payload&& data) {
   return true;
 }
 
+namespace {
+
+SendLoan* new_loan(const RankContext& rank) {
+  auto* loan = new SendLoan;
+  loan->world = rank.world;
+  loan->rank = rank.rank;
+  return loan;
+}
+
+}  // namespace
+
 SendLoan* post_message_lent(RankContext& rank, const void* buffer, std::size_t bytes, Type type,
                             int dest, int tag, Route route, SendMode mode) {
   const Delivery delivery = mode.delivery;
@@ -190,22 +203,26 @@ SendLoan* post_message_lent(RankContext& rank, const void* buffer, std::size_t b
   if (delivery != Delivery::queued) {
     here = rt::detail::local_send(world.ranks.id(), to, message_overhead + bytes);
   }
+  const std::size_t lend_from =
+      mode.lend_from != 0 ? mode.lend_from : rt::detail::external_bytes_from;
   if (here != nullptr) {
     // The destination lives on this PE: matched now, without a message (the bytes copied once,
-    // into the posted receive or else a payload of its own). A rank this makes ready runs on
-    // this PE straight after the sender gives it back (run_on_pe).
-    Payload data = Payload::borrowed(buffer, bytes, nullptr);
+    // into the posted receive or else a payload of its own, unless held: then the receiver
+    // copies them when it posts its receive, and the sender waits). A rank this makes ready
+    // runs on this PE straight after the sender gives it back (run_on_pe).
+    SendLoan* loan = nullptr;
+    if (mode.held && bytes >= lend_from && delivery == Delivery::normal && dest != rank.rank)
+      loan = new_loan(rank);
     RankContext& receiver = *static_cast<RankElement*>(here)->context();
     World::PeLocal& pe = world.here[static_cast<std::size_t>(here->pe())];
     ++pe.handoffs;
-    if (accept(receiver, e, std::move(data)) && receiver.state == RankState::blocked) {
+    if (accept(receiver, e, Payload::borrowed(buffer, bytes, loan, true)) &&
+        receiver.state == RankState::blocked) {
       receiver.state = RankState::ready;
       pe.ready.push_back(&receiver);
     }
-    return nullptr;
+    return loan;
   }
-  const std::size_t lend_from =
-      mode.lend_from != 0 ? mode.lend_from : rt::detail::external_bytes_from;
   if (bytes < lend_from || delivery != Delivery::normal) {
     rt::detail::send_entry<&RankElement::deliver>(world.ranks.id(), to, 0, e,
                                                   Payload(buffer, bytes));
@@ -213,12 +230,10 @@ SendLoan* post_message_lent(RankContext& rank, const void* buffer, std::size_t b
   }
   // A large message is read where it lies: the receiver copies it once (received straight into
   // its buffer from another process of this machine), and this rank waits until that is done.
-  auto* loan = new SendLoan;
-  loan->world = &world;
-  loan->rank = rank.rank;
+  SendLoan* loan = new_loan(rank);
   try {
-    rt::detail::send_entry<&RankElement::deliver>(world.ranks.id(), to, 0, e,
-                                                  Payload::borrowed(buffer, bytes, loan));
+    rt::detail::send_entry<&RankElement::deliver>(
+        world.ranks.id(), to, 0, e, Payload::borrowed(buffer, bytes, loan, mode.held));
   } catch (...) {
     let_go(loan);  // the rank's hold (the payload, if it was made, let go of its own)
     throw;

@@ -44,12 +44,17 @@ class Payload {
   Payload(const void* data, std::size_t size) { assign(data, size); }
   // `size` bytes read at `data` until settled or destroyed, which releases `loan` (null: the
   // caller settles it before `data` changes).
-  static Payload borrowed(const void* data, std::size_t size, SendLoan* loan) noexcept {
+  // `held`: a receiver that has not posted its receive yet keeps the bytes where they lie
+  // (held()) instead of copying them, and the sender waits on (a non-null) `loan` until the
+  // receive comes; only for sends whose receives are sure to come (a collective's).
+  static Payload borrowed(const void* data, std::size_t size, SendLoan* loan,
+                          bool held = false) noexcept {
     Payload p;
     p.size_ = size;
     p.hold_ = Hold::borrowed;
     p.u_.lent.data = static_cast<const std::byte*>(data);
     p.u_.lent.loan = loan;
+    p.u_.lent.held = held && loan != nullptr;
     return p;
   }
   Payload(Payload&& other) noexcept { take(other); }
@@ -77,6 +82,8 @@ class Payload {
   }
   std::size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
+  // Still read in the sender's buffer until its receive (borrowed with `held`).
+  bool held() const { return hold_ == Hold::borrowed && u_.lent.held; }
 
   // Makes the payload own its bytes: copied when borrowed, received when incoming.
   void settle() {
@@ -150,6 +157,7 @@ class Payload {
   struct Lent {
     const std::byte* data;
     SendLoan* loan;
+    bool held;
   };
 
   std::byte* room() { return hold_ == Hold::heap ? u_.heap : u_.bytes; }

@@ -243,6 +243,20 @@ void reduce_then_scatter(const char* call, Communicator& c, const void* sendbuf,
   const vp::Members members = c.members();
   const bool in_place = sendbuf == MPI_IN_PLACE;
   const Outgoing in(in_place ? recvbuf : sendbuf, r.count, r.type, in_place);
+  {
+    // Among few members each folds its own block (vp::group::reduce_scatter).
+    const std::size_t per = r.count == 0 ? 0 : r.bytes() / r.count / r.element.size;
+    std::vector<std::size_t> elements(counts.size());
+    for (std::size_t i = 0; i < counts.size(); ++i)
+      elements[i] = static_cast<std::size_t>(counts[i]) * per;
+    Incoming out(recvbuf, static_cast<std::size_t>(counts[static_cast<std::size_t>(c.rank)]),
+                 r.type);
+    if (vp::group::reduce_scatter(members, in.data(), out.data(), elements, r.element.size,
+                                  r.operation.combine(), call)) {
+      out.done();
+      return;
+    }
+  }
   std::vector<std::byte> whole(c.rank == 0 ? r.bytes() : 0);
   vp::group::reduce(members, in.data(), whole.data(), r.elements, r.element.size,
                     r.operation.combine(), 0, call);

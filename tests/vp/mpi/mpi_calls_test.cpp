@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <cstring>
 #include <set>
 #include <string>
@@ -640,6 +641,56 @@ TEST(MpiCalls, LargeBlockCollectives) {
     EXPECT_EQ(joined[0], 1234);
     EXPECT_EQ(joined[19999], 1234);
     MPI_Op_free(&concatenate);
+    MPI_Finalize();
+    ++ranks_done;
+    return 0;
+  });
+  EXPECT_EQ(o.error, "");
+  EXPECT_EQ(ranks_done, 5);
+}
+
+// A reduce-scatter of 32 KiB and more among few ranks has each rank fold its own block: every
+// block has the bits of the same block of MPI_Reduce's result (each element folded in rank
+// order; the terms make every other order give other bits), with uneven and empty blocks, in
+// place, and in the block form.
+TEST(MpiCalls, ReduceScatterOfALargeVectorHasTheBitsOfReduce) {
+  ranks_done = 0;
+  const Outcome o = run_mpi(5, [](int argc, char** argv) {
+    MPI_Init(&argc, &argv);
+    const int rank = rank_of_world();
+    const auto term = [](int r, int i) {
+      return std::pow(10.0, static_cast<double>((r * 7 + i % 5) % 17) - 8.0) *
+                 (r % 2 == 0 ? 1 : -1) +
+             1.0 / (r + 3 + i % 3);
+    };
+    const std::vector<int> counts{9000, 0, 12001, 5000, 7000};
+    const int total = 33001;  // 264 KB
+    std::vector<double> mine(total), whole(total);
+    for (int i = 0; i < total; ++i) mine[static_cast<std::size_t>(i)] = term(rank, i);
+    MPI_Reduce(mine.data(), whole.data(), total, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    MPI_Bcast(whole.data(), total, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    int first = 0;
+    for (int r = 0; r < rank; ++r) first += counts[static_cast<std::size_t>(r)];
+    const auto same_bits = [&](const double* got, int n, const char* what) {
+      int differ = 0;
+      for (int i = 0; i < n; ++i)
+        differ += std::memcmp(&got[i], &whole[static_cast<std::size_t>(first + i)], 8) != 0;
+      EXPECT_EQ(differ, 0) << what << " on rank " << rank;
+    };
+    std::vector<double> block(static_cast<std::size_t>(counts[static_cast<std::size_t>(rank)]) + 1,
+                              -1.0);
+    MPI_Reduce_scatter(mine.data(), block.data(), counts.data(), MPI_DOUBLE, MPI_SUM,
+                       MPI_COMM_WORLD);
+    same_bits(block.data(), counts[static_cast<std::size_t>(rank)], "MPI_Reduce_scatter");
+    EXPECT_EQ(block.back(), -1.0) << "past the block";
+    std::vector<double> in_place = mine;
+    MPI_Reduce_scatter(MPI_IN_PLACE, in_place.data(), counts.data(), MPI_DOUBLE, MPI_SUM,
+                       MPI_COMM_WORLD);
+    same_bits(in_place.data(), counts[static_cast<std::size_t>(rank)], "in place");
+    first = rank * 4096;
+    std::vector<double> fixed(4096);
+    MPI_Reduce_scatter_block(mine.data(), fixed.data(), 4096, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    same_bits(fixed.data(), 4096, "MPI_Reduce_scatter_block");
     MPI_Finalize();
     ++ranks_done;
     return 0;
