@@ -641,6 +641,25 @@ TEST(Ranks, AReductionsOtherRanksDoNotWaitForTheRoot) {
   }
 }
 
+// A scatter among more than 64 ranks goes down a tree: every rank gets its own block, from a
+// root in the middle, on 1 and 2 PEs.
+TEST(Ranks, ScatterAmongManyRanksGivesEachItsBlock) {
+  for (const int pes : {1, 2}) {
+    std::atomic<int> right{0};
+    run({100, pes}, [&] {
+      const int me = vp::rank();
+      std::vector<int> blocks;
+      if (me == 37) {
+        for (int r = 0; r < 100; ++r) blocks.insert(blocks.end(), {r, r * r, -r});
+      }
+      int mine[3] = {-1, -1, -1};
+      vp::scatter(blocks.data(), 3, vp::Type::i32, mine, 37);
+      if (mine[0] == me && mine[1] == me * me && mine[2] == -me) right++;
+    });
+    EXPECT_EQ(right.load(), 100) << pes << " PEs";
+  }
+}
+
 TEST(Ranks, ArrivalOrderReductionsAreCorrect) {
   std::atomic<int> ok{0};
   run({9, 2}, [&] {

@@ -480,9 +480,41 @@ void gather(const Members& members, const void* in, std::size_t bytes, void* out
   }
 }
 
+// Among few members the root sends each its block (scatter_from_root: all under way at once);
+// among many, the blocks go down a binomial tree: each member receives its subtree's blocks
+// from its parent (in member order counted from the root), keeps its own and passes each
+// child its subtree's, so the root sends log2(n) messages, not n. O(n log n) bytes copied.
 void scatter(const Members& members, const void* in, std::size_t bytes, void* out, int root,
              const char* call) {
-  scatter_from_root(members, out, in, bytes, root, call);
+  const int n = members.size;
+  if (n <= 64) {
+    scatter_from_root(members, out, in, bytes, root, call);
+    return;
+  }
+  check_member(call, "root", root, members);
+  const Collective c(members, call);
+  const int rel = (members.index - root + n) % n;
+  int span = 1;  // the subtree's width: the lowest set bit of rel (at the root, all)
+  while (span < n && (rel & span) == 0) span <<= 1;
+  const auto held = static_cast<std::size_t>(std::min(span, n - rel));
+  std::vector<std::byte> subtree(held * bytes);
+  if (rel == 0) {  // member order from the root: root .. n - 1, then 0 .. root - 1
+    const auto* blocks = static_cast<const std::byte*>(in);
+    const auto tail = static_cast<std::size_t>(n - root) * bytes;
+    if (bytes > 0) {
+      std::memcpy(subtree.data(), blocks + static_cast<std::size_t>(root) * bytes, tail);
+      std::memcpy(subtree.data() + tail, blocks, static_cast<std::size_t>(root) * bytes);
+    }
+  } else {
+    c.get(subtree.data(), subtree.size(), (rel - span + root) % n);
+  }
+  for (int m = span >> 1; m > 0; m >>= 1) {
+    if (rel + m >= n) continue;
+    const auto count = static_cast<std::size_t>(std::min(m, n - rel - m));
+    c.put(subtree.data() + static_cast<std::size_t>(m) * bytes, count * bytes,
+          (rel + m + root) % n);
+  }
+  if (bytes > 0) std::memmove(out, subtree.data(), bytes);
 }
 
 void allgather(const Members& members, const void* in, std::size_t bytes, void* out,

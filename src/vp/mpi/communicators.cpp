@@ -444,11 +444,13 @@ struct SplitEntry {
   std::uint32_t next_context;
 };
 
-// Member 0 of a split: sorts the entries by (colour, key, index) and sends each other member its
-// reply (a SplitReply, and then the group's ranks in a second message when they are not evenly
-// strided, so that a member receives no more than its reply says); returns its own.
-std::vector<char> answer_split(const vp::Collective& c, const std::vector<SplitEntry>& entries,
-                               const Group& parent) {
+// Member 0 of a split: sorts the entries by (colour, key, index) and makes every member's reply
+// (a SplitReply, in member order, for a scatter down a tree); sends each other member of a
+// group whose ranks are not evenly strided the group's ranks, so that a member receives no more
+// than its reply says. `own` gets member 0's group's ranks when they are listed.
+std::vector<SplitReply> answer_split(const vp::Collective& lists,
+                                     const std::vector<SplitEntry>& entries, const Group& parent,
+                                     std::vector<std::int32_t>& own) {
   const auto entry = [&](int i) -> const SplitEntry& {
     return entries[static_cast<std::size_t>(i)];
   };
@@ -459,7 +461,7 @@ std::vector<char> answer_split(const vp::Collective& c, const std::vector<SplitE
   std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
     return std::tie(entry(a).color, entry(a).key) < std::tie(entry(b).color, entry(b).key);
   });
-  std::vector<char> own;
+  std::vector<SplitReply> replies(entries.size());
   for (std::size_t begin = 0; begin < order.size();) {
     const int color = entry(order[begin]).color;
     std::size_t end = begin;
@@ -474,26 +476,19 @@ std::vector<char> answer_split(const vp::Collective& c, const std::vector<SplitE
     reply.first = g.first();
     reply.stride = g.stride();
     reply.listed = g.is_strided() ? 0 : 1;
-    std::vector<char> message(sizeof reply);
-    if (reply.listed != 0) {
-      const auto* list = reinterpret_cast<const char*>(ranks.data());
-      message.insert(message.end(), list, list + ranks.size() * sizeof(std::int32_t));
-    }
     for (std::size_t k = begin; k < end; ++k) {
       reply.index = color == MPI_UNDEFINED ? -1 : static_cast<std::int32_t>(k - begin);
-      std::memcpy(message.data(), &reply, sizeof reply);
+      replies[static_cast<std::size_t>(order[k])] = reply;
+      if (reply.listed == 0 || color == MPI_UNDEFINED) continue;
       if (order[k] == 0) {
-        own = message;
+        own = ranks;
       } else {
-        c.put(message.data(), sizeof reply, order[k]);
-        if (reply.listed != 0 && color != MPI_UNDEFINED) {
-          c.put(message.data() + sizeof reply, message.size() - sizeof reply, order[k]);
-        }
+        lists.put(ranks.data(), ranks.size() * sizeof(std::int32_t), order[k]);
       }
     }
     begin = end;
   }
-  return own;
+  return replies;
 }
 
 int split(const char* call, MPI_Comm comm, int color, int key, MPI_Comm* newcomm, bool by_process) {
@@ -580,28 +575,23 @@ MPI_Comm split_comm(const char* call, Objects& objects, Communicator& c, int col
   const SplitEntry mine{color, key, objects.next_context};
   std::vector<SplitEntry> entries(c.rank == 0 ? static_cast<std::size_t>(n) : 0);
   vp::group::gather(members, &mine, sizeof mine, entries.data(), 0, call);
-  const vp::Collective replies(members, call);
-  std::vector<char> message;
-  if (c.rank == 0) {
-    message = answer_split(replies, entries, c.group);
-  } else {
-    message.resize(sizeof(SplitReply));
-    replies.get(message.data(), sizeof(SplitReply), 0);
-  }
+  const vp::Collective lists(members, call);
+  std::vector<SplitReply> replies;
+  std::vector<std::int32_t> ranks;
+  if (c.rank == 0) replies = answer_split(lists, entries, c.group, ranks);
+  // The replies go down a binomial tree among many members: rank 0 sends log2(n) messages.
   SplitReply reply;
-  std::memcpy(&reply, message.data(), sizeof reply);
+  vp::group::scatter(members, replies.data(), sizeof reply, &reply, 0, call);
   if (c.rank != 0 && reply.listed != 0 && reply.index >= 0) {
-    message.resize(sizeof reply + static_cast<std::size_t>(reply.size) * sizeof(std::int32_t));
-    replies.get(message.data() + sizeof reply, message.size() - sizeof reply, 0);
+    ranks.resize(static_cast<std::size_t>(reply.size));
+    lists.get(ranks.data(), ranks.size() * sizeof(std::int32_t), 0);
   }
   objects.next_context = std::max(objects.next_context, reply.context + 1);
   if (reply.index < 0) return MPI_COMM_NULL;
   const InRankHeap heap;
   Communicator d;
   if (reply.listed != 0) {
-    std::vector<std::int32_t> ranks(static_cast<std::size_t>(reply.size));
-    std::memcpy(ranks.data(), message.data() + sizeof reply, ranks.size() * sizeof(std::int32_t));
-    d.group = Group::listed(std::move(ranks));
+    d.group = Group::listed(std::vector<std::int32_t>(ranks.begin(), ranks.end()));  // rank's heap
   } else {
     d.group = Group::strided(reply.first, reply.stride, reply.size);
   }

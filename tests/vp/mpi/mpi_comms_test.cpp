@@ -5,6 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <numeric>
 #include <string>
@@ -21,6 +22,46 @@ using mpi_test::run_mpi;
 using mpi_test::world_rank;
 
 std::atomic<int> ranks_done{0};
+
+// Among more than 64 ranks the replies of a split go down a tree: 150 ranks in three colours
+// ordered by a shuffled key (groups that are not strided) and some MPI_UNDEFINED; each new
+// communicator's size, ranks and member list are what the colours and keys say.
+TEST(MpiComms, SplitOfManyRanksGivesEachItsGroup) {
+  ranks_done = 0;
+  const Outcome o = run_mpi(150, [](int argc, char** argv) {
+    MPI_Init(&argc, &argv);
+    const int me = world_rank();
+    const auto color = [](int r) { return r % 10 == 9 ? MPI_UNDEFINED : r % 3; };
+    const auto key = [](int r) { return (r * 7) % 150; };
+    MPI_Comm part;
+    MPI_Comm_split(MPI_COMM_WORLD, color(me), key(me), &part);
+    if (color(me) == MPI_UNDEFINED) {
+      EXPECT_EQ(part, MPI_COMM_NULL);
+    } else {
+      std::vector<int> expected;  // world ranks of my colour, by key then world rank
+      for (int r = 0; r < 150; ++r) {
+        if (color(r) == color(me)) expected.push_back(r);
+      }
+      std::stable_sort(expected.begin(), expected.end(),
+                       [&](int a, int b) { return key(a) < key(b); });
+      int size = 0;
+      int rank = -1;
+      MPI_Comm_size(part, &size);
+      MPI_Comm_rank(part, &rank);
+      EXPECT_EQ(size, static_cast<int>(expected.size()));
+      std::vector<int> members(expected.size(), -1);
+      MPI_Allgather(&me, 1, MPI_INT, members.data(), 1, MPI_INT, part);
+      EXPECT_EQ(members, expected) << "rank " << me;
+      EXPECT_EQ(members[static_cast<std::size_t>(rank)], me);
+      MPI_Comm_free(&part);
+    }
+    MPI_Finalize();
+    ++ranks_done;
+    return 0;
+  });
+  EXPECT_EQ(o.error, "");
+  EXPECT_EQ(ranks_done, 150);
+}
 
 // 12 ranks split into rows of 4 (colour rank / 4) numbered backwards (key -rank), migrating at
 // every step: sizes, ranks, a reduction and a broadcast in each row, and messages within a row
