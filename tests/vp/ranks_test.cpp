@@ -660,6 +660,24 @@ TEST(Ranks, ScatterAmongManyRanksGivesEachItsBlock) {
   }
 }
 
+// A grid the ranks do not fill is refused by name, with what was expected.
+TEST(Ranks, AGridOfAnotherSizeIsRefused) {
+  std::atomic<int> refused{0};
+  std::string said;
+  run({6, 1}, [&] {
+    try {
+      vp::declare_grid({4, 1, 1}, 1);
+    } catch (const vp::Error& e) {
+      said = e.what();  // one PE: the ranks take turns
+      if (said.find("declare_grid") != std::string::npos &&
+          said.find("(4) for 6 elements") != std::string::npos &&
+          said.find("product is the element count") != std::string::npos)
+        refused++;
+    }
+  });
+  EXPECT_EQ(refused.load(), 6) << said;
+}
+
 TEST(Ranks, ArrivalOrderReductionsAreCorrect) {
   std::atomic<int> ok{0};
   run({9, 2}, [&] {

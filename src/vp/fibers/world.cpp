@@ -458,15 +458,11 @@ bool declare_grid(const std::array<std::int32_t, 3>& sides, int dims) {
   const World& world = *rank.world;
   const std::array<std::int32_t, 3> none{0, 0, 0};
   if (world.options->grid != none) return false;  // --vp-grid said it: the user's word wins
-  const rt::Shape shape{sides[0], sides[1], sides[2], dims};
-  if (dims < 1 || dims > 3 || shape.size() != static_cast<std::uint64_t>(world.size)) {
-    throw Error("vela::vp::declare_grid: a grid of " + std::to_string(sides[0]) + " x " +
-                std::to_string(sides[1]) + " x " + std::to_string(sides[2]) + " for " +
-                std::to_string(world.size) +
-                " ranks; expected 1 to 3 sides whose product is "
-                "the rank count");
+  try {  // the runtime checks the grid against the ranks' collection
+    rt::detail::set_collection_geometry(world.ranks.id(), {sides[0], sides[1], sides[2], dims});
+  } catch (const std::invalid_argument& e) {
+    throw Error(std::string("vela::vp::declare_grid: ") + e.what());
   }
-  rt::detail::set_collection_geometry(world.ranks.id(), shape);
   return true;
 }
 
