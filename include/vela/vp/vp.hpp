@@ -400,6 +400,11 @@ struct Combine {
   // Whether any run of whole elements may be combined on its own (an elementwise operator): a
   // large reduction then combines by blocks, each at another member.
   bool splittable = false;
+  // Whether `in op inout` has the bits of `inout op in` (integer, logical and bitwise operators,
+  // and sums and products of floating-point numbers, whose IEEE operations commute, but for
+  // which of two NaNs' payloads survives): a reduction may then combine an arrival into its
+  // running result straight from where the arrival lies, without copying it first.
+  bool symmetric = false;
 };
 
 // The primitives of a layer's own collective algorithms: one collective call on `members`, its
@@ -424,6 +429,11 @@ class Collective {
   void put_each(std::span<const Piece> pieces) const;
   // Receives from member `from` into `data`, which holds `capacity` bytes; returns the bytes.
   std::size_t get(void* data, std::size_t capacity, int from) const;
+  // get() that hands the bytes (at most `capacity`) to take(taker, bytes, size) where they lie,
+  // instead of copying them: take runs on whichever fiber or PE thread matches the message, and
+  // must neither throw nor block.
+  std::size_t get_taken(void (*take)(void* taker, const std::byte* bytes, std::size_t size),
+                        void* taker, std::size_t capacity, int from) const;
   // The same receive posted, to complete later (wait, test): for nonblocking collectives.
   Request post(void* data, std::size_t capacity, int from) const;
 

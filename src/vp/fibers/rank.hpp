@@ -89,6 +89,10 @@ struct RequestState {
   std::uint8_t channel = p2p_channel;
   Status status;
   std::exception_ptr error;  // a truncation or a type mismatch, raised by the wait
+  // Set for a receive whose bytes go to take(taker, bytes, size) where they lie instead of
+  // into `buffer` (a collective combining an arrival straight from the sender's buffer).
+  void (*take)(void* taker, const std::byte* bytes, std::size_t size) = nullptr;
+  void* taker = nullptr;
 };
 
 struct World;
@@ -325,6 +329,11 @@ void run_remote(RankContext& rank, const Envelope& envelope, Payload& data);
 // Inside the fiber: a blocking receive.
 Status receive_now(RankContext& rank, void* buffer, std::size_t count, Type type, int source,
                    int tag, Route route, const char* call);
+// receive_now() whose bytes (at most `capacity`) go to take(taker, bytes, size) where they lie,
+// on whichever fiber or PE thread matches the message (it must not throw nor block).
+Status receive_taken(RankContext& rank, void (*take)(void*, const std::byte*, std::size_t),
+                     void* taker, std::size_t capacity, int source, int tag, Route route,
+                     const char* call);
 // Inside the fiber: blocks until `request` completes; returns its status and frees it.
 Status complete(RankContext& rank, RequestState* request);
 // Posts a receive (matching what already arrived first).

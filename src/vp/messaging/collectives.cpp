@@ -82,6 +82,14 @@ std::size_t Collective::get(void* data, std::size_t capacity, int from) const {
       .bytes;
 }
 
+std::size_t Collective::get_taken(void (*take)(void*, const std::byte*, std::size_t), void* taker,
+                                  std::size_t capacity, int from) const {
+  const int source = from == any_source ? any_source : members_.rank_of(from);
+  return receive_taken(*static_cast<RankContext*>(rank_), take, taker, capacity, source, tag_,
+                       {collective_channel, members_.context}, call_)
+      .bytes;
+}
+
 Request Collective::post(void* data, std::size_t capacity, int from) const {
   const int source = from == any_source ? any_source : members_.rank_of(from);
   return Request(post_receive(*static_cast<RankContext*>(rank_), data, capacity, Type::bytes,
@@ -129,6 +137,19 @@ class Scratch {
   std::unique_ptr<std::byte[]> bytes_;
 };
 
+// Where an arrival is combined into a running result straight from the sender's buffer
+// (Combine::symmetric: `arrival op result` has the bits of `result op arrival`).
+struct Into {
+  Combine combine;
+  std::size_t element;
+  std::byte* result;
+};
+
+void combine_into(void* into, const std::byte* bytes, std::size_t size) {
+  const auto& t = *static_cast<const Into*>(into);
+  if (size >= t.element) t.combine.function(bytes, t.result, size / t.element, t.combine.data);
+}
+
 // Reduces this member's `in` with its subtree's along the binomial tree rooted at member 0,
 // sends the subtree's result to its parent, and returns where that result lies: `in` itself at
 // a leaf (nothing copied), else `a` or `b`, which take turns as the running result and the
@@ -147,7 +168,14 @@ const std::byte* tree_reduce(const Collective& c, const void* in, std::size_t co
   }
   const auto* result = static_cast<const std::byte*>(in);
   std::byte* next = a.data();
+  const Into into{combine, element, a.data()};
   const auto fold = [&](int from) {
+    if (combine.symmetric) {  // into a, which holds this member's vector from the first child
+      if (result == in && bytes > 0) std::memcpy(a.data(), in, bytes);
+      result = a.data();
+      c.get_taken(&combine_into, const_cast<Into*>(&into), bytes, from);
+      return;
+    }
     c.get(next, bytes, from);
     if (count > 0) combine.function(result, next, count, combine.data);
     result = next;
@@ -267,6 +295,25 @@ void fold_at_root(const Collective& c, const void* in, void* out, std::size_t co
   // overwrites with the new running result. One of them is `out`, chosen so that the result
   // ends there (after n - 1 turns), unless `out` is also this member's vector.
   const bool out_free = out != in;
+  if (combine.symmetric) {  // each arrival combined into the result where it lies
+    const std::unique_ptr<std::byte[]> own = out_free ? nullptr : scratch(bytes);
+    auto* result = out_free ? static_cast<std::byte*>(out) : own.get();
+    if (me != 0) {
+      c.get(result, bytes, 0);
+    } else if (bytes > 0) {
+      std::memcpy(result, in, bytes);
+    }
+    const Into into{combine, element, result};
+    for (int i = 1; i < n; ++i) {
+      if (i != me) {
+        c.get_taken(&combine_into, const_cast<Into*>(&into), bytes, i);
+      } else if (count > 0) {
+        combine.function(in, result, count, combine.data);
+      }
+    }
+    if (result != out && bytes > 0) std::memcpy(out, result, bytes);
+    return;
+  }
   const std::unique_ptr<std::byte[]> first = out_free ? nullptr : scratch(bytes);
   const std::unique_ptr<std::byte[]> second = scratch(bytes);
   std::byte* result = out_free ? static_cast<std::byte*>(out) : first.get();
@@ -305,7 +352,7 @@ void reduce_to(const Members& members, const void* in, void* out, std::size_t co
   }
   const int children = tree_children(members);
   const Scratch a(children > 0 ? bytes : 0);
-  const Scratch b(children > 1 ? bytes : 0);
+  const Scratch b(children > 1 && !combine.symmetric ? bytes : 0);
   const std::byte* result = tree_reduce(c, in, count, element, combine, order, a, b);
   const int me = members.index;
   if (everyone) {
@@ -609,7 +656,10 @@ void reduce_typed(const char* call, const void* in, void* out, std::size_t count
   check_op(call, type, op);
   if (everyone_gets || m.index == root) check_buffer(call, out, count, type);
   const TypedOp t{op, type, call};
-  reduce_to(m, in, out, count, size_of(type), {&combine_typed, &t, true}, root, order,
+  const bool pairs = type == Type::pair_f64_i32 || type == Type::pair_i32_i32;
+  const bool floating = type == Type::f32 || type == Type::f64 || type == Type::f128;
+  const bool symmetric = !pairs && (!floating || op == Op::sum || op == Op::prod);
+  reduce_to(m, in, out, count, size_of(type), {&combine_typed, &t, true, symmetric}, root, order,
             everyone_gets, call);
 }
 

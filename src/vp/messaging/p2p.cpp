@@ -66,7 +66,11 @@ void fill(RankContext& rank, RequestState& r, const Envelope& e, Payload& data) 
     data = Payload{};
     return;
   }
-  data.copy_to(r.buffer);  // empties it
+  if (r.take != nullptr) {
+    data.hand_to(r.take, r.taker);
+  } else {
+    data.copy_to(r.buffer);  // empties it
+  }
 }
 
 // An in-order arrival: the first matching posted receive takes it, else it is kept.
@@ -309,9 +313,11 @@ RequestState* post_receive(RankContext& rank, void* buffer, std::size_t count, T
   return r;
 }
 
-Status receive_now(RankContext& rank, void* buffer, std::size_t count, Type type, int source,
-                   int tag, Route route, const char* call) {
-  RequestState r;  // on the rank's stack: a blocking receive needs no request from the pool
+namespace {
+
+// A blocking receive into `r`, filled in by the caller (or its take).
+Status receive_into(RankContext& rank, RequestState& r, void* buffer, std::size_t count, Type type,
+                    int source, int tag, Route route, const char* call) {
   start_receive(rank, &r, buffer, count, type, source, tag, route, call);
   struct Unpost {  // a rank unwound while it waits leaves no pointer to its stack behind
     RankContext& rank;
@@ -325,6 +331,23 @@ Status receive_now(RankContext& rank, void* buffer, std::size_t count, Type type
   }
   if (r.error) std::rethrow_exception(r.error);
   return r.status;
+}
+
+}  // namespace
+
+Status receive_now(RankContext& rank, void* buffer, std::size_t count, Type type, int source,
+                   int tag, Route route, const char* call) {
+  RequestState r;  // on the rank's stack: a blocking receive needs no request from the pool
+  return receive_into(rank, r, buffer, count, type, source, tag, route, call);
+}
+
+Status receive_taken(RankContext& rank, void (*take)(void*, const std::byte*, std::size_t),
+                     void* taker, std::size_t capacity, int source, int tag, Route route,
+                     const char* call) {
+  RequestState r;
+  r.take = take;
+  r.taker = taker;
+  return receive_into(rank, r, nullptr, capacity, Type::bytes, source, tag, route, call);
 }
 
 Status complete(RankContext& rank, RequestState* request) {

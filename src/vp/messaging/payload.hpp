@@ -112,6 +112,14 @@ class Payload {
     clear();
   }
 
+  // Hands the bytes to take(taker, bytes, size) where they lie (received first when incoming);
+  // the payload is empty after it.
+  void hand_to(void (*take)(void*, const std::byte*, std::size_t), void* taker) {
+    if (hold_ == Hold::incoming) settle();
+    take(taker, data(), size_);
+    clear();
+  }
+
   // For the runtime (vela::rt::detail::DeferrableBytes): a large message between processes of
   // one machine is sent from where its bytes lie and received where the receiver settles it.
   std::span<std::byte> external_bytes() {

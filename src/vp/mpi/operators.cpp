@@ -218,6 +218,28 @@ Function pair_op(const Datatype& type, int op) {
 }
 
 // The function of predefined operator `op` on `type`, or nullptr where it does not apply.
+// Whether `a op b` has the bits of `b op a`: every operator on integers and logicals; sums and
+// products of floating-point numbers (IEEE operations commute; only which of two NaNs' payloads
+// survives may differ); sums of complex numbers. Not the maxima and minima of floating-point
+// numbers (the sign of a zero, a NaN) nor the pairs' location operators (not needed).
+bool symmetric(const Datatype& type, int op) {
+  switch (type.reducible) {
+    case Reducible::signed_integer:
+    case Reducible::character:
+    case Reducible::unsigned_integer:
+    case Reducible::logical:
+      return true;
+    case Reducible::floating:
+    case Reducible::quad:
+      return op == sum || op == prod;
+    case Reducible::complex:
+    case Reducible::quad_complex:
+      return op == sum;
+    default:
+      return false;
+  }
+}
+
 Function predefined(const Datatype& type, int op) {
   switch (type.reducible) {
     case Reducible::signed_integer:
@@ -302,6 +324,7 @@ Operation operation_of(const char* call, Objects& objects, MPI_Op op, MPI_Dataty
          std::string(op_names[index]) + " does not apply to " + type.name +
              (index == replace || index == no_op ? " (it is for MPI_Accumulate only)" : ""));
   }
+  operation.symmetric = symmetric(type, index);
   return operation;
 }
 

@@ -22,8 +22,10 @@ struct Operation {
   // runs of elements apart (a program's operator on a derived datatype is called with its basic
   // elements, which a run could cut in the middle of one of the program's).
   bool splittable = false;
+  // A predefined operator whose operands may swap without changing a bit (vp::Combine).
+  bool symmetric = false;
 
-  vp::Combine combine() const { return {function, this, splittable}; }
+  vp::Combine combine() const { return {function, this, splittable, symmetric}; }
 };
 
 // Indices of MPI_REPLACE and MPI_NO_OP among the predefined operators (MPI_Accumulate's only).
