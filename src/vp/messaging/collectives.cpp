@@ -15,12 +15,12 @@
 //   of the fold at a root); a reduce-scatter of 32 KiB or more among them the same, without
 //   the second half;
 // - otherwise along the tree rooted at member 0, the lower members the left operand.
-// Gather and allgather of blocks of 16 KiB or more among at most 64 members go direct (each
-// block copied once, into its place). The sends of scatter, allgather, alltoall, broadcast and
-// the reductions' large pieces are all under way at once (Collective::put_each) and held: the
-// receiver copies each from the sender's buffer when it takes it (one copy, no buffer of its
-// own), the sender waiting for all together; this is safe because every receive of a
-// collective is sure to be posted whatever the sender does next.
+// Gather among at most 64 members, and allgather of blocks of 16 KiB or more among them, go
+// direct (each block sent to where it belongs). The sends of scatter, allgather, alltoall,
+// broadcast and the reductions' large pieces are all under way at once (Collective::put_each) and
+// held: the receiver copies each from the sender's buffer when it takes it (one copy, no buffer of
+// its own), the sender waiting for all together; this is safe because every receive of a collective
+// is sure to be posted whatever the sender does next.
 #include <algorithm>
 #include <array>
 #include <cstring>
@@ -484,16 +484,18 @@ bool reduce_scatter(const Members& members, const void* in, void* out,
   return true;
 }
 
-// A binomial tree towards the root: each member receives its children's subtrees (their blocks
-// side by side, in member order counted from the root) and sends its own subtree up, so the root
-// takes log2(n) messages, not n arriving in any order (which a receive in member order would
-// search its unexpected arrivals for: O(n^2) at 10^4 members). O(n log n) bytes copied in all.
+// Among at most 64 members every other member sends its block to the root and goes on, and
+// the root receives each straight into its place. Among more, a binomial tree towards the root:
+// each member receives its children's subtrees (their blocks side by side, in member order
+// counted from the root) and sends its own subtree up, so the root takes log2(n) messages, not
+// n arriving in any order (which a receive in member order would search its unexpected arrivals
+// for: O(n^2) at 10^4 members). O(n log n) bytes copied in all.
 void gather(const Members& members, const void* in, std::size_t bytes, void* out, int root,
             const char* call) {
   check_member(call, "root", root, members);
   const Collective c(members, call);
   const int n = members.size;
-  if (direct(bytes, n)) {
+  if (n <= 64) {
     if (members.index != root) {
       c.put(in, bytes, root);
       return;
