@@ -825,15 +825,7 @@ TEST(MpiComms, IntercommunicatorCollectives) {
       [](int argc, char** argv) {
         MPI_Init(&argc, &argv);
         const int me = world_rank();
-        const bool in_a = me < 2;
-        MPI_Comm half, inter;
-        MPI_Comm_split(MPI_COMM_WORLD, in_a ? 0 : 1, me, &half);
-        MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, in_a ? 2 : 0, 7, &inter);
-        MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
-        int local = -1, remote = 0;
-        MPI_Comm_rank(inter, &local);
-        MPI_Comm_remote_size(inter, &remote);
-        const int first_remote = in_a ? 2 : 0;  // the other group's world ranks start here
+        auto [in_a, half, inter, local, remote, first_remote] = mpi_test::two_groups();
         MPI_Migrate();
         // Allgather: the other group's world ranks, in its order.
         std::vector<int> got(static_cast<std::size_t>(remote), -1);

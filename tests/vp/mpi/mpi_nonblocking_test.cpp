@@ -280,15 +280,7 @@ std::atomic<int> barrier_started[2];
 int intercommunicator_collectives(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   const int me = world_rank();
-  const bool in_a = me < 2;
-  MPI_Comm half, inter;
-  MPI_Comm_split(MPI_COMM_WORLD, in_a ? 0 : 1, me, &half);
-  MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, in_a ? 2 : 0, 7, &inter);
-  MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
-  int local = -1, remote = 0;
-  MPI_Comm_rank(inter, &local);
-  MPI_Comm_remote_size(inter, &remote);
-  const int first_remote = in_a ? 2 : 0;  // the other group's world ranks start here
+  auto [in_a, half, inter, local, remote, first_remote] = mpi_test::two_groups();
   // Roots: A's rank 0 (world 0), B's rank 1 (world 3), B's rank 2 (world 4).
   const int a_root = in_a ? (local == 0 ? MPI_ROOT : MPI_PROC_NULL) : 0;
   const int b_root = in_a ? 1 : (local == 1 ? MPI_ROOT : MPI_PROC_NULL);

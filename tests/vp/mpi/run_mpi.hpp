@@ -52,4 +52,29 @@ inline int world_rank() {
   return rank;
 }
 
+// The intercommunicator tests' shape: group A (world ranks 0 and 1) and group B (2 onwards),
+// each a split of the world in world order, joined by an intercommunicator (tag 7) whose errors
+// return their class.
+struct TwoGroups {
+  bool in_a = false;
+  MPI_Comm half = MPI_COMM_NULL;   // this rank's group
+  MPI_Comm inter = MPI_COMM_NULL;  // to the other group
+  int local = -1;                  // this rank's rank in its group
+  int remote = 0;                  // the other group's size
+  int first_remote = 0;            // the other group's first world rank
+};
+
+inline TwoGroups two_groups() {
+  TwoGroups g;
+  const int me = world_rank();
+  g.in_a = me < 2;
+  MPI_Comm_split(MPI_COMM_WORLD, g.in_a ? 0 : 1, me, &g.half);
+  MPI_Intercomm_create(g.half, 0, MPI_COMM_WORLD, g.in_a ? 2 : 0, 7, &g.inter);
+  MPI_Comm_set_errhandler(g.inter, MPI_ERRORS_RETURN);
+  MPI_Comm_rank(g.inter, &g.local);
+  MPI_Comm_remote_size(g.inter, &g.remote);
+  g.first_remote = g.in_a ? 2 : 0;
+  return g;
+}
+
 }  // namespace mpi_test
