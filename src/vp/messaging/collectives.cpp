@@ -10,11 +10,13 @@
 // - to one root among at most 64 members, the others send their vectors and go on, and the root
 //   folds them in member order, ((x0 op x1) op x2) ... (fold_at_root: n - 1 copies and
 //   combinations at the root, one message from each other member);
-// - an allreduce of 256 KiB or more among at most 64 members goes by blocks: block j is folded
-//   in member order at member j, then every member gets every block (each element has the bits
-//   of the fold at a root); a reduce-scatter of 32 KiB or more among them the same, without
-//   the second half;
-// - otherwise along the tree rooted at member 0, the lower members the left operand.
+// - a reduce-scatter of 32 KiB or more among at most 64 members goes by blocks: block j is
+//   folded in member order at member j (each element has the bits of the fold at a root);
+// - otherwise, allreduce included, along the tree rooted at member 0, the lower members the
+//   left operand. (An allreduce by blocks, each member folding one block and then every member
+//   getting every block, was 1.3 to 1.5 times slower than the tree from 256 KiB to 1 MiB with 8
+//   members on 2 PEs, once the tree combined arrivals where they lie: with more ranks than PEs
+//   its n (n - 1) messages cost more than its parallel combining saves.)
 // Gather among at most 64 members, and allgather of blocks of 16 KiB or more among them, go
 // direct (each block sent to where it belongs). The sends of scatter, allgather, alltoall,
 // broadcast and the reductions' large pieces are all under way at once (Collective::put_each) and
@@ -205,70 +207,16 @@ void check_member(const char* call, const char* what, int member, const Members&
     bad_peer(call, what, member, members.size, false);
 }
 
-// A large vector among few members: block j (elements count * j / n up to count * (j + 1) / n)
-// is combined at member j from every member's block j, left to right in member order (so its
-// bits depend only on the member count), then the combined blocks go to the root or to every
-// member. Each member sends and receives about the vector's size twice, against log2(n) times
-// along the trees, and the members combine in parallel.
-bool by_blocks(std::size_t bytes, std::size_t count, int members) {
-  return bytes >= (std::size_t{256} << 10) && members <= 64 &&
-         count >= static_cast<std::size_t>(members);
-}
-
 // `bytes` bytes of scratch, not zeroed (every byte is written before it is read).
 std::unique_ptr<std::byte[]> scratch(std::size_t bytes) {
   return std::make_unique_for_overwrite<std::byte[]>(bytes);
-}
-
-void allreduce_by_blocks(const Collective& c, const void* in, void* out, std::size_t count,
-                         std::size_t element, Combine combine) {
-  const int n = c.members().size;
-  const int me = c.members().index;
-  const auto first = [&](int j) { return count * static_cast<std::size_t>(j) / n; };
-  const auto size = [&](int j) { return (first(j + 1) - first(j)) * element; };
-  const auto* mine = static_cast<const std::byte*>(in);
-  // Every member's block `me` (this member's own copied), in member order, side by side.
-  const std::size_t block = size(me);
-  const std::unique_ptr<std::byte[]> blocks = scratch(block * static_cast<std::size_t>(n));
-  const auto at = [&](int i) { return blocks.get() + block * static_cast<std::size_t>(i); };
-  std::vector<Request> posted;
-  posted.reserve(static_cast<std::size_t>(n));
-  for (int i = 0; i < n; ++i) {
-    if (i != me) posted.push_back(c.post(at(i), block, i));
-  }
-  if (block > 0) std::memcpy(at(me), mine + first(me) * element, block);
-  std::vector<Collective::Piece> pieces;
-  pieces.reserve(static_cast<std::size_t>(n));
-  for (int j = 0; j < n; ++j) {
-    if (j != me) pieces.push_back({mine + first(j) * element, size(j), j});
-  }
-  c.put_each(pieces);
-  for (Request& r : posted) wait(r);
-  const std::size_t elements = first(me + 1) - first(me);
-  for (int i = 1; i < n; ++i) {  // block i = block i - 1 op block i
-    if (elements > 0) combine.function(at(i - 1), at(i), elements, combine.data);
-  }
-  const std::byte* reduced = at(n - 1);
-  // The combined blocks, each straight into its place.
-  auto* result = static_cast<std::byte*>(out);
-  posted.clear();
-  for (int j = 0; j < n; ++j) {
-    if (j != me) posted.push_back(c.post(result + first(j) * element, size(j), j));
-  }
-  pieces.clear();
-  for (int j = 0; j < n; ++j) {
-    if (j != me) pieces.push_back({reduced, block, j});
-  }
-  c.put_each(pieces);
-  if (block > 0) std::memcpy(result + first(me) * element, reduced, block);
-  for (Request& r : posted) wait(r);
 }
 
 // A reduction to one root among few members: every other member sends its vector to the root
 // and goes on (copied at once up to fold_eager_bytes, so the caller's buffer is free again;
 // above, read where it lies once the root takes it, the sender waiting), and the root folds
 // them left to right in member order: ((x0 op x1) op x2) ... The bits of every element are
-// those of allreduce_by_blocks, which folds each element in member order too. The root copies
+// those of reduce_scatter, which folds each element in member order too. The root copies
 // each vector once and combines it once; the others send one message and do not wait for the
 // rest of the reduction (as in a tree, where inner members wait for their subtrees).
 constexpr std::size_t fold_eager_bytes = std::size_t{1} << 20;
@@ -343,11 +291,6 @@ void reduce_to(const Members& members, const void* in, void* out, std::size_t co
   const Collective c(members, call);
   if (order == Order::deterministic && !everyone && folded_at_root(members.size)) {
     fold_at_root(c, in, out, count, element, combine, root);
-    return;
-  }
-  if (order == Order::deterministic && everyone && combine.splittable &&
-      by_blocks(bytes, count, members.size)) {
-    allreduce_by_blocks(c, in, out, count, element, combine);
     return;
   }
   const int children = tree_children(members);
