@@ -398,7 +398,7 @@ struct Combine {
   void (*function)(const void* in, void* inout, std::size_t count, const void* data) = nullptr;
   const void* data = nullptr;
   // Whether any run of whole elements may be combined on its own (an elementwise operator): a
-  // large reduction then combines by blocks, each at another member.
+  // large reduce-scatter then combines by blocks, each at another member.
   bool splittable = false;
   // Whether `in op inout` has the bits of `inout op in` (integer, logical and bitwise operators,
   // and sums and products of floating-point numbers, whose IEEE operations commute, but for
