@@ -457,10 +457,9 @@ void allreduce(const Members& members, const void* in, void* out, std::size_t co
                std::size_t element, Combine combine, const char* call);
 // Member i gets into `out` the reduction of every member's block i (counts[i] elements; the
 // blocks side by side in member order in `in`), each element folded in member order: the bits of
-// reduce() among at most 64 members. Returns false, having done nothing, where it does not apply
-// (an operator that is not elementwise, more than 64 members, under 32 KiB in all): the caller
-// reduces and scatters.
-bool reduce_scatter(const Members& members, const void* in, void* out,
+// reduce() among at most 64 members (by blocks from 32 KiB in all with an elementwise operator,
+// each member folding its own; else reduced at member 0 and scattered).
+void reduce_scatter(const Members& members, const void* in, void* out,
                     std::span<const std::size_t> counts, std::size_t element, Combine combine,
                     const char* call);
 // Blocks of `bytes` per member in member order.

@@ -8,8 +8,8 @@
 // deterministic reduction's bits depend on the member count (and for some paths the size),
 // never on placement, PE or process count, or balancing:
 // - to one root among at most 64 members, the others send their vectors and go on, and the root
-//   folds them in member order, ((x0 op x1) op x2) ... (fold_at_root: n - 1 copies and
-//   combinations at the root, one message from each other member);
+//   folds them in member order, ((x0 op x1) op x2) ... (fold_at_root: n - 1 combinations at
+//   the root, one message from each other member);
 // - a reduce-scatter of 32 KiB or more among at most 64 members goes by blocks: block j is
 //   folded in member order at member j (each element has the bits of the fold at a root);
 // - otherwise, allreduce included, along the tree rooted at member 0, the lower members the
@@ -152,6 +152,22 @@ void combine_into(void* into, const std::byte* bytes, std::size_t size) {
   if (size >= t.element) t.combine.function(bytes, t.result, size / t.element, t.combine.data);
 }
 
+// A member's place in the binomial tree rooted at member 0: its children, and the distance to
+// its parent (its lowest set bit; at member 0, the first power of two not below n).
+struct TreePlace {
+  int children = 0;
+  int parent_distance = 1;
+};
+
+TreePlace tree_place(const Members& members) {
+  TreePlace t;
+  for (; t.parent_distance < members.size && (members.index & t.parent_distance) == 0;
+       t.parent_distance <<= 1) {
+    if (members.index + t.parent_distance < members.size) ++t.children;
+  }
+  return t;
+}
+
 // Reduces this member's `in` with its subtree's along the binomial tree rooted at member 0,
 // sends the subtree's result to its parent, and returns where that result lies: `in` itself at
 // a leaf (nothing copied), else `a` or `b`, which take turns as the running result and the
@@ -162,20 +178,15 @@ const std::byte* tree_reduce(const Collective& c, const void* in, std::size_t co
   const int n = c.members().size;
   const int r = c.members().index;
   const std::size_t bytes = count * element;
-  int children = 0;
-  int mask = 1;
-  for (; mask < n; mask <<= 1) {
-    if ((r & mask) != 0) break;
-    if (r + mask < n) ++children;
-  }
+  const auto [children, mask] = tree_place(c.members());
   const auto* result = static_cast<const std::byte*>(in);
   std::byte* next = a.data();
-  const Into into{combine, element, a.data()};
+  Into into{combine, element, a.data()};
   const auto fold = [&](int from) {
     if (combine.symmetric) {  // into a, which holds this member's vector from the first child
       if (result == in && bytes > 0) std::memcpy(a.data(), in, bytes);
       result = a.data();
-      c.get_taken(&combine_into, const_cast<Into*>(&into), bytes, from);
+      c.get_taken(&combine_into, &into, bytes, from);
       return;
     }
     c.get(next, bytes, from);
@@ -193,23 +204,9 @@ const std::byte* tree_reduce(const Collective& c, const void* in, std::size_t co
   return result;
 }
 
-// The scratch tree_reduce needs at this member: none at a leaf, one buffer with one child.
-int tree_children(const Members& members) {
-  int children = 0;
-  for (int mask = 1; mask < members.size && (members.index & mask) == 0; mask <<= 1) {
-    if (members.index + mask < members.size) ++children;
-  }
-  return children;
-}
-
 void check_member(const char* call, const char* what, int member, const Members& members) {
   if (member < 0 || member >= members.size) [[unlikely]]
     bad_peer(call, what, member, members.size, false);
-}
-
-// `bytes` bytes of scratch, not zeroed (every byte is written before it is read).
-std::unique_ptr<std::byte[]> scratch(std::size_t bytes) {
-  return std::make_unique_for_overwrite<std::byte[]>(bytes);
 }
 
 // A reduction to one root among few members: every other member sends its vector to the root
@@ -234,51 +231,39 @@ void fold_at_root(const Collective& c, const void* in, void* out, std::size_t co
     if (bytes <= fold_eager_bytes) {
       c.put_and_go(in, bytes, root);
     } else {
-      const Collective::Piece piece{in, bytes, root};
-      c.put_each({&piece, 1});
+      put_held(c, in, bytes, root);
     }
     return;
   }
-  // Two buffers take turns: the running result, and the next vector, which the combination
-  // overwrites with the new running result. One of them is `out`, chosen so that the result
-  // ends there (after n - 1 turns), unless `out` is also this member's vector.
+  // The running result, in `out` unless `out` is also this member's vector. With a symmetric
+  // operator each arrival is combined into it where it lies; otherwise each arrives in `next`,
+  // is combined there, and the two buffers swap, `out` chosen so that the result ends there
+  // (after n - 1 swaps).
   const bool out_free = out != in;
-  if (combine.symmetric) {  // each arrival combined into the result where it lies
-    const std::unique_ptr<std::byte[]> own = out_free ? nullptr : scratch(bytes);
-    auto* result = out_free ? static_cast<std::byte*>(out) : own.get();
-    if (me != 0) {
-      c.get(result, bytes, 0);
-    } else if (bytes > 0) {
-      std::memcpy(result, in, bytes);
-    }
-    const Into into{combine, element, result};
-    for (int i = 1; i < n; ++i) {
-      if (i != me) {
-        c.get_taken(&combine_into, const_cast<Into*>(&into), bytes, i);
-      } else if (count > 0) {
-        combine.function(in, result, count, combine.data);
-      }
-    }
-    if (result != out && bytes > 0) std::memcpy(out, result, bytes);
-    return;
-  }
-  const std::unique_ptr<std::byte[]> first = out_free ? nullptr : scratch(bytes);
-  const std::unique_ptr<std::byte[]> second = scratch(bytes);
-  std::byte* result = out_free ? static_cast<std::byte*>(out) : first.get();
-  std::byte* next = second.get();
-  if (out_free && (n - 1) % 2 != 0) std::swap(result, next);
-  const auto take = [&](int i, std::byte* into) {
+  const Scratch own(out_free ? 0 : bytes);
+  const Scratch spare(combine.symmetric ? 0 : bytes);
+  std::byte* result = out_free ? static_cast<std::byte*>(out) : own.data();
+  std::byte* next = spare.data();
+  if (!combine.symmetric && out_free && (n - 1) % 2 != 0) std::swap(result, next);
+  const auto vector_of = [&](int i, std::byte* into) {
     if (i != me) {
       c.get(into, bytes, i);
     } else if (bytes > 0) {
       std::memcpy(into, in, bytes);
     }
   };
-  take(0, result);
+  vector_of(0, result);
+  Into into{combine, element, result};
   for (int i = 1; i < n; ++i) {
-    take(i, next);
-    if (count > 0) combine.function(result, next, count, combine.data);
-    std::swap(result, next);
+    if (!combine.symmetric) {
+      vector_of(i, next);
+      if (count > 0) combine.function(result, next, count, combine.data);
+      std::swap(result, next);
+    } else if (i != me) {
+      c.get_taken(&combine_into, &into, bytes, i);
+    } else if (count > 0) {
+      combine.function(in, result, count, combine.data);
+    }
   }
   if (result != out && bytes > 0) std::memcpy(out, result, bytes);
 }
@@ -293,7 +278,7 @@ void reduce_to(const Members& members, const void* in, void* out, std::size_t co
     fold_at_root(c, in, out, count, element, combine, root);
     return;
   }
-  const int children = tree_children(members);
+  const int children = tree_place(members).children;
   const Scratch a(children > 0 ? bytes : 0);
   const Scratch b(children > 1 && !combine.symmetric ? bytes : 0);
   const std::byte* result = tree_reduce(c, in, count, element, combine, order, a, b);
@@ -383,18 +368,45 @@ void allreduce(const Members& members, const void* in, void* out, std::size_t co
 // A reduce-scatter of this many bytes or more among few members goes by blocks.
 constexpr std::size_t reduce_scatter_from = std::size_t{32} << 10;
 
-bool reduce_scatter(const Members& members, const void* in, void* out,
+namespace {
+
+// The reduction at member 0, then block i (elements first[i] to first[i + 1]) to member i.
+void reduce_then_scatter(const Members& members, const void* in, void* out,
+                         std::span<const std::size_t> first, std::size_t element, Combine combine,
+                         const char* call) {
+  const Scratch whole(members.index == 0 ? first.back() * element : 0);
+  group::reduce(members, in, whole.data(), first.back(), element, combine, 0, call);
+  const Collective c(members, call);
+  const auto bytes = [&](int i) {
+    return (first[static_cast<std::size_t>(i) + 1] - first[static_cast<std::size_t>(i)]) * element;
+  };
+  if (members.index != 0) {
+    c.get(out, bytes(members.index), 0);
+    return;
+  }
+  std::vector<Collective::Piece> pieces;
+  for (int i = 1; i < members.size; ++i)
+    pieces.push_back({whole.data() + first[static_cast<std::size_t>(i)] * element, bytes(i), i});
+  c.put_each(pieces);
+  if (bytes(0) > 0) std::memcpy(out, whole.data(), bytes(0));
+}
+
+}  // namespace
+
+void reduce_scatter(const Members& members, const void* in, void* out,
                     std::span<const std::size_t> counts, std::size_t element, Combine combine,
                     const char* call) {
   const int n = members.size;
-  if (!combine.splittable || !folded_at_root(n)) return false;
   std::vector<std::size_t> first(static_cast<std::size_t>(n) + 1, 0);  // in elements
   for (int i = 0; i < n; ++i)
     first[static_cast<std::size_t>(i) + 1] =
         first[static_cast<std::size_t>(i)] + counts[static_cast<std::size_t>(i)];
   // Small vectors: n - 1 messages to the root and n - 1 back beat n (n - 1) small ones.
-  if (first.back() * element < reduce_scatter_from) return false;
-  const Collective c(members, call);  // the call counted only when it goes this way
+  if (!combine.splittable || !folded_at_root(n) || first.back() * element < reduce_scatter_from) {
+    reduce_then_scatter(members, in, out, first, element, combine, call);
+    return;
+  }
+  const Collective c(members, call);
   const int me = members.index;
   const std::size_t mine = counts[static_cast<std::size_t>(me)];
   const std::size_t block = mine * element;
@@ -424,7 +436,6 @@ bool reduce_scatter(const Members& members, const void* in, void* out,
   for (int i = 1; i < n; ++i) {  // block i = block i - 1 op block i
     if (mine > 0) combine.function(at(i - 1), at(i), mine, combine.data);
   }
-  return true;
 }
 
 // Among at most 64 members every other member sends its block to the root and goes on, and

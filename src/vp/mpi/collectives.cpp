@@ -233,37 +233,24 @@ int exchange(const char* call, const void* sendbuf, int sendcount, MPI_Datatype 
   });
 }
 
-// MPI_Reduce_scatter and MPI_Reduce_scatter_block: the reduction of every member's elements at
-// member 0, then block i (counts[i] elements) to member i.
-void scatter_from_first(const char* call, Communicator& c, const std::vector<std::byte>& whole,
-                        void* recvbuf, const Reduction& r, const std::vector<int>& counts);
-
-void reduce_then_scatter(const char* call, Communicator& c, const void* sendbuf, void* recvbuf,
-                         const Reduction& r, const std::vector<int>& counts) {
-  const vp::Members members = c.members();
+// MPI_Reduce_scatter and MPI_Reduce_scatter_block on an intracommunicator: block i (counts[i]
+// elements of r.type) of the reduction to member i (vp::group::reduce_scatter).
+void reduce_scatter(const char* call, Communicator& c, const void* sendbuf, void* recvbuf,
+                    const Reduction& r, const std::vector<int>& counts) {
   const bool in_place = sendbuf == MPI_IN_PLACE;
   const Outgoing in(in_place ? recvbuf : sendbuf, r.count, r.type, in_place);
-  {
-    // Among few members each folds its own block (vp::group::reduce_scatter).
-    const std::size_t per = r.count == 0 ? 0 : r.bytes() / r.count / r.element.size;
-    std::vector<std::size_t> elements(counts.size());
-    for (std::size_t i = 0; i < counts.size(); ++i)
-      elements[i] = static_cast<std::size_t>(counts[i]) * per;
-    Incoming out(recvbuf, static_cast<std::size_t>(counts[static_cast<std::size_t>(c.rank)]),
-                 r.type);
-    if (vp::group::reduce_scatter(members, in.data(), out.data(), elements, r.element.size,
-                                  r.operation.combine(), call)) {
-      out.done();
-      return;
-    }
-  }
-  std::vector<std::byte> whole(c.rank == 0 ? r.bytes() : 0);
-  vp::group::reduce(members, in.data(), whole.data(), r.elements, r.element.size,
-                    r.operation.combine(), 0, call);
-  scatter_from_first(call, c, whole, recvbuf, r, counts);
+  const std::size_t per = r.count == 0 ? 0 : r.bytes() / r.count / r.element.size;
+  std::vector<std::size_t> elements(counts.size());  // of r.element
+  for (std::size_t i = 0; i < counts.size(); ++i)
+    elements[i] = static_cast<std::size_t>(counts[i]) * per;
+  Incoming out(recvbuf, static_cast<std::size_t>(counts[static_cast<std::size_t>(c.rank)]), r.type);
+  vp::group::reduce_scatter(c.members(), in.data(), out.data(), elements, r.element.size,
+                            r.operation.combine(), call);
+  out.done();
 }
 
-// Member 0's `whole` (elements of r.type, packed) scattered by `counts`: block i to member i.
+// An intercommunicator's reduce-scatter: member 0's `whole` (elements of r.type, packed) scattered
+// by `counts`: block i to member i.
 void scatter_from_first(const char* call, Communicator& c, const std::vector<std::byte>& whole,
                         void* recvbuf, const Reduction& r, const std::vector<int>& counts) {
   const vp::Members members = c.members();
@@ -687,8 +674,8 @@ int VPMPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount
       return;
     }
     if (sendbuf != MPI_IN_PLACE) check_buffer(call, sendbuf, r.count, r.type, "sendbuf");
-    reduce_then_scatter(call, c, sendbuf, recvbuf, r,
-                        std::vector<int>(static_cast<std::size_t>(n), recvcount));
+    reduce_scatter(call, c, sendbuf, recvbuf, r,
+                   std::vector<int>(static_cast<std::size_t>(n), recvcount));
   });
 }
 
@@ -709,7 +696,7 @@ int VPMPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcount
     }
     if (sendbuf != MPI_IN_PLACE) check_buffer(call, sendbuf, r.count, r.type, "sendbuf");
     check_buffer(call, recvbuf, static_cast<std::size_t>(recvcounts[c.rank]), r.type, "recvbuf");
-    reduce_then_scatter(call, c, sendbuf, recvbuf, r, std::vector<int>(recvcounts, recvcounts + n));
+    reduce_scatter(call, c, sendbuf, recvbuf, r, std::vector<int>(recvcounts, recvcounts + n));
   });
 }
 
