@@ -4,6 +4,7 @@ set -euo pipefail
 
 packages=(
   g++ cmake ninja-build pkg-config clang-format python3
+  gfortran                       # Fortran programs as ranks (vela-mpif90, mpif.h, use mpi)
   make                           # GCC runs link-time optimization's parallel jobs with it
   libboost-context-dev           # user-level threads (VP ranks)
   libopenmpi-dev openmpi-bin     # distribution across processes

@@ -3,6 +3,7 @@
 #include "image/program_image.hpp"
 
 #include <dlfcn.h>
+#include <link.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -13,8 +14,10 @@
 #include <cstring>
 #include <mutex>
 #include <string>
+#include <string_view>
 
 #include "image/rank_libc.hpp"
+#include "memory/active_heap.hpp"
 #include "memory/stacks.hpp"
 #include "vela/vp/vp.hpp"
 
@@ -145,6 +148,15 @@ extern "C" void* vela_image_tls_get_addr(TlsIndex* index) {
   return base + tls_block_offset + index->offset;
 }
 
+// Bound in place of libgfortran's, which a Fortran main program calls first: it keeps the
+// program's path, which the C library allocates (realpath), for the process.
+extern "C" void vela_image_gfortran_set_args(int argc, char** argv) {
+  using SetArgs = void (*)(int, char**);
+  static const auto next = reinterpret_cast<SetArgs>(dlsym(RTLD_DEFAULT, "_gfortran_set_args"));
+  const HeapPause process_heap;
+  if (next != nullptr) next(argc, argv);
+}
+
 struct Special {
   const char* name;
   void* function;
@@ -154,6 +166,7 @@ const Special specials[] = {
     {"__cxa_finalize", reinterpret_cast<void*>(&vela_image_cxa_finalize)},
     {"__cxa_thread_atexit_impl", reinterpret_cast<void*>(&vela_image_thread_atexit)},
     {"__tls_get_addr", reinterpret_cast<void*>(&vela_image_tls_get_addr)},
+    {"_gfortran_set_args", reinterpret_cast<void*>(&vela_image_gfortran_set_args)},
     {"atexit", reinterpret_cast<void*>(&vela_image_atexit)},
     {"exit", reinterpret_cast<void*>(&vela_image_exit)},
 };
@@ -196,6 +209,44 @@ void* lookup(const ElfSymbol& s) {
   void* versioned =
       s.version.empty() ? nullptr : dlvsym(RTLD_DEFAULT, s.name.c_str(), s.version.c_str());
   return versioned != nullptr ? versioned : first;
+}
+
+// mpif.h's COMMON blocks (MPI_BOTTOM, MPI_STATUS_IGNORE, ...: src/vp/mpi/fortran/bindings.hpp)
+// are known to the MPI calls by their address, so every instance's references are bound to the
+// executable's one copy, although the image defines its own: the executable's address, or null
+// for any other symbol.
+void* process_wide(const ElfSymbol& s) {
+  constexpr std::string_view prefix = "vmpi_fortran_";
+  if (s.thread_local_ || !s.name.starts_with(prefix)) return nullptr;
+  void* address = dlsym(RTLD_DEFAULT, s.name.c_str());
+  Dl_info info{};
+  if (address == nullptr || dladdr(address, &info) == 0 || info.dli_fbase != executable_base()) {
+    return nullptr;
+  }
+  return address;
+}
+
+// Marks the executable segments of loaded library `handle` as process code (active_heap.hpp):
+// libgfortran allocates its unit table and the formats it parses when a rank first writes, and
+// that state is the process's, shared by the ranks that stay.
+void mark_process_code(void* handle) {
+  link_map* map = nullptr;
+  if (dlinfo(handle, RTLD_DI_LINKMAP, &map) != 0 || map == nullptr) return;
+  struct Search {
+    ElfW(Addr) base;
+  } search{map->l_addr};
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, std::size_t, void* data) -> int {
+        if (info->dlpi_addr != static_cast<Search*>(data)->base) return 0;
+        for (int i = 0; i < info->dlpi_phnum; ++i) {
+          const ElfW(Phdr)& h = info->dlpi_phdr[i];
+          if (h.p_type != PT_LOAD || (h.p_flags & PF_X) == 0) continue;
+          const auto* begin = reinterpret_cast<const char*>(info->dlpi_addr + h.p_vaddr);
+          detail::add_process_code(begin, begin + h.p_memsz);
+        }
+        return 1;
+      },
+      &search);
 }
 
 using FindFde = const void* (*)(void*, dwarf_eh_bases*);
@@ -415,6 +466,9 @@ ProgramImage::~ProgramImage() {
 // the per-instance C library state, or an address in the process's libraries (the image's
 // DT_NEEDED ones are loaded first). Missing strong symbols are one error naming them.
 void ProgramImage::resolve() {
+  // A library's constructors (libgfortran's preconnects its units) allocate for the process,
+  // whichever rank first makes an instance.
+  const HeapPause process_heap;
   for (const std::string& library : elf_.needed) {
     void* handle = dlopen(library.c_str(), RTLD_NOW | RTLD_GLOBAL);
     if (handle == nullptr) {
@@ -422,6 +476,7 @@ void ProgramImage::resolve() {
                   ": " + dlerror());
     }
     needed_.push_back(handle);
+    if (library.starts_with("libgfortran.")) mark_process_code(handle);
   }
   bindings_.assign(elf_.symbols.size(), Binding{});
   std::vector<bool> used(elf_.symbols.size());
@@ -432,6 +487,10 @@ void ProgramImage::resolve() {
     if (!used[i]) continue;
     const ElfSymbol& s = elf_.symbols[i];
     Binding& b = bindings_[i];
+    if (void* wide = process_wide(s)) {
+      b = {Binding::address, reinterpret_cast<std::uint64_t>(wide)};
+      continue;
+    }
     if (s.defined) {
       b = {s.thread_local_ ? Binding::thread_local_ : Binding::in_image, s.value};
       continue;

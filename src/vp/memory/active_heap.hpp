@@ -18,6 +18,13 @@ void set_active_heap(SlotHeap* heap) noexcept;
 bool heap_routing_available() noexcept;
 void make_heap_routing_available() noexcept;
 
+// Code whose allocations are the process's even while a rank runs: a run-time library that keeps
+// per-process state, allocated when a rank first uses it (libgfortran's unit table and its
+// parsed formats, program_image.cpp), would otherwise point into a rank that may leave the
+// process. At most 8 ranges; `from_process_code` is two loads and a compare per range.
+void add_process_code(const void* begin, const void* end) noexcept;
+bool from_process_code(const void* address) noexcept;
+
 // Runtime code called from a rank's code allocates from the process heap: what it allocates
 // (message payloads, queue entries of other ranks) outlives the rank's stay in this process.
 class HeapPause {

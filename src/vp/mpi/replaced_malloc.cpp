@@ -52,6 +52,17 @@ void* from_heap(SlotHeap* heap, std::size_t bytes, std::size_t alignment) {
   }
   return p;
 }
+// The rank's heap while its code runs, unless the caller is process code (active_heap.hpp).
+SlotHeap* heap_for(const void* caller) noexcept {
+  SlotHeap* heap = active_heap();
+  return heap != nullptr && !vela::vp::detail::from_process_code(caller) ? heap : nullptr;
+}
+
+// An aligned block for `caller`.
+void* aligned_for(const void* caller, std::size_t alignment, std::size_t bytes) {
+  if (SlotHeap* heap = heap_for(caller)) return from_heap(heap, bytes, alignment);
+  return __libc_memalign(alignment, bytes);
+}
 #else
 constexpr bool replaced = false;
 #endif
@@ -97,7 +108,7 @@ void prepare_ranks_across_processes(int argc, char** argv) {
 extern "C" {
 
 void* malloc(std::size_t bytes) {
-  if (SlotHeap* heap = active_heap()) return from_heap(heap, bytes, 16);
+  if (SlotHeap* heap = heap_for(__builtin_return_address(0))) return from_heap(heap, bytes, 16);
   return __libc_malloc(bytes);
 }
 
@@ -112,7 +123,7 @@ void free(void* p) {
 }
 
 void* calloc(std::size_t count, std::size_t size) {
-  SlotHeap* heap = active_heap();
+  SlotHeap* heap = heap_for(__builtin_return_address(0));
   if (heap == nullptr) return __libc_calloc(count, size);
   if (size != 0 && count > SIZE_MAX / size) {
     errno = ENOMEM;
@@ -124,7 +135,10 @@ void* calloc(std::size_t count, std::size_t size) {
 }
 
 void* realloc(void* p, std::size_t bytes) {
-  if (p == nullptr) return malloc(bytes);
+  if (p == nullptr) {
+    if (SlotHeap* heap = heap_for(__builtin_return_address(0))) return from_heap(heap, bytes, 16);
+    return __libc_malloc(bytes);
+  }
   const auto owner = heap_owning(p);
   if (!owner.in_slots) return __libc_realloc(p, bytes);
   if (owner.heap == nullptr) return nullptr;
@@ -147,28 +161,48 @@ void* reallocarray(void* p, std::size_t count, std::size_t size) {
 }
 
 void* memalign(std::size_t alignment, std::size_t bytes) {
-  if (SlotHeap* heap = active_heap()) return from_heap(heap, bytes, alignment);
-  return __libc_memalign(alignment, bytes);
+  return aligned_for(__builtin_return_address(0), alignment, bytes);
 }
 
 void* aligned_alloc(std::size_t alignment, std::size_t bytes) {
-  return memalign(alignment, bytes);
+  return aligned_for(__builtin_return_address(0), alignment, bytes);
 }
 
 int posix_memalign(void** out, std::size_t alignment, std::size_t bytes) {
   if (alignment < sizeof(void*) || (alignment & (alignment - 1)) != 0) return EINVAL;
-  void* p = memalign(alignment, bytes);
+  void* p = aligned_for(__builtin_return_address(0), alignment, bytes);
   if (p == nullptr) return ENOMEM;
   *out = p;
   return 0;
 }
 
 void* valloc(std::size_t bytes) {
-  return memalign(4096, bytes);
+  return aligned_for(__builtin_return_address(0), 4096, bytes);
 }
 
 void* pvalloc(std::size_t bytes) {
-  return memalign(4096, (bytes + 4095) / 4096 * 4096);
+  return aligned_for(__builtin_return_address(0), 4096, (bytes + 4095) / 4096 * 4096);
+}
+
+// The C library's copies allocate inside it, where the caller cannot be seen: here they are
+// allocated for the caller (process code such as libgfortran copies every format string).
+char* strdup(const char* s) {
+  const std::size_t n = std::strlen(s) + 1;
+  SlotHeap* heap = heap_for(__builtin_return_address(0));
+  auto* p = static_cast<char*>(heap != nullptr ? from_heap(heap, n, 16) : __libc_malloc(n));
+  if (p != nullptr) std::memcpy(p, s, n);
+  return p;
+}
+
+char* strndup(const char* s, std::size_t most) {
+  const std::size_t n = strnlen(s, most);
+  SlotHeap* heap = heap_for(__builtin_return_address(0));
+  auto* p = static_cast<char*>(heap != nullptr ? from_heap(heap, n + 1, 16) : __libc_malloc(n + 1));
+  if (p != nullptr) {
+    std::memcpy(p, s, n);
+    p[n] = '\0';
+  }
+  return p;
 }
 
 std::size_t malloc_usable_size(void* p) {

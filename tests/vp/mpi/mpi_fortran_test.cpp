@@ -1,0 +1,160 @@
+// Fortran MPI programs (vp/mpi/fortran) built unchanged by vela-mpif90 run as loaded images:
+// their output equals the same sources' built by Open MPI's mpif90, one process per rank, on 1
+// and 2 PEs, with every rank migrating at every step, over 2 processes, and after a restart
+// from a checkpoint on another layout. With the program's state shared (--vp-privatize none)
+// the output comes out wrong: module variables, a COMMON block, SAVEd and DATA-initialized
+// locals and a large module array are what the program keeps per rank. Also the wrapper:
+// fixed and free form, separate compilation, a mixed C and Fortran program, --showme.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "support/program.hpp"
+
+namespace {
+
+using ::testing::HasSubstr;
+using vela::testing::ProgramResult;
+using vela::testing::run_program;
+
+const std::string dir = FORTRAN_DIR;
+
+// Open MPI's mpirun on one host, offline, possibly as root.
+std::string mpirun(int processes, const std::string& program, const std::string& args) {
+  return "env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_plm=isolated "
+         "OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none " +
+         std::string(VELA_MPIEXEC) + " --oversubscribe -np " + std::to_string(processes) + " " +
+         program + " " + args;
+}
+
+// The lines of `out`, sorted (ranks print in any order).
+std::vector<std::string> lines(const std::string& out) {
+  std::vector<std::string> v;
+  std::istringstream in(out);
+  for (std::string line; std::getline(in, line);) v.push_back(line);
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
+std::vector<std::string> openmpi(const std::string& program, int ranks) {
+  const ProgramResult r = run_program(mpirun(ranks, dir + "/" + program + "_openmpi", ""), "");
+  EXPECT_EQ(r.status, 0) << r.out;
+  return lines(r.out);
+}
+
+std::vector<std::string> vela(const std::string& command) {
+  const ProgramResult r = run_program(command, "");
+  EXPECT_EQ(r.status, 0) << command << "\n" << r.out;
+  return lines(r.out);
+}
+
+TEST(FortranPrograms, StateIsPerRankOnOneAndTwoPesWithMigration) {
+  const auto expected = openmpi("globals", 4);
+  ASSERT_EQ(expected.size(), 4u);
+  EXPECT_EQ(vela(dir + "/globals --vp 4 --pes 1"), expected);
+  // rotate moves every rank at every MPI_MIGRATE.
+  EXPECT_EQ(vela(dir + "/globals --vp 4 --pes 2 --lb rotate"), expected);
+  EXPECT_EQ(vela(dir + "/globals --vp 8 --pes 2 --lb rotate"), openmpi("globals", 8));
+}
+
+TEST(FortranPrograms, StateMovesWithItsRanksBetweenProcesses) {
+  EXPECT_EQ(vela(mpirun(2, dir + "/globals", "--vp 4 --lb rotate")), openmpi("globals", 4));
+}
+
+TEST(FortranPrograms, SharedStateGivesWrongOutput) {
+  // The property the others rest on: with one copy of the program's state for all ranks, the
+  // module variables, the COMMON block and the SAVEd locals mix the ranks' values.
+  const ProgramResult r = run_program(dir + "/globals --vp 4 --pes 1 --vp-privatize none", "");
+  EXPECT_NE(lines(r.out), openmpi("globals", 4)) << r.out;
+}
+
+TEST(FortranPrograms, CheckpointedRanksRestartOnAnotherLayout) {
+  const auto expected = openmpi("globals", 4);
+  const std::filesystem::path ckpt =
+      std::filesystem::temp_directory_path() / ("vela_fortran_ckpt_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(ckpt);
+  const ProgramResult crashed =
+      run_program("env VELA_TEST_EXIT_AT=2 " + dir + "/globals --vp 4 --pes 2 --lb rotate " +
+                      "--checkpoint " + ckpt.string() + " --checkpoint-every 1",
+                  "");
+  ASSERT_EQ(crashed.status, 3) << crashed.out;
+  EXPECT_EQ(vela(dir + "/globals --vp 4 --pes 1 --restart " + ckpt.string()), expected);
+  EXPECT_EQ(vela(mpirun(2, dir + "/globals", "--vp 4 --restart " + ckpt.string())), expected);
+  std::filesystem::remove_all(ckpt);
+}
+
+TEST(FortranPrograms, CallsOfEachChapterGiveOpenMpisValues) {
+  const auto expected = openmpi("calls", 4);
+  ASSERT_GE(expected.size(), 20u);
+  EXPECT_EQ(vela(dir + "/calls --vp 4 --pes 1"), expected);
+  EXPECT_EQ(vela(dir + "/calls --vp 4 --pes 2 --lb rotate"), expected);
+  EXPECT_EQ(vela(mpirun(2, dir + "/calls", "--vp 4")), expected);
+}
+
+// A scratch directory of the test's own.
+std::filesystem::path scratch(const std::string& name) {
+  const std::filesystem::path d = std::filesystem::temp_directory_path() /
+                                  ("vela_mpif90_" + name + "_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(d);
+  std::filesystem::create_directories(d);
+  return d;
+}
+
+void write(const std::filesystem::path& file, const std::string& text) {
+  std::ofstream(file) << text;
+}
+
+TEST(FortranWrapper, CompilesSeparatelyAndLinksCAndFortranTogether) {
+  const auto d = scratch("mixed");
+  // Fixed form with a preprocessor line (.F), and a C function called from Fortran.
+  write(d / "main.F",
+        "      program mixed\n"
+        "      include 'mpif.h'\n"
+        "      integer ierr, rank, twice\n"
+        "      external twice\n"
+        "#ifdef VELA_MIXED\n"
+        "      call MPI_INIT(ierr)\n"
+        "#endif\n"
+        "      call MPI_COMM_RANK(MPI_COMM_WORLD, rank, ierr)\n"
+        "      print '(a,i0,a,i0)', 'rank ', rank, ' twice ', twice(rank)\n"
+        "      call MPI_FINALIZE(ierr)\n"
+        "      end\n");
+  write(d / "twice.c", "int twice_(const int* x) { return 2 * *x; }\n");
+  const std::string mpif90 = VELA_MPIF90;
+  const ProgramResult compiled =
+      run_program("cd " + d.string() + " && " + mpif90 + " -DVELA_MIXED -c main.F", "");
+  ASSERT_EQ(compiled.status, 0) << compiled.out;
+  const ProgramResult linked =
+      run_program("cd " + d.string() + " && " + mpif90 + " -o mixed main.o twice.c", "");
+  ASSERT_EQ(linked.status, 0) << linked.out;
+  const auto out = vela((d / "mixed").string() + " --vp 3 --pes 2");
+  EXPECT_EQ(out, (std::vector<std::string>{"rank 0 twice 0", "rank 1 twice 2", "rank 2 twice 4"}));
+  std::filesystem::remove_all(d);
+}
+
+TEST(FortranWrapper, ShowmeNamesGfortranAndTheFortranHeaders) {
+  const ProgramResult r = run_program(std::string(VELA_MPIF90) + " --showme -o x x.f90", "");
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("gfortran"));
+  EXPECT_THAT(r.out, HasSubstr("vela/fortran"));  // where mpif.h and mpi.mod are
+}
+
+TEST(FortranWrapper, ACompileErrorIsGfortransAndFails) {
+  const auto d = scratch("error");
+  write(d / "bad.f90", "program bad\n  use mpi\n  call MPI_INIT(\nend program\n");
+  const ProgramResult r =
+      run_program("cd " + d.string() + " && " + std::string(VELA_MPIF90) + " -o bad bad.f90", "");
+  EXPECT_NE(r.status, 0);
+  EXPECT_THAT(r.out, HasSubstr("bad.f90"));
+  EXPECT_FALSE(std::filesystem::exists(d / "bad"));
+  std::filesystem::remove_all(d);
+}
+
+}  // namespace
