@@ -6,10 +6,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <filesystem>
+#include <sstream>
 #include <string>
+#include <vector>
 
 namespace vela::testing {
 
@@ -80,5 +83,22 @@ class ScratchDirTest : public ::testing::Test {
 
   std::filesystem::path dir_;
 };
+
+// Open MPI's mpirun (`mpiexec`) of `program` on one host, offline, possibly as root.
+inline std::string openmpi_mpirun(const std::string& mpiexec, int processes,
+                                  const std::string& program, const std::string& args) {
+  return "env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_plm=isolated "
+         "OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none " +
+         mpiexec + " --oversubscribe -np " + std::to_string(processes) + " " + program + " " + args;
+}
+
+// The lines of `out`, sorted (ranks print in any order).
+inline std::vector<std::string> sorted_lines(const std::string& out) {
+  std::vector<std::string> v;
+  std::istringstream in(out);
+  for (std::string line; std::getline(in, line);) v.push_back(line);
+  std::sort(v.begin(), v.end());
+  return v;
+}
 
 }  // namespace vela::testing

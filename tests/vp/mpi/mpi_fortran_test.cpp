@@ -26,21 +26,12 @@ using vela::testing::run_program;
 
 const std::string dir = FORTRAN_DIR;
 
-// Open MPI's mpirun on one host, offline, possibly as root.
 std::string mpirun(int processes, const std::string& program, const std::string& args) {
-  return "env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_plm=isolated "
-         "OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none " +
-         std::string(VELA_MPIEXEC) + " --oversubscribe -np " + std::to_string(processes) + " " +
-         program + " " + args;
+  return vela::testing::openmpi_mpirun(VELA_MPIEXEC, processes, program, args);
 }
 
-// The lines of `out`, sorted (ranks print in any order).
 std::vector<std::string> lines(const std::string& out) {
-  std::vector<std::string> v;
-  std::istringstream in(out);
-  for (std::string line; std::getline(in, line);) v.push_back(line);
-  std::sort(v.begin(), v.end());
-  return v;
+  return vela::testing::sorted_lines(out);
 }
 
 std::vector<std::string> openmpi(const std::string& program, int ranks) {
