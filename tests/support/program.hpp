@@ -101,4 +101,11 @@ inline std::vector<std::string> sorted_lines(const std::string& out) {
   return v;
 }
 
+// The sorted lines that `command` prints (stdout and stderr), failing the test unless it exits 0.
+inline std::vector<std::string> successful_output(const std::string& command) {
+  const ProgramResult r = run_program(command, "");
+  EXPECT_EQ(r.status, 0) << command << "\n" << r.out;
+  return sorted_lines(r.out);
+}
+
 }  // namespace vela::testing

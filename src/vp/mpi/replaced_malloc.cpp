@@ -2,7 +2,10 @@
 // glibc lets a program
 // replace malloc and its family): while a rank's own code runs, blocks come from the rank's
 // slot heap, so the rank's data moves with it to another process (Charm++'s isomalloc heaps);
-// everything else, and every block outside the slots, goes to glibc's allocator. Freeing a
+// everything else, and every block outside the slots, goes to glibc's allocator. Blocks asked
+// for by process code (a library keeping per-process state: libgfortran, active_heap.hpp) are
+// the process's, the caller told by the return address; strdup and strndup are replaced too,
+// since the C library's allocate inside it, where their caller cannot be seen. Freeing a
 // block of a rank that has left this process does nothing: its memory left with the rank.
 // Sanitizer builds keep their own allocator (the sanitizers replace these functions).
 #include <dlfcn.h>
@@ -52,16 +55,32 @@ void* from_heap(SlotHeap* heap, std::size_t bytes, std::size_t alignment) {
   }
   return p;
 }
+
 // The rank's heap while its code runs, unless the caller is process code (active_heap.hpp).
 SlotHeap* heap_for(const void* caller) noexcept {
   SlotHeap* heap = active_heap();
   return heap != nullptr && !vela::vp::detail::from_process_code(caller) ? heap : nullptr;
 }
 
-// An aligned block for `caller`.
+// A block for `caller`: malloc's, and an aligned one.
+void* malloc_for(const void* caller, std::size_t bytes) {
+  if (SlotHeap* heap = heap_for(caller)) return from_heap(heap, bytes, 16);
+  return __libc_malloc(bytes);
+}
+
 void* aligned_for(const void* caller, std::size_t alignment, std::size_t bytes) {
   if (SlotHeap* heap = heap_for(caller)) return from_heap(heap, bytes, alignment);
   return __libc_memalign(alignment, bytes);
+}
+
+// A copy of the first `n` bytes of `s`, and a terminator, for `caller`.
+char* copy_for(const void* caller, const char* s, std::size_t n) {
+  auto* p = static_cast<char*>(malloc_for(caller, n + 1));
+  if (p != nullptr) {
+    std::memcpy(p, s, n);
+    p[n] = '\0';
+  }
+  return p;
 }
 #else
 constexpr bool replaced = false;
@@ -108,8 +127,7 @@ void prepare_ranks_across_processes(int argc, char** argv) {
 extern "C" {
 
 void* malloc(std::size_t bytes) {
-  if (SlotHeap* heap = heap_for(__builtin_return_address(0))) return from_heap(heap, bytes, 16);
-  return __libc_malloc(bytes);
+  return malloc_for(__builtin_return_address(0), bytes);
 }
 
 void free(void* p) {
@@ -135,10 +153,7 @@ void* calloc(std::size_t count, std::size_t size) {
 }
 
 void* realloc(void* p, std::size_t bytes) {
-  if (p == nullptr) {
-    if (SlotHeap* heap = heap_for(__builtin_return_address(0))) return from_heap(heap, bytes, 16);
-    return __libc_malloc(bytes);
-  }
+  if (p == nullptr) return malloc_for(__builtin_return_address(0), bytes);
   const auto owner = heap_owning(p);
   if (!owner.in_slots) return __libc_realloc(p, bytes);
   if (owner.heap == nullptr) return nullptr;
@@ -187,22 +202,11 @@ void* pvalloc(std::size_t bytes) {
 // The C library's copies allocate inside it, where the caller cannot be seen: here they are
 // allocated for the caller (process code such as libgfortran copies every format string).
 char* strdup(const char* s) {
-  const std::size_t n = std::strlen(s) + 1;
-  SlotHeap* heap = heap_for(__builtin_return_address(0));
-  auto* p = static_cast<char*>(heap != nullptr ? from_heap(heap, n, 16) : __libc_malloc(n));
-  if (p != nullptr) std::memcpy(p, s, n);
-  return p;
+  return copy_for(__builtin_return_address(0), s, std::strlen(s));
 }
 
 char* strndup(const char* s, std::size_t most) {
-  const std::size_t n = strnlen(s, most);
-  SlotHeap* heap = heap_for(__builtin_return_address(0));
-  auto* p = static_cast<char*>(heap != nullptr ? from_heap(heap, n + 1, 16) : __libc_malloc(n + 1));
-  if (p != nullptr) {
-    std::memcpy(p, s, n);
-    p[n] = '\0';
-  }
-  return p;
+  return copy_for(__builtin_return_address(0), s, strnlen(s, most));
 }
 
 std::size_t malloc_usable_size(void* p) {

@@ -34,15 +34,11 @@ std::vector<std::string> lines(const std::string& out) {
 
 // The expected output: the Open MPI build's, one process per rank.
 std::vector<std::string> openmpi(const char* program, int ranks, const std::string& args) {
-  const ProgramResult r = run_program(mpirun(ranks, program, args), "");
-  EXPECT_EQ(r.status, 0) << r.out;
-  return lines(r.out);
+  return vela::testing::successful_output(mpirun(ranks, program, args));
 }
 
 std::vector<std::string> vela(const std::string& command) {
-  const ProgramResult r = run_program(command, "");
-  EXPECT_EQ(r.status, 0) << command << "\n" << r.out;
-  return lines(r.out);
+  return vela::testing::successful_output(command);
 }
 
 const std::string globals_args = "-s 4 -t -k 0.5";

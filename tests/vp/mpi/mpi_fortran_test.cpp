@@ -35,15 +35,11 @@ std::vector<std::string> lines(const std::string& out) {
 }
 
 std::vector<std::string> openmpi(const std::string& program, int ranks) {
-  const ProgramResult r = run_program(mpirun(ranks, dir + "/" + program + "_openmpi", ""), "");
-  EXPECT_EQ(r.status, 0) << r.out;
-  return lines(r.out);
+  return vela::testing::successful_output(mpirun(ranks, dir + "/" + program + "_openmpi", ""));
 }
 
 std::vector<std::string> vela(const std::string& command) {
-  const ProgramResult r = run_program(command, "");
-  EXPECT_EQ(r.status, 0) << command << "\n" << r.out;
-  return lines(r.out);
+  return vela::testing::successful_output(command);
 }
 
 TEST(FortranPrograms, StateIsPerRankOnOneAndTwoPesWithMigration) {

@@ -61,14 +61,23 @@ namespace vela::mpi::fortran {
 
 constexpr int status_size = (sizeof(MPI_Status) + sizeof(F) - 1) / sizeof(F);
 
-// A handle of kind T from its Fortran number (the identity on the number).
+// A handle of kind T from its Fortran number (the identity on the number; a request's number
+// is the rank's, MPI_Request_f2c), and back.
 template <typename T>
 T handle(const F* f) {
   return reinterpret_cast<T>(static_cast<std::uintptr_t>(static_cast<std::uint32_t>(*f)));
 }
+template <>
+inline MPI_Request handle<MPI_Request>(const F* f) {
+  return MPI_Request_f2c(*f);
+}
 template <typename T>
 F number(T h) {
   return static_cast<F>(static_cast<std::uint32_t>(reinterpret_cast<std::uintptr_t>(h)));
+}
+template <>
+inline F number<MPI_Request>(MPI_Request r) {
+  return MPI_Request_c2f(r);
 }
 inline MPI_Comm comm(const F* f) {
   return handle<MPI_Comm>(f);
@@ -143,23 +152,24 @@ class Scratch {
   std::vector<T> heap_;
 };
 
-// `count` requests of a Fortran array as C requests, and back (a completed request becomes
-// MPI_REQUEST_NULL, 0).
-class Requests {
+// `count` handles of a Fortran array as C handles, written back when destroyed (a completed
+// request becomes MPI_REQUEST_NULL, 0).
+template <typename T>
+class HandlesInOut {
  public:
-  Requests(int count, F* f) : f_(f), c_(count) {
-    for (int i = 0; i < c_.size(); ++i) c_[i] = MPI_Request_f2c(f[i]);
+  HandlesInOut(int count, F* f) : f_(f), c_(count) {
+    for (int i = 0; i < c_.size(); ++i) c_[i] = handle<T>(f + i);
   }
-  Requests(const Requests&) = delete;
-  Requests& operator=(const Requests&) = delete;
-  ~Requests() {
-    for (int i = 0; i < c_.size(); ++i) f_[i] = MPI_Request_c2f(c_[i]);
+  HandlesInOut(const HandlesInOut&) = delete;
+  HandlesInOut& operator=(const HandlesInOut&) = delete;
+  ~HandlesInOut() {
+    for (int i = 0; i < c_.size(); ++i) f_[i] = number(c_[i]);
   }
-  MPI_Request* get() { return c_.data(); }
+  T* get() { return c_.data(); }
 
  private:
   F* f_;
-  Scratch<MPI_Request> c_;
+  Scratch<T> c_;
 };
 
 // `count` statuses the call writes, copied into the Fortran array (MPI_STATUS_SIZE each).
@@ -178,34 +188,6 @@ class Statuses {
  private:
   F* f_;
   Scratch<MPI_Status> c_;
-};
-
-// A request the call makes: stored as its Fortran number when destroyed.
-class RequestOut {
- public:
-  explicit RequestOut(F* f) : f_(f) {}
-  RequestOut(const RequestOut&) = delete;
-  RequestOut& operator=(const RequestOut&) = delete;
-  ~RequestOut() { *f_ = MPI_Request_c2f(request_); }
-  MPI_Request* get() { return &request_; }
-
- private:
-  F* f_;
-  MPI_Request request_ = MPI_REQUEST_NULL;
-};
-
-// A request the call reads and may complete (MPI_Wait): in and out.
-class RequestInOut {
- public:
-  explicit RequestInOut(F* f) : f_(f), request_(MPI_Request_f2c(*f)) {}
-  RequestInOut(const RequestInOut&) = delete;
-  RequestInOut& operator=(const RequestInOut&) = delete;
-  ~RequestInOut() { *f_ = MPI_Request_c2f(request_); }
-  MPI_Request* get() { return &request_; }
-
- private:
-  F* f_;
-  MPI_Request request_;
 };
 
 // A handle of kind T the call writes, stored as its number.
@@ -237,6 +219,11 @@ class HandleInOut {
   F* f_;
   T h_;
 };
+
+// Requests: made by the call (MPI_Isend), read and completed by it (MPI_Wait), arrays of them.
+using RequestOut = HandleOut<MPI_Request>;
+using RequestInOut = HandleInOut<MPI_Request>;
+using Requests = HandlesInOut<MPI_Request>;
 
 // `count` handles of a Fortran array as C handles (MPI_Type_create_struct's types).
 template <typename T>

@@ -133,7 +133,7 @@ VELA_FORTRAN(request_free, (F * r, F* ierr), {
 
 VELA_FORTRAN(request_get_status, (F * r, F* flag, F* s, F* ierr), {
   StatusOut status(s);
-  *ierr = MPI_Request_get_status(MPI_Request_f2c(*r), flag, status.get());
+  *ierr = MPI_Request_get_status(handle<MPI_Request>(r), flag, status.get());
 })
 
 VELA_FORTRAN(start, (F * r, F* ierr), {
@@ -147,7 +147,7 @@ VELA_FORTRAN(startall, (F * count, F* r, F* ierr), {
 })
 
 VELA_FORTRAN(cancel, (F * r, F* ierr), {
-  MPI_Request request = MPI_Request_f2c(*r);
+  MPI_Request request = handle<MPI_Request>(r);
   *ierr = MPI_Cancel(&request);
 })
 
