@@ -485,6 +485,10 @@ int VMPI_COMM_NULL_DELETE_FN(MPI_Comm, int, void*, void*);
 #define PMPI_Request_c2f VPMPI_Request_c2f
 #define MPI_Request_f2c VMPI_Request_f2c
 #define PMPI_Request_f2c VPMPI_Request_f2c
+#define MPI_Message_c2f VMPI_Message_c2f
+#define PMPI_Message_c2f VPMPI_Message_c2f
+#define MPI_Message_f2c VMPI_Message_f2c
+#define PMPI_Message_f2c VPMPI_Message_f2c
 #define MPI_Pcontrol VMPI_Pcontrol
 #define PMPI_Pcontrol VPMPI_Pcontrol
 #define MPI_Alloc_mem VMPI_Alloc_mem
@@ -577,6 +581,10 @@ VMPI_DECLARE(int, Add_error_string, (int errorcode, const char* string));
  * for the same request; 0 for MPI_REQUEST_NULL. */
 VMPI_DECLARE(MPI_Fint, Request_c2f, (MPI_Request request));
 VMPI_DECLARE(MPI_Request, Request_f2c, (MPI_Fint request));
+/* A message's (MPI_Mprobe's) likewise, from the same numbers; MPI_MESSAGE_NO_PROC keeps its
+ * handle's number. */
+VMPI_DECLARE(MPI_Fint, Message_c2f, (MPI_Message message));
+VMPI_DECLARE(MPI_Message, Message_f2c, (MPI_Fint message));
 VMPI_DECLARE(int, Pcontrol, (const int level, ...));
 VMPI_DECLARE(int, Alloc_mem, (MPI_Aint size, MPI_Info info, void* baseptr));
 VMPI_DECLARE(int, Free_mem, (void* base));

@@ -84,12 +84,15 @@ class ScratchDirTest : public ::testing::Test {
   std::filesystem::path dir_;
 };
 
-// Open MPI's mpirun (`mpiexec`) of `program` on one host, offline, possibly as root.
+// Open MPI's mpirun (`mpiexec`) of `program` on one host, offline, possibly as root; `env`
+// adds variables (NAME=VALUE ...).
 inline std::string openmpi_mpirun(const std::string& mpiexec, int processes,
-                                  const std::string& program, const std::string& args) {
+                                  const std::string& program, const std::string& args,
+                                  const std::string& env = "") {
   return "env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_plm=isolated "
          "OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none " +
-         mpiexec + " --oversubscribe -np " + std::to_string(processes) + " " + program + " " + args;
+         env + " " + mpiexec + " --oversubscribe -np " + std::to_string(processes) + " " + program +
+         " " + args;
 }
 
 // The lines of `out`, sorted (ranks print in any order).

@@ -555,23 +555,51 @@ int VPMPI_Add_error_string(int errorcode, const char* string) {
   });
 }
 
-// A request's Fortran number: given at the first c2f, the same after (fortran_numbers).
-MPI_Fint VPMPI_Request_c2f(MPI_Request request) {
-  if (request == MPI_REQUEST_NULL) return 0;
+namespace {
+
+// A pointer handle's Fortran number (a request's, a message's): given at the first c2f, the same
+// after (Objects::fortran_numbers); 0 outside a rank.
+MPI_Fint pointer_number(const void* handle) {
   Objects* objects = vela::mpi::objects_if_any();
   if (objects == nullptr) return 0;
   const auto [at, added] = objects->fortran_numbers.try_emplace(
-      request, static_cast<MPI_Fint>(objects->fortran_requests.size() + 1));
-  if (added) objects->fortran_requests.push_back(request);
+      handle, static_cast<MPI_Fint>(objects->fortran_pointers.size() + 1));
+  if (added) objects->fortran_pointers.push_back(handle);
   return at->second;
 }
 
-MPI_Request VPMPI_Request_f2c(MPI_Fint request) {
+// The pointer handle of Fortran number `number`, or null.
+const void* numbered_pointer(MPI_Fint number) {
   const Objects* objects = vela::mpi::objects_if_any();
-  if (objects == nullptr || request <= 0 ||
-      static_cast<std::size_t>(request) > objects->fortran_requests.size())
-    return MPI_REQUEST_NULL;
-  return objects->fortran_requests[static_cast<std::size_t>(request) - 1];
+  if (objects == nullptr || number <= 0 ||
+      static_cast<std::size_t>(number) > objects->fortran_pointers.size())
+    return nullptr;
+  return objects->fortran_pointers[static_cast<std::size_t>(number) - 1];
+}
+
+// MPI_MESSAGE_NO_PROC's number: its handle's, as the other handles' (not a pointer).
+const MPI_Fint no_proc_number =
+    static_cast<MPI_Fint>(reinterpret_cast<std::uintptr_t>(MPI_MESSAGE_NO_PROC));
+
+}  // namespace
+
+MPI_Fint VPMPI_Request_c2f(MPI_Request request) {
+  return request == MPI_REQUEST_NULL ? 0 : pointer_number(request);
+}
+
+MPI_Request VPMPI_Request_f2c(MPI_Fint request) {
+  return static_cast<MPI_Request>(const_cast<void*>(numbered_pointer(request)));
+}
+
+MPI_Fint VPMPI_Message_c2f(MPI_Message message) {
+  if (message == MPI_MESSAGE_NULL) return 0;
+  if (message == MPI_MESSAGE_NO_PROC) return no_proc_number;
+  return pointer_number(message);
+}
+
+MPI_Message VPMPI_Message_f2c(MPI_Fint message) {
+  if (message == no_proc_number) return MPI_MESSAGE_NO_PROC;
+  return static_cast<MPI_Message>(const_cast<void*>(numbered_pointer(message)));
 }
 
 // The profiling interface's control: nothing to control.
@@ -819,6 +847,8 @@ VMPI_PROFILED(Add_error_code);
 VMPI_PROFILED(Add_error_string);
 VMPI_PROFILED(Request_c2f);
 VMPI_PROFILED(Request_f2c);
+VMPI_PROFILED(Message_c2f);
+VMPI_PROFILED(Message_f2c);
 VMPI_PROFILED(Pcontrol);
 VMPI_PROFILED(Alloc_mem);
 VMPI_PROFILED(Free_mem);

@@ -197,11 +197,12 @@ struct Objects {
     std::string text;
   };
   std::vector<UserError> user_errors;
-  // MPI_Request_c2f's numbers: entry i - 1 is request i; each request once (a request's memory
-  // may hold a later one after it completes, which then keeps the number: the table is bounded
-  // by the addresses requests ever had, not by the calls).
-  std::vector<MPI_Request> fortran_requests;
-  std::map<MPI_Request, MPI_Fint> fortran_numbers;
+  // The Fortran numbers of requests and messages (MPI_Request_c2f, MPI_Message_c2f), which are
+  // pointers: entry i - 1 is number i; each pointer once (a request's memory may hold a later
+  // one after it completes, which then keeps the number: the table is bounded by the addresses
+  // requests and messages ever had, not by the calls).
+  std::vector<const void*> fortran_pointers;
+  std::map<const void*, MPI_Fint> fortran_numbers;
 };
 
 }  // namespace vela::mpi::detail

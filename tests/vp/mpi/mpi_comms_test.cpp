@@ -444,6 +444,40 @@ TEST(MpiComms, RequestFortranNumbers) {
   EXPECT_EQ(ranks_done, 2);
 }
 
+// A message's Fortran number (MPI_Mprobe's): back to it by f2c, apart from the requests'; 0 for
+// null, MPI_MESSAGE_NO_PROC's its own.
+TEST(MpiComms, MessageFortranNumbers) {
+  ranks_done = 0;
+  const Outcome o = run_mpi(2, [](int argc, char** argv) {
+    MPI_Init(&argc, &argv);
+    const int me = world_rank();
+    int value = me;
+    MPI_Request request;
+    MPI_Isend(&value, 1, MPI_INT, 1 - me, 5, MPI_COMM_WORLD, &request);
+    MPI_Message message;
+    MPI_Mprobe(1 - me, 5, MPI_COMM_WORLD, &message, MPI_STATUS_IGNORE);
+    const MPI_Fint f = MPI_Message_c2f(message);
+    EXPECT_NE(f, 0);
+    EXPECT_NE(f, MPI_Request_c2f(request));
+    EXPECT_EQ(MPI_Message_c2f(message), f);
+    MPI_Message back = MPI_Message_f2c(f);
+    EXPECT_EQ(back, message);
+    EXPECT_EQ(MPI_Message_c2f(MPI_MESSAGE_NULL), 0);
+    EXPECT_EQ(MPI_Message_f2c(0), MPI_MESSAGE_NULL);
+    EXPECT_EQ(MPI_Message_f2c(MPI_Message_c2f(MPI_MESSAGE_NO_PROC)), MPI_MESSAGE_NO_PROC);
+    int in = -1;
+    MPI_Mrecv(&in, 1, MPI_INT, &back, MPI_STATUS_IGNORE);
+    EXPECT_EQ(in, 1 - me);
+    EXPECT_EQ(back, MPI_MESSAGE_NULL);
+    MPI_Wait(&request, MPI_STATUS_IGNORE);
+    MPI_Finalize();
+    ++ranks_done;
+    return 0;
+  });
+  EXPECT_EQ(o.error, "");
+  EXPECT_EQ(ranks_done, 2);
+}
+
 TEST(MpiComms, FatalErrorNamesTheCall) {
   const Outcome o = run_mpi(2, [](int argc, char** argv) {
     MPI_Init(&argc, &argv);

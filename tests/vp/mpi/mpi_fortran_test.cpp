@@ -34,8 +34,11 @@ std::vector<std::string> lines(const std::string& out) {
   return vela::testing::sorted_lines(out);
 }
 
+// Open MPI's windows over these transports need its pt2pt component (its rdma one needs a
+// single-copy mechanism).
 std::vector<std::string> openmpi(const std::string& program, int ranks) {
-  return vela::testing::successful_output(mpirun(ranks, dir + "/" + program + "_openmpi", ""));
+  return vela::testing::successful_output(vela::testing::openmpi_mpirun(
+      VELA_MPIEXEC, ranks, dir + "/" + program + "_openmpi", "", "OMPI_MCA_osc=pt2pt"));
 }
 
 std::vector<std::string> vela(const std::string& command) {
@@ -79,7 +82,7 @@ TEST(FortranPrograms, CheckpointedRanksRestartOnAnotherLayout) {
 
 TEST(FortranPrograms, CallsOfEachChapterGiveOpenMpisValues) {
   const auto expected = openmpi("calls", 4);
-  ASSERT_GE(expected.size(), 20u);
+  ASSERT_GE(expected.size(), 35u);
   EXPECT_EQ(vela(dir + "/calls --vp 4 --pes 1"), expected);
   EXPECT_EQ(vela(dir + "/calls --vp 4 --pes 2 --lb rotate"), expected);
   EXPECT_EQ(vela(mpirun(2, dir + "/calls", "--vp 4")), expected);

@@ -6,7 +6,8 @@
 // converts its arguments, calls the C function of vela/mpi.h and stores the result in `ierror`:
 //
 // - Handles: a Fortran handle is the C handle's number (the conversions are the identity,
-//   vela/mpi.h), except requests, which are numbered per rank (MPI_Request_c2f/f2c).
+//   vela/mpi.h), except requests and messages, which are pointers in C and numbered per rank
+//   (MPI_Request_c2f/f2c, MPI_Message_c2f/f2c).
 // - Special buffers: MPI_BOTTOM, MPI_IN_PLACE, MPI_STATUS_IGNORE, ... are variables of
 //   mpif.h's COMMON blocks, known by their address. The blocks are defined here, once per
 //   process; a program loaded per rank (docs/architecture.md, "The program as a loaded image")
@@ -61,8 +62,9 @@ namespace vela::mpi::fortran {
 
 constexpr int status_size = (sizeof(MPI_Status) + sizeof(F) - 1) / sizeof(F);
 
-// A handle of kind T from its Fortran number (the identity on the number; a request's number
-// is the rank's, MPI_Request_f2c), and back.
+// A handle of kind T from its Fortran number (the identity on the number; requests and
+// messages, which are pointers, are numbered by the rank: MPI_Request_f2c, MPI_Message_f2c),
+// and back.
 template <typename T>
 T handle(const F* f) {
   return reinterpret_cast<T>(static_cast<std::uintptr_t>(static_cast<std::uint32_t>(*f)));
@@ -78,6 +80,14 @@ F number(T h) {
 template <>
 inline F number<MPI_Request>(MPI_Request r) {
   return MPI_Request_c2f(r);
+}
+template <>
+inline MPI_Message handle<MPI_Message>(const F* f) {
+  return MPI_Message_f2c(*f);
+}
+template <>
+inline F number<MPI_Message>(MPI_Message m) {
+  return MPI_Message_c2f(m);
 }
 inline MPI_Comm comm(const F* f) {
   return handle<MPI_Comm>(f);

@@ -133,6 +133,98 @@ VELA_FORTRAN_IREDUCTION(iallreduce, MPI_Iallreduce)
 VELA_FORTRAN_IREDUCTION(iscan, MPI_Iscan)
 VELA_FORTRAN_IREDUCTION(iexscan, MPI_Iexscan)
 
+#define VELA_FORTRAN_IROOTED(lower, call)                                                   \
+  VELA_FORTRAN(lower,                                                                       \
+               (void* sendbuf, F* sendcount, F* sendtype, void* recvbuf, F* recvcount,      \
+                F* recvtype, F* root, F* c, F* r, F* ierr),                                 \
+               {                                                                            \
+                 RequestOut request(r);                                                     \
+                 *ierr = call(buffer(sendbuf), *sendcount, type(sendtype), buffer(recvbuf), \
+                              *recvcount, type(recvtype), *root, comm(c), request.get());   \
+               })
+VELA_FORTRAN_IROOTED(igather, MPI_Igather)
+VELA_FORTRAN_IROOTED(iscatter, MPI_Iscatter)
+
+#define VELA_FORTRAN_IALL(lower, call)                                                      \
+  VELA_FORTRAN(lower,                                                                       \
+               (void* sendbuf, F* sendcount, F* sendtype, void* recvbuf, F* recvcount,      \
+                F* recvtype, F* c, F* r, F* ierr),                                          \
+               {                                                                            \
+                 RequestOut request(r);                                                     \
+                 *ierr = call(buffer(sendbuf), *sendcount, type(sendtype), buffer(recvbuf), \
+                              *recvcount, type(recvtype), comm(c), request.get());          \
+               })
+VELA_FORTRAN_IALL(iallgather, MPI_Iallgather)
+VELA_FORTRAN_IALL(ialltoall, MPI_Ialltoall)
+
+VELA_FORTRAN(igatherv,
+             (void* sendbuf, F* sendcount, F* sendtype, void* recvbuf, F* recvcounts, F* displs,
+              F* recvtype, F* root, F* c, F* r, F* ierr),
+             {
+               RequestOut request(r);
+               *ierr =
+                   MPI_Igatherv(buffer(sendbuf), *sendcount, type(sendtype), buffer(recvbuf),
+                                recvcounts, displs, type(recvtype), *root, comm(c), request.get());
+             })
+
+VELA_FORTRAN(iscatterv,
+             (void* sendbuf, F* sendcounts, F* displs, F* sendtype, void* recvbuf, F* recvcount,
+              F* recvtype, F* root, F* c, F* r, F* ierr),
+             {
+               RequestOut request(r);
+               *ierr = MPI_Iscatterv(buffer(sendbuf), sendcounts, displs, type(sendtype),
+                                     buffer(recvbuf), *recvcount, type(recvtype), *root, comm(c),
+                                     request.get());
+             })
+
+VELA_FORTRAN(iallgatherv,
+             (void* sendbuf, F* sendcount, F* sendtype, void* recvbuf, F* recvcounts, F* displs,
+              F* recvtype, F* c, F* r, F* ierr),
+             {
+               RequestOut request(r);
+               *ierr = MPI_Iallgatherv(buffer(sendbuf), *sendcount, type(sendtype), buffer(recvbuf),
+                                       recvcounts, displs, type(recvtype), comm(c), request.get());
+             })
+
+VELA_FORTRAN(ialltoallv,
+             (void* sendbuf, F* sendcounts, F* sdispls, F* sendtype, void* recvbuf, F* recvcounts,
+              F* rdispls, F* recvtype, F* c, F* r, F* ierr),
+             {
+               RequestOut request(r);
+               *ierr = MPI_Ialltoallv(buffer(sendbuf), sendcounts, sdispls, type(sendtype),
+                                      buffer(recvbuf), recvcounts, rdispls, type(recvtype), comm(c),
+                                      request.get());
+             })
+
+// The C call reads the type arrays before it returns (they are copied into the request).
+VELA_FORTRAN(ialltoallw,
+             (void* sendbuf, F* sendcounts, F* sdispls, F* sendtypes, void* recvbuf, F* recvcounts,
+              F* rdispls, F* recvtypes, F* c, F* r, F* ierr),
+             {
+               int n = 0;
+               MPI_Comm_size(comm(c), &n);
+               HandlesIn<MPI_Datatype> send_types(n, sendtypes);
+               HandlesIn<MPI_Datatype> recv_types(n, recvtypes);
+               RequestOut request(r);
+               *ierr = MPI_Ialltoallw(buffer(sendbuf), sendcounts, sdispls, send_types.get(),
+                                      buffer(recvbuf), recvcounts, rdispls, recv_types.get(),
+                                      comm(c), request.get());
+             })
+
+VELA_FORTRAN(ireduce_scatter_block,
+             (void* sendbuf, void* recvbuf, F* recvcount, F* t, F* o, F* c, F* r, F* ierr), {
+               RequestOut request(r);
+               *ierr = MPI_Ireduce_scatter_block(buffer(sendbuf), buffer(recvbuf), *recvcount,
+                                                 type(t), op(o), comm(c), request.get());
+             })
+
+VELA_FORTRAN(ireduce_scatter,
+             (void* sendbuf, void* recvbuf, F* recvcounts, F* t, F* o, F* c, F* r, F* ierr), {
+               RequestOut request(r);
+               *ierr = MPI_Ireduce_scatter(buffer(sendbuf), buffer(recvbuf), recvcounts, type(t),
+                                           op(o), comm(c), request.get());
+             })
+
 VELA_FORTRAN(op_create, (MPI_User_function * function, F* commute, F* o, F* ierr), {
   HandleOut<MPI_Op> created(o);
   *ierr = MPI_Op_create(function, *commute, created.get());

@@ -253,6 +253,61 @@ const Interface interfaces[] = {
     {"MPI_GET_ADDRESS", "location* address& ierror"},
     {"MPI_ADDRESS", "location* address ierror"},
     {"MPI_FREE_MEM", "base* ierror"},
+    {"MPI_MRECV", "buf* count datatype message status# ierror"},
+    {"MPI_IMRECV", "buf* count datatype message request ierror"},
+    {"MPI_IGATHER",
+     "sendbuf* sendcount sendtype recvbuf* recvcount recvtype root comm request ierror"},
+    {"MPI_ISCATTER",
+     "sendbuf* sendcount sendtype recvbuf* recvcount recvtype root comm request ierror"},
+    {"MPI_IALLGATHER",
+     "sendbuf* sendcount sendtype recvbuf* recvcount recvtype comm request ierror"},
+    {"MPI_IALLTOALL",
+     "sendbuf* sendcount sendtype recvbuf* recvcount recvtype comm request ierror"},
+    {"MPI_IGATHERV",
+     "sendbuf* sendcount sendtype recvbuf* recvcounts[] displs[] recvtype root "
+     "comm request ierror"},
+    {"MPI_ISCATTERV",
+     "sendbuf* sendcounts[] displs[] sendtype recvbuf* recvcount recvtype root "
+     "comm request ierror"},
+    {"MPI_IALLGATHERV",
+     "sendbuf* sendcount sendtype recvbuf* recvcounts[] displs[] recvtype comm "
+     "request ierror"},
+    {"MPI_IALLTOALLV",
+     "sendbuf* sendcounts[] sdispls[] sendtype recvbuf* recvcounts[] rdispls[] "
+     "recvtype comm request ierror"},
+    {"MPI_ISCAN", "sendbuf* recvbuf* count datatype op comm request ierror"},
+    {"MPI_IEXSCAN", "sendbuf* recvbuf* count datatype op comm request ierror"},
+    {"MPI_IREDUCE_SCATTER_BLOCK", "sendbuf* recvbuf* recvcount datatype op comm request ierror"},
+    {"MPI_IREDUCE_SCATTER", "sendbuf* recvbuf* recvcounts[] datatype op comm request ierror"},
+    {"MPI_WIN_CREATE", "base* size& disp_unit info comm win ierror"},
+    {"MPI_WIN_ATTACH", "win base* size& ierror"},
+    {"MPI_WIN_DETACH", "win base* ierror"},
+    {"MPI_PUT",
+     "origin_addr* origin_count origin_datatype target_rank target_disp& target_count "
+     "target_datatype win ierror"},
+    {"MPI_GET",
+     "origin_addr* origin_count origin_datatype target_rank target_disp& target_count "
+     "target_datatype win ierror"},
+    {"MPI_ACCUMULATE",
+     "origin_addr* origin_count origin_datatype target_rank target_disp& "
+     "target_count target_datatype op win ierror"},
+    {"MPI_GET_ACCUMULATE",
+     "origin_addr* origin_count origin_datatype result_addr* result_count "
+     "result_datatype target_rank target_disp& target_count "
+     "target_datatype op win ierror"},
+    {"MPI_FETCH_AND_OP",
+     "origin_addr* result_addr* datatype target_rank target_disp& op win ierror"},
+    {"MPI_COMPARE_AND_SWAP",
+     "origin_addr* compare_addr* result_addr* datatype target_rank target_disp& win ierror"},
+    {"MPI_RPUT",
+     "origin_addr* origin_count origin_datatype target_rank target_disp& target_count "
+     "target_datatype win request ierror"},
+    {"MPI_RGET",
+     "origin_addr* origin_count origin_datatype target_rank target_disp& target_count "
+     "target_datatype win request ierror"},
+    {"MPI_RACCUMULATE",
+     "origin_addr* origin_count origin_datatype target_rank target_disp& "
+     "target_count target_datatype op win request ierror"},
 };
 
 // Words of `text`, as separated by blanks.

@@ -166,6 +166,31 @@ VELA_FORTRAN(iprobe, (F * source, F* tag, F* c, F* flag, F* s, F* ierr), {
   *ierr = MPI_Iprobe(*source, *tag, comm(c), flag, status.get());
 })
 
+// Matched probes: a message, a pointer in C, is numbered by the rank as a request is.
+VELA_FORTRAN(mprobe, (F * source, F* tag, F* c, F* m, F* s, F* ierr), {
+  HandleOut<MPI_Message> message(m);
+  StatusOut status(s);
+  *ierr = MPI_Mprobe(*source, *tag, comm(c), message.get(), status.get());
+})
+
+VELA_FORTRAN(improbe, (F * source, F* tag, F* c, F* flag, F* m, F* s, F* ierr), {
+  HandleOut<MPI_Message> message(m);
+  StatusOut status(s);
+  *ierr = MPI_Improbe(*source, *tag, comm(c), flag, message.get(), status.get());
+})
+
+VELA_FORTRAN(mrecv, (void* buf, F* count, F* t, F* m, F* s, F* ierr), {
+  HandleInOut<MPI_Message> message(m);
+  StatusOut status(s);
+  *ierr = MPI_Mrecv(buffer(buf), *count, type(t), message.get(), status.get());
+})
+
+VELA_FORTRAN(imrecv, (void* buf, F* count, F* t, F* m, F* r, F* ierr), {
+  HandleInOut<MPI_Message> message(m);
+  RequestOut request(r);
+  *ierr = MPI_Imrecv(buffer(buf), *count, type(t), message.get(), request.get());
+})
+
 VELA_FORTRAN(get_count, (F * s, F* t, F* count, F* ierr), {
   const MPI_Status status = status_in(s);
   *ierr = MPI_Get_count(&status, type(t), count);

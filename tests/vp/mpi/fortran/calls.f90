@@ -13,6 +13,8 @@ program calls
   call communicators(rank, nranks)
   call datatypes(rank, nranks)
   call topologies(rank, nranks)
+  call one_sided(rank, nranks)
+  call more_nonblocking(rank, nranks)
   call environment(rank)
   call MPI_FINALIZE(ierr)
 end program calls
@@ -229,3 +231,79 @@ subroutine environment(rank)
     ' version ', version, ' time ', MPI_WTIME() >= start, ' string ', length > 0 .and. &
     len_trim(text) == length, ' class ', error_class == MPI_ERR_COUNT
 end subroutine environment
+
+subroutine one_sided(rank, nranks)
+  use mpi
+  implicit none
+  integer, intent(in) :: rank, nranks
+  integer :: ierr, win, right, value, one, old, got(2)
+  integer :: window(4)
+  integer(kind=MPI_ADDRESS_KIND) :: bytes, disp, size
+  logical :: flag
+  right = mod(rank + 1, nranks)
+  window = (/ -1, -2, -3, -4 /)
+  bytes = 16
+  call MPI_WIN_CREATE(window, bytes, 4, MPI_INFO_NULL, MPI_COMM_WORLD, win, ierr)
+  call MPI_WIN_FENCE(0, win, ierr)
+  value = rank * 10
+  disp = 1
+  call MPI_PUT(value, 1, MPI_INTEGER, right, disp, 1, MPI_INTEGER, win, ierr)
+  call MPI_WIN_FENCE(0, win, ierr)
+  ! Every rank adds rank + 1 into element 1 of rank 0, under a shared lock.
+  one = rank + 1
+  call MPI_WIN_LOCK(MPI_LOCK_SHARED, 0, 0, win, ierr)
+  call MPI_ACCUMULATE(one, 1, MPI_INTEGER, 0, 0_MPI_ADDRESS_KIND, 1, MPI_INTEGER, MPI_SUM, win, &
+                      ierr)
+  call MPI_WIN_UNLOCK(0, win, ierr)
+  call MPI_BARRIER(MPI_COMM_WORLD, ierr)
+  call MPI_WIN_FENCE(0, win, ierr)
+  call MPI_GET(got, 2, MPI_INTEGER, right, 0_MPI_ADDRESS_KIND, 2, MPI_INTEGER, win, ierr)
+  call MPI_WIN_FENCE(0, win, ierr)
+  call MPI_WIN_LOCK(MPI_LOCK_EXCLUSIVE, right, 0, win, ierr)
+  call MPI_FETCH_AND_OP(one, old, MPI_INTEGER, right, 3_MPI_ADDRESS_KIND, MPI_SUM, win, ierr)
+  call MPI_WIN_UNLOCK(right, win, ierr)
+  call MPI_WIN_GET_ATTR(win, MPI_WIN_SIZE, size, flag, ierr)
+  call MPI_WIN_FENCE(0, win, ierr)
+  print '(a,i0,a,4(1x,i0),a,2(1x,i0),a,i0,a,i0)', 'rma ', rank, ': window', window, ' got', &
+    got, ' fetched ', old, ' size ', size
+  call MPI_WIN_FREE(win, ierr)
+  if (win /= MPI_WIN_NULL) print *, 'win_free left a handle'
+end subroutine one_sided
+
+subroutine more_nonblocking(rank, nranks)
+  use mpi
+  implicit none
+  integer, intent(in) :: rank, nranks
+  integer :: ierr, requests(3), i, mine(2), all(8), counts(4), displs(4), gathered(10)
+  integer :: message, status(MPI_STATUS_SIZE), received(2), sent(2), table(4), swapped(4)
+  logical :: flag
+  mine = (/ rank, rank * rank /)
+  do i = 1, 4
+    counts(i) = i
+    displs(i) = (i - 1) * i / 2
+    table(i) = rank * 100 + i
+  end do
+  gathered = -1
+  call MPI_IALLGATHER(mine, 2, MPI_INTEGER, all, 2, MPI_INTEGER, MPI_COMM_WORLD, requests(1), &
+                      ierr)
+  call MPI_IGATHERV((/ 7, 7, 7, 7 /), rank + 1, MPI_INTEGER, gathered, counts, displs, &
+                    MPI_INTEGER, 3, MPI_COMM_WORLD, requests(2), ierr)
+  call MPI_IALLTOALL(table, 1, MPI_INTEGER, swapped, 1, MPI_INTEGER, MPI_COMM_WORLD, &
+                     requests(3), ierr)
+  call MPI_WAITALL(3, requests, MPI_STATUSES_IGNORE, ierr)
+  if (rank == 3) print '(a,10(1x,i0))', 'igatherv', gathered
+  ! A matched probe: the message is received by its handle.
+  if (rank == 2) then
+    sent = (/ 5, 6 /)
+    call MPI_SEND(sent, 2, MPI_INTEGER, 0, 21, MPI_COMM_WORLD, ierr)
+  else if (rank == 0) then
+    call MPI_MPROBE(MPI_ANY_SOURCE, 21, MPI_COMM_WORLD, message, status, ierr)
+    call MPI_MRECV(received, 2, MPI_INTEGER, message, status, ierr)
+    print '(a,2(1x,i0),a,i0,a,l1)', 'mrecv', received, ' from ', status(MPI_SOURCE), &
+      ' null ', message == MPI_MESSAGE_NULL
+  end if
+  call MPI_IPROBE(MPI_ANY_SOURCE, 99, MPI_COMM_WORLD, flag, MPI_STATUS_IGNORE, ierr)
+  print '(a,i0,a,8(1x,i0),a,4(1x,i0),a,l1)', 'nbc ', rank, ': allgather', all, ' alltoall', &
+    swapped, ' nothing ', flag
+  if (nranks /= 4) print *, 'calls: run on 4 ranks'
+end subroutine more_nonblocking
