@@ -136,6 +136,39 @@ TEST(Brams, PlainGlobalsAsALoadedImageGiveTheSameChecksum) {
 }
 #endif
 
+#if defined(BRAMS_FORTRAN_BINARY)
+// The Fortran twin (apps/brams-fortran: module state, mpif.h, packed halos, built by
+// vela-mpif90) prints the C++ proxy's checksum on any PEs, with balancers moving its ranks and
+// across processes; with its state shared it does not.
+TEST(Brams, FortranTwinGivesTheCxxChecksum) {
+  const std::string reference = checksum(problem + " --ranks 1 --pes 1");
+  for (const std::string layout : {"--vp 1 --pes 1", "--vp 6 --pes 1", "--vp 6 --pes 2 --lb rotate",
+                                   "--vp 5 --pes 2 --lb greedy"}) {
+    EXPECT_EQ(vela::testing::program_checksum(BRAMS_FORTRAN_BINARY, layout + " " + problem),
+              reference)
+        << layout;
+  }
+  const std::string env = mpirun_env();
+  const Result probe = run_program(env + MPIEXEC, "-np 1 true");
+  if (probe.status != 0) GTEST_SKIP() << "mpirun cannot start processes here:\n" << probe.out;
+  const Result across = run_program(env + MPIEXEC, std::string("-np 2 ") + BRAMS_FORTRAN_BINARY +
+                                                       " --vp 6 --lb rotate " + problem);
+  EXPECT_EQ(across.status, 0) << across.out;
+  EXPECT_EQ(field(across.out, "checksum"), reference) << across.out;
+  const Result shared =
+      run_program(BRAMS_FORTRAN_BINARY, "--vp 6 --pes 1 --vp-privatize none " + problem);
+  EXPECT_NE(field(shared.out, "checksum"), reference) << shared.out;
+#if defined(BRAMS_FORTRAN_OPENMPI_BINARY)
+  for (const int np : {1, 4, 6}) {
+    const Result r = run_program(env + MPIEXEC, "-np " + std::to_string(np) + " " +
+                                                    BRAMS_FORTRAN_OPENMPI_BINARY + " " + problem);
+    EXPECT_EQ(r.status, 0) << r.out;
+    EXPECT_EQ(field(r.out, "checksum"), reference) << np << "\n" << r.out;
+  }
+#endif
+}
+#endif
+
 // More ranks than columns: every rank finds it and aborts, and rank 0's message is printed every
 // time (it was lost in about half the runs when another rank's MPI_Abort came first: issue
 // 36, finding 7).
