@@ -7,12 +7,17 @@ C     QC_FALL falls to the level below, what leaves level 1 is rain.
 C     The order of operations is apps/brams/model.cpp's.
       SUBROUTINE MICCOL(NZ, NWORK, TH, QV, QC, RAIN)
       USE MEM_GRID, ONLY: R8
-      USE MEM_PHYSICS, ONLY: QSAT, LATENT, QC_FALL
+      USE MEM_PHYSICS, ONLY: QSAT0, LATENT, QC_FALL
       IMPLICIT NONE
       INTEGER NZ, NWORK
       REAL(R8) TH(NZ), QV(NZ), QC(NZ), RAIN
       INTEGER K, IT
       REAL(R8) CARRIED, T0, T, Q, QS, D, FALLING
+C     Saturation vapour at potential temperature TT, level KK (from 0):
+C     MEM_PHYSICS's QSAT as a statement function, expanded in place.
+      INTEGER KK
+      REAL(R8) QSAT, TT
+      QSAT(TT, KK) = QSAT0 * EXP((-0.08D0) * DBLE(KK) + 0.06D0 * TT)
 C
       CARRIED = 0.0D0
       DO 20 K = 1, NZ
