@@ -12,6 +12,7 @@ module io_options
   integer :: lb_every = 60                 ! steps between MPI_MIGRATE calls (0: never)
   character(len=512) :: output_raw = ''    ! rank 0: the gathered final fields, raw (or '')
   logical :: write_output = .false.
+  !$omp threadprivate(lb_every, output_raw, write_output)
 
   integer, parameter, private :: nint_options = 11
   character(len=17), parameter, private :: int_names(nint_options) = [character(len=17) :: &

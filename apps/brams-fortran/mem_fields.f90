@@ -11,6 +11,7 @@ module mem_fields
   real(r8), allocatable :: th_n(:, :, :), qv_n(:, :, :), qc_n(:, :, :), u_n(:, :, :), &
                            v_n(:, :, :)
   real(r8), allocatable :: rain(:, :)   ! lx x ly
+  !$omp threadprivate(th, qv, qc, u, v, th_n, qv_n, qc_n, u_n, v_n, rain)
 
 contains
 

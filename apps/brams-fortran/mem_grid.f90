@@ -21,6 +21,10 @@ module mem_grid
   ! The model clock: the step under way, the time step and the largest wind it came from.
   integer :: istep = 0
   real(r8) :: dtlt = 0.0_r8, wind_max = 0.0_r8
+  ! One copy per thread with OpenMP, so per rank under --vp-privatize tls (the TLS method of
+  ! seed 000's Table 4.1); mere comments otherwise.
+  !$omp threadprivate(nx, ny, nz, nsteps, mynum, nmachs, px, py, bx, by, x0, y0, lx, ly)
+  !$omp threadprivate(neighbour, istep, dtlt, wind_max)
 
 contains
 

@@ -23,6 +23,8 @@ module mem_physics
   ! --radiation-work, --topography
   integer :: storm_work = 128, storm_radius = 0, storm_drift = 55
   integer :: radiation_every = 100, radiation_work = 6, topography = 0
+  !$omp threadprivate(storm_work, storm_radius, storm_drift, radiation_every, radiation_work)
+  !$omp threadprivate(topography)
 
 contains
 

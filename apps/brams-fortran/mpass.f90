@@ -10,6 +10,7 @@ module mem_para
   integer :: buffer_bytes = 0                 ! bytes of each side's buffer
   real(r8), allocatable :: send_buffer(:, :)  ! (buffer_bytes / 8 rounded up, side)
   real(r8), allocatable :: recv_buffer(:, :)
+  !$omp threadprivate(buffer_bytes, send_buffer, recv_buffer)
 end module mem_para
 
 ! The packed buffers, large enough for the longest side of this rank's block.

@@ -12,6 +12,11 @@ Runs build/apps/brams/brams on this machine's cores and prints:
   Table 4.7      hilbert under the threshold policy, interval x threshold, and the automatic
                  threshold (seed 000 section 4.6) against the best fixed one;
   Table 4.1      privatization on one PE: TLS against copy-in/copy-out (and privatized<T>).
+With --fortran DIR (apps/brams-fortran's build directory), also the proxy's Fortran twin:
+  Table 4.1 from Fortran: its automatic privatization against TLS (!$omp threadprivate) and
+                 copy-in/copy-out of its globals, on one PE;
+  Table 4.5 beside the C++ proxy: the twin's time with no balancer and two strategies.
+  The twin's runs must give the C++ proxy's checksum.
 Every run's checksum must equal the others of its configuration (the fields are bitwise the
 same whatever the ranks, PEs, balancer or policy): a difference fails the script.
 Writes runs.csv and results.json into --out, and report.html: `vela-lb report` on the step logs
@@ -49,6 +54,8 @@ def parse_args():
     p.add_argument("--repeats", type=int, default=1, help="runs per configuration; the fastest counts")
     p.add_argument("--tables", default="4.3,4.2,4.5,4.7,4.1", help="which tables (comma-separated)")
     p.add_argument("--max-ratio", type=int, default=32, help="largest virtualization ratio of Table 4.3")
+    p.add_argument("--fortran", metavar="DIR",
+                   help="apps/brams-fortran's build directory: the Fortran twin's tables too")
     p.add_argument("--vela-lb", default="build/tools/vela-lb/vela-lb",
                    help="the vela-lb executable that writes report.html (skipped when it is missing)")
     p.add_argument("--no-report", action="store_true", help="do not write report.html")
@@ -62,6 +69,11 @@ def parse_args():
             p.error(f"--{name.replace('_', '-')} {getattr(args, name)}: expected a positive integer")
     if not os.access(args.binary, os.X_OK):
         p.error(f"--binary {args.binary}: not an executable (build it: cmake --build build --target brams)")
+    if args.fortran:
+        for name in ("brams-fortran", "brams-fortran-tls"):
+            if not os.access(os.path.join(args.fortran, name), os.X_OK):
+                p.error(f"--fortran {args.fortran}: no executable {name} there (build it: "
+                        "cmake --build build --target brams_fortran_program; it needs gfortran)")
     unknown = set(args.tables.split(",")) - {"4.1", "4.2", "4.3", "4.5", "4.7"}
     if unknown:
         p.error(f"--tables: unknown {', '.join(sorted(unknown))} (expected 4.1, 4.2, 4.3, 4.5, 4.7)")
@@ -81,21 +93,31 @@ class Runner:
 
     def run(self, table, label, ranks, pes, extra, steps=None, perf=False, optional=False, variant=""):
         """The fastest of --repeats runs; with optional, None when the build lacks the feature."""
-        best = None
         log = os.path.join(self.args.out, "steps", f"{table}-{slug(label)}.csv")
         os.makedirs(os.path.dirname(log), exist_ok=True)
+        cmd = [self.args.binary, "--pes", str(pes), "--ranks", str(ranks), "--no-pin",
+               "--step-log", log + ".run"] + self.model(steps) + extra
+        return self.best_of(cmd, table, label, ranks, pes, steps, perf, optional, variant, log)
+
+    def run_fortran(self, table, label, binary, ranks, pes, extra, steps=None):
+        """The Fortran twin (a program run as ranks: --vp for the ranks, no step log)."""
+        cmd = [binary, "--vp", str(ranks), "--pes", str(pes), "--no-pin"] + self.model(steps) + extra
+        return self.best_of(cmd, table, label, ranks, pes, steps, False, False, "", None)
+
+    def best_of(self, cmd, table, label, ranks, pes, steps, perf, optional, variant, log):
+        best = None
         for _ in range(self.args.repeats):
-            cmd = [self.args.binary, "--pes", str(pes), "--ranks", str(ranks), "--no-pin",
-                   "--step-log", log + ".run"] + self.model(steps) + extra
             result = execute(cmd, self.perf if perf else None, optional)
             if result is None:
                 return None
             if best is None or result["time"] < best["time"]:
                 best = result
-                os.replace(log + ".run", log)  # the step log of the run that counts
-            else:
+                if log:
+                    os.replace(log + ".run", log)  # the step log of the run that counts
+            elif log:
                 os.unlink(log + ".run")
-        cmd[cmd.index("--step-log") + 1] = log
+        if log:
+            cmd[cmd.index("--step-log") + 1] = log
         best.update(table=table, label=label, ranks=ranks, pes=pes, steps=steps or self.args.steps,
                     variant=variant, command=" ".join(cmd))
         self.runs.append(best)
@@ -426,7 +448,11 @@ def main():
               ["ranks", "copy in/out (GOT-like)", "TLS", "privatized<T>"], rows)
         results["tables"]["4.1"] = {"one_rank": one["time"], "steps": short, "runs": saved}
 
-    # Every run of one configuration (grid, steps) computes the same fields.
+    if args.fortran:
+        fortran_tables(args, r, results, tables, P, S, quarter)
+
+    # Every run of one configuration (grid, steps) computes the same fields (the Fortran twin's
+    # runs included: the C++ proxy's checksum).
     groups = {}
     for run in r.runs:
         groups.setdefault((run["steps"], run.get("variant", "")), set()).add(run["checksum"])
@@ -450,6 +476,43 @@ def main():
     if page:
         print(f"report: {page} (open it in a browser; it needs nothing else)")
     return 1 if bad else 0
+
+
+def fortran_tables(args, r, results, tables, P, S, quarter):
+    """The Fortran twin's tables: Table 4.1's methods from Fortran, Table 4.5 beside the C++."""
+    twin = os.path.join(args.fortran, "brams-fortran")
+    twin_tls = os.path.join(args.fortran, "brams-fortran-tls")  # built with -fopenmp
+    if "4.1" in tables:
+        short = max(1, S // 4)
+        rows, saved = [], []
+        for ranks in (4, 8, 16):
+            row = [ranks]
+            for method, binary in (("auto", twin), ("tls", twin_tls), ("copy", twin)):
+                res = r.run_fortran("4.1-fortran", f"{method} {ranks}", binary, ranks, 1,
+                                    ["--lb-every", "0", "--vp-privatize", method], steps=short)
+                row.append(f"{res['time']:.3f}")
+                saved.append({"ranks": ranks, "method": method, "time": res["time"]})
+            rows.append(row)
+        table(f"Table 4.1 shape from Fortran (apps/brams-fortran): privatization on 1 PE, {short} steps, "
+              "time (s)", ["ranks", "automatic (an instance per rank)", "TLS (!$omp threadprivate)",
+                           "copy in/out (the program's globals)"], rows)
+        results["tables"]["4.1_fortran"] = {"steps": short, "runs": saved}
+    if "4.5" in tables:
+        v = 16 * P
+        cxx = {run["label"]: run["time"] for run in r.runs if run["table"] == "4.5"}
+        rows, saved = [], []
+        for label, extra in (("no balancer", ["--lb-every", "0"]),
+                             ("greedy", ["--lb-every", str(quarter), "--lb", "greedy"]),
+                             ("hilbert", ["--lb-every", str(quarter), "--lb", "hilbert"])):
+            res = r.run_fortran("4.5-fortran", label, twin, v, P, extra)
+            c = cxx.get(label)
+            rows.append([f"{label} - {v} ranks", f"{c:.3f}" if c else "-", f"{res['time']:.3f}",
+                         f"{res['time'] / c:.2f}" if c else "-"])
+            saved.append({"balancer": label, "cxx": c, "fortran": res["time"]})
+        table(f"Table 4.5 shape beside the C++ proxy: its Fortran twin, virtualization 16, balancing "
+              f"every {quarter} steps", ["configuration", "C++ time (s)", "Fortran time (s)",
+                                         "Fortran / C++"], rows)
+        results["tables"]["4.5_fortran"] = {"every": quarter, "runs": saved}
 
 
 def cache_columns(events, res):

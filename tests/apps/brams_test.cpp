@@ -430,6 +430,33 @@ TEST_F(BramsFiles, ExperimentsScriptWritesTablesAndResults) {
   EXPECT_EQ(text.str().rfind("table,label,ranks,pes,steps,time", 0), 0u) << text.str();
 }
 
+#if defined(BRAMS_FORTRAN_BINARY)
+// With --fortran (the demo's), the Fortran twin's tables too: Table 4.1's three methods from
+// Fortran and Table 4.5 beside the C++ proxy, every twin run with the C++ proxy's checksum.
+TEST_F(BramsFiles, ExperimentsScriptRunsTheFortranTwinBesideTheCxxProxy) {
+  const std::string twin_dir = fs::path(BRAMS_FORTRAN_BINARY).parent_path().string();
+  const Result r = run_program("python3 " + std::string(BRAMS_EXPERIMENTS),
+                               "--binary " + std::string(BRAMS_BINARY) + " --fortran " + twin_dir +
+                                   " --tables 4.1,4.5 --pes 2 --nx 16 --ny 16 --nz 4 --steps 8 " +
+                                   "--no-report --out " + dir_.string());
+  ASSERT_EQ(r.status, 0) << r.out;
+  for (const std::string title :
+       {"Table 4.1 shape from Fortran", "TLS (!$omp threadprivate)",
+        "Table 4.5 shape beside the C++ proxy", "every configuration's runs identical"}) {
+    EXPECT_NE(r.out.find(title), std::string::npos) << title << "\n" << r.out;
+  }
+  const auto json = nlohmann::json::parse(std::ifstream(dir_ / "results.json"));
+  EXPECT_TRUE(json.at("checksums_identical").get<bool>());
+  EXPECT_EQ(json.at("tables").at("4.1_fortran").at("runs").size(), 9u);
+  // A directory without the twin is refused, naming it.
+  const Result missing = run_program("python3 " + std::string(BRAMS_EXPERIMENTS),
+                                     "--binary " + std::string(BRAMS_BINARY) + " --fortran " +
+                                         dir_.string() + " --out " + dir_.string());
+  EXPECT_EQ(missing.status, 2) << missing.out;
+  EXPECT_NE(missing.out.find("no executable brams-fortran"), std::string::npos) << missing.out;
+}
+#endif
+
 }  // namespace
 
 namespace {

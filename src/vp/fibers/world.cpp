@@ -306,6 +306,14 @@ int run(rt::Runtime& runtime, const Options& options, const std::function<void()
         " processes (use vela::vp::privatized<T>, or run in one process)");
   }
   const rt::Shape shape = rank_shape(options, options.ranks > 0 ? options.ranks : runtime.pes());
+  // The program's one instance under none, copy and tls, constructed before the ranks start
+  // (under copy its globals are registered, which check_privatization counts).
+  const SharedImage shared_image(privatization);
+  if (privatization == Privatization::copy && program_image() != nullptr && runtime.pes() > 1) {
+    throw Error("--vp-privatize copy: the program's globals are copied in and out at each rank "
+                "switch, so only one PE may run ranks: run with --pes 1 (not --pes " +
+                std::to_string(runtime.pes()) + "), or use auto (the default)");
+  }
   Options checked = options;
   checked.tls_globals = tls_method;
   check_privatization(checked, runtime.pes());
@@ -337,8 +345,6 @@ int run(rt::Runtime& runtime, const Options& options, const std::function<void()
   world.stacks = std::make_unique<StackRange>(
       static_cast<std::size_t>(world.size), options.stack_bytes, sizeof(RankContext), heap,
       rank_image_bytes(privatization), rank_image_alignment());
-  // The program's one instance under none, copy and tls, constructed before the ranks start.
-  const SharedImage shared_image(privatization);
   if (heap > 0) give_stdio_buffers();
   if (world.across_processes) check_across_processes(runtime, world);
   if (checkpoints) check_checkpoints(world);

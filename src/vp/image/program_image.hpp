@@ -56,7 +56,9 @@ class ProgramImage {
   // Bytes an instance takes (segments and tail), and the alignment its start needs.
   std::size_t instance_bytes() const { return instance_bytes_; }
   std::size_t alignment() const { return elf_.alignment; }
-  // Bytes of the image's writable segments (what each instance owns of the program).
+  // Where the image's writable segments begin (an offset from an instance's start, page
+  // aligned) and their bytes (what each instance owns of the program).
+  std::size_t writable_begin() const { return writable_begin_; }
   std::size_t writable_bytes() const { return elf_.span - writable_begin_; }
 
   // Makes a fresh instance at `at` (instance_bytes() of address space, reserved or free):

@@ -11,6 +11,7 @@
 #include "fibers/rank.hpp"
 #include "image/program_image.hpp"
 #include "image/rank_libc.hpp"
+#include "vela/vp/privatized.hpp"
 
 namespace vela::vp::detail {
 
@@ -88,11 +89,19 @@ SharedImage::SharedImage(Privatization method) {
   image->instantiate(at_, false);
   image->set_shared(at_);
   image->construct(at_, 0, nullptr);
+  // copy: the instance's writable segments (every global of the program, constructed) are
+  // copied in and out at each rank switch (privatized.hpp, register_global), each rank starting
+  // from the constructed values.
+  if (method == Privatization::copy) {
+    vela::vp::register_global(at_ + image->writable_begin(), image->writable_bytes());
+    registered_ = true;
+  }
 }
 
 SharedImage::~SharedImage() {
   ProgramImage* image = program_image();
   if (at_ == nullptr || image == nullptr) return;
+  if (registered_) vela::vp::unregister_globals();
   image->destruct(at_);
   image->set_shared(nullptr);
   image->release(at_);

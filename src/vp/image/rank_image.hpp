@@ -45,6 +45,7 @@ class SharedImage {
 
  private:
   std::byte* at_ = nullptr;
+  bool registered_ = false;  // its writable segments copied per rank (copy)
 };
 
 // When rank `rank` starts on its PE (before its fiber): its instance or tail in `region`.

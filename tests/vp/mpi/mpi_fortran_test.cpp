@@ -58,6 +58,17 @@ TEST(FortranPrograms, StateMovesWithItsRanksBetweenProcesses) {
   EXPECT_EQ(vela(mpirun(2, dir + "/globals", "--vp 4 --lb rotate")), openmpi("globals", 4));
 }
 
+// --vp-privatize copy: the program's one instance, its writable segments (module variables,
+// COMMON blocks, SAVEd locals) copied in and out at each switch, so every rank has its own state
+// again, on one PE only.
+TEST(FortranPrograms, CopiedStateIsPerRankOnOnePe) {
+  EXPECT_EQ(vela(dir + "/globals --vp 4 --pes 1 --vp-privatize copy"), openmpi("globals", 4));
+  const ProgramResult two = run_program(dir + "/globals --vp 4 --pes 2 --vp-privatize copy", "");
+  EXPECT_NE(two.status, 0);
+  EXPECT_THAT(two.out, HasSubstr("--vp-privatize copy"));
+  EXPECT_THAT(two.out, HasSubstr("--pes 1"));
+}
+
 TEST(FortranPrograms, SharedStateGivesWrongOutput) {
   // The property the others rest on: with one copy of the program's state for all ranks, the
   // module variables, the COMMON block and the SAVEd locals mix the ranks' values.
