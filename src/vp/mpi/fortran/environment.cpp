@@ -1,11 +1,6 @@
 // MPI's environment, communicators, error handlers and Vela's extensions for Fortran (the
-// standard's chapters 6 and 8; conventions in bindings.hpp). Also the storage of mpif.h's
-// COMMON blocks.
-//
-// Attributes: a Fortran attribute value is an INTEGER(KIND=MPI_ADDRESS_KIND), stored as the
-// C attribute's pointer value; the predefined attributes (MPI_TAG_UB, ...) are pointers to an
-// int in C and their int in Fortran. Keyvals with Fortran copy or delete functions are not
-// bound (their Fortran interface passes every argument by reference, the C one by value).
+// standard's chapters 6 and 8; conventions in bindings.hpp; attributes in attributes.cpp).
+// Also the storage of mpif.h's COMMON blocks.
 #include "bindings.hpp"
 
 using namespace vela::mpi::fortran;
@@ -163,51 +158,6 @@ VELA_FORTRAN(intercomm_merge, (F * c, F* high, F* n, F* ierr), {
   HandleOut<MPI_Comm> made(n);
   *ierr = MPI_Intercomm_merge(comm(c), *high, made.get());
 })
-
-// ---- attributes ----
-
-namespace {
-
-// A predefined attribute's keyval: its C value points to an int.
-bool predefined_attribute(int keyval) {
-  return keyval == MPI_TAG_UB || keyval == MPI_HOST || keyval == MPI_IO ||
-         keyval == MPI_WTIME_IS_GLOBAL || keyval == MPI_UNIVERSE_SIZE || keyval == MPI_APPNUM ||
-         keyval == MPI_LASTUSEDCODE;
-}
-
-// The Fortran value of attribute `keyval` of `c`, or flag false.
-MPI_Aint attribute(MPI_Comm c, int keyval, F* flag, F* ierr) {
-  void* value = nullptr;
-  *ierr = MPI_Comm_get_attr(c, keyval, &value, flag);
-  if (*ierr != MPI_SUCCESS || *flag == 0) return 0;
-  if (predefined_attribute(keyval)) return *static_cast<const int*>(value);
-  return reinterpret_cast<MPI_Aint>(value);
-}
-
-}  // namespace
-
-VELA_FORTRAN(comm_get_attr, (F * c, F* keyval, MPI_Aint* value, F* flag, F* ierr), {
-  const MPI_Aint v = attribute(comm(c), *keyval, flag, ierr);
-  if (*flag != 0) *value = v;
-})
-
-// MPI-1's form: the value is a default INTEGER.
-VELA_FORTRAN(attr_get, (F * c, F* keyval, F* value, F* flag, F* ierr), {
-  const MPI_Aint v = attribute(comm(c), *keyval, flag, ierr);
-  if (*flag != 0) *value = static_cast<F>(v);
-})
-
-VELA_FORTRAN(comm_set_attr, (F * c, F* keyval, MPI_Aint* value, F* ierr),
-             { *ierr = MPI_Comm_set_attr(comm(c), *keyval, reinterpret_cast<void*>(*value)); })
-
-VELA_FORTRAN(attr_put, (F * c, F* keyval, F* value, F* ierr), {
-  *ierr = MPI_Attr_put(comm(c), *keyval, reinterpret_cast<void*>(static_cast<MPI_Aint>(*value)));
-})
-
-VELA_FORTRAN(comm_delete_attr, (F * c, F* keyval, F* ierr),
-             { *ierr = MPI_Comm_delete_attr(comm(c), *keyval); })
-
-VELA_FORTRAN(comm_free_keyval, (F * keyval, F* ierr), { *ierr = MPI_Comm_free_keyval(keyval); })
 
 // ---- error handlers ----
 // A Fortran handler (`subroutine h(comm, code)`) is called as a C one: its communicator

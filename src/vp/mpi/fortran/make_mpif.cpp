@@ -188,9 +188,14 @@ void write_header(std::ostream& out) {
   w.line("integer(kind=MPI_ADDRESS_KIND) MPI_AINT_ADD, MPI_AINT_DIFF");
   w.line("integer(kind=MPI_ADDRESS_KIND) PMPI_AINT_ADD, PMPI_AINT_DIFF");
   w.line("external MPI_AINT_ADD, MPI_AINT_DIFF, PMPI_AINT_ADD, PMPI_AINT_DIFF");
+  w.comment("The predefined attribute copy and delete functions.");
+  w.line("external MPI_COMM_NULL_COPY_FN, MPI_COMM_DUP_FN, MPI_COMM_NULL_DELETE_FN");
+  w.line("external MPI_TYPE_NULL_COPY_FN, MPI_TYPE_DUP_FN, MPI_TYPE_NULL_DELETE_FN");
+  w.line("external MPI_WIN_NULL_COPY_FN, MPI_WIN_DUP_FN, MPI_WIN_NULL_DELETE_FN");
+  w.line("external MPI_NULL_COPY_FN, MPI_DUP_FN, MPI_NULL_DELETE_FN");
   w.comment("Vela's extensions (AMPI's): where the calling rank runs.");
-  w.line("integer MPI_MY_PE, MPI_MY_NODE, MPI_NUM_PES");
-  w.line("external MPI_MY_PE, MPI_MY_NODE, MPI_NUM_PES");
+  w.line("integer MPI_MY_PE, MPI_MY_NODE, MPI_NUM_PES, MPI_NUM_NODES");
+  w.line("external MPI_MY_PE, MPI_MY_NODE, MPI_NUM_PES, MPI_NUM_NODES");
 }
 
 // The calls with a choice argument, and their arguments: `name*` a choice buffer, `name[]` an
@@ -305,6 +310,10 @@ const Interface interfaces[] = {
     {"MPI_RGET",
      "origin_addr* origin_count origin_datatype target_rank target_disp& target_count "
      "target_datatype win request ierror"},
+    {"MPI_RGET_ACCUMULATE",
+     "origin_addr* origin_count origin_datatype result_addr* result_count "
+     "result_datatype target_rank target_disp& target_count "
+     "target_datatype op win request ierror"},
     {"MPI_RACCUMULATE",
      "origin_addr* origin_count origin_datatype target_rank target_disp& "
      "target_count target_datatype op win request ierror"},

@@ -1,8 +1,7 @@
 // MPI's one-sided communication for Fortran (the standard's chapter 11; conventions in
 // bindings.hpp). Displacements and sizes are INTEGER(KIND=MPI_ADDRESS_KIND); the base address
 // MPI_WIN_ALLOCATE and MPI_WIN_SHARED_QUERY give back is one too (a Cray pointer's value, as
-// MPI_ALLOC_MEM's). Window attributes come back as their values: MPI_WIN_BASE the address,
-// MPI_WIN_SIZE the size, MPI_WIN_DISP_UNIT, MPI_WIN_CREATE_FLAVOR and MPI_WIN_MODEL the integer.
+// MPI_ALLOC_MEM's).
 #include "bindings.hpp"
 
 using namespace vela::mpi::fortran;
@@ -154,7 +153,7 @@ VELA_FORTRAN(raccumulate,
                                    *target_count, type(target_type), op(o), win(w), request.get());
              })
 
-// ---- names, groups, info, error handlers, attributes ----
+// ---- names, groups, info, error handlers (attributes: attributes.cpp) ----
 
 VELA_FORTRAN(win_get_group, (F * w, F* g, F* ierr), {
   HandleOut<MPI_Group> made(g);
@@ -186,34 +185,5 @@ VELA_FORTRAN(win_get_errhandler, (F * w, F* e, F* ierr), {
 
 VELA_FORTRAN(win_call_errhandler, (F * w, F* code, F* ierr),
              { *ierr = MPI_Win_call_errhandler(win(w), *code); })
-
-VELA_FORTRAN(win_get_attr, (F * w, F* keyval, MPI_Aint* value, F* flag, F* ierr), {
-  void* v = nullptr;
-  *ierr = MPI_Win_get_attr(win(w), *keyval, &v, flag);
-  if (*ierr != MPI_SUCCESS || *flag == 0) return;
-  switch (*keyval) {
-    case MPI_WIN_BASE:
-      *value = reinterpret_cast<MPI_Aint>(v);
-      break;
-    case MPI_WIN_SIZE:
-      *value = *static_cast<const MPI_Aint*>(v);
-      break;
-    case MPI_WIN_DISP_UNIT:
-    case MPI_WIN_CREATE_FLAVOR:
-    case MPI_WIN_MODEL:
-      *value = *static_cast<const int*>(v);
-      break;
-    default:
-      *value = reinterpret_cast<MPI_Aint>(v);
-  }
-})
-
-VELA_FORTRAN(win_set_attr, (F * w, F* keyval, MPI_Aint* value, F* ierr),
-             { *ierr = MPI_Win_set_attr(win(w), *keyval, reinterpret_cast<void*>(*value)); })
-
-VELA_FORTRAN(win_delete_attr, (F * w, F* keyval, F* ierr),
-             { *ierr = MPI_Win_delete_attr(win(w), *keyval); })
-
-VELA_FORTRAN(win_free_keyval, (F * keyval, F* ierr), { *ierr = MPI_Win_free_keyval(keyval); })
 
 }  // extern "C"

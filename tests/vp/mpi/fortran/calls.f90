@@ -15,6 +15,8 @@ program calls
   call topologies(rank, nranks)
   call one_sided(rank, nranks)
   call more_nonblocking(rank, nranks)
+  call attributes(rank)
+  call generalized(rank)
   call environment(rank)
   call MPI_FINALIZE(ierr)
 end program calls
@@ -307,3 +309,111 @@ subroutine more_nonblocking(rank, nranks)
     swapped, ' nothing ', flag
   if (nranks /= 4) print *, 'calls: run on 4 ranks'
 end subroutine more_nonblocking
+
+! A keyval's copy function of the program's: the duplicate gets twice the value.
+subroutine twice_copy(oldcomm, keyval, extra, value_in, value_out, flag, ierr)
+  use mpi
+  implicit none
+  integer :: oldcomm, keyval, ierr
+  integer(kind=MPI_ADDRESS_KIND) :: extra, value_in, value_out
+  logical :: flag
+  value_out = value_in * 2 + extra
+  flag = oldcomm /= MPI_COMM_NULL .and. keyval /= MPI_KEYVAL_INVALID
+  ierr = MPI_SUCCESS
+end subroutine twice_copy
+
+! Its delete function counts the deletions in a COMMON block.
+subroutine counted_delete(comm, keyval, value, extra, ierr)
+  use mpi
+  implicit none
+  integer :: comm, keyval, ierr, deleted
+  integer(kind=MPI_ADDRESS_KIND) :: value, extra
+  common /deletions/ deleted
+  deleted = deleted + int(value) + 0 * (comm + keyval + int(extra))
+  ierr = MPI_SUCCESS
+end subroutine counted_delete
+
+subroutine attributes(rank)
+  use mpi
+  implicit none
+  integer, intent(in) :: rank
+  integer :: ierr, mine, predefined, dup, deleted
+  integer(kind=MPI_ADDRESS_KIND) :: value, extra, got, copied
+  logical :: flag, flag2
+  external twice_copy, counted_delete
+  common /deletions/ deleted
+  deleted = 0
+  extra = 1
+  call MPI_COMM_CREATE_KEYVAL(twice_copy, counted_delete, mine, extra, ierr)
+  call MPI_COMM_CREATE_KEYVAL(MPI_COMM_DUP_FN, MPI_COMM_NULL_DELETE_FN, predefined, extra, ierr)
+  value = 10 + rank
+  call MPI_COMM_SET_ATTR(MPI_COMM_WORLD, mine, value, ierr)
+  call MPI_COMM_SET_ATTR(MPI_COMM_WORLD, predefined, value, ierr)
+  call MPI_COMM_DUP(MPI_COMM_WORLD, dup, ierr)
+  call MPI_COMM_GET_ATTR(dup, mine, got, flag, ierr)
+  call MPI_COMM_GET_ATTR(dup, predefined, copied, flag2, ierr)
+  call MPI_COMM_FREE(dup, ierr)
+  call MPI_COMM_DELETE_ATTR(MPI_COMM_WORLD, mine, ierr)
+  call MPI_COMM_FREE_KEYVAL(mine, ierr)
+  call MPI_COMM_FREE_KEYVAL(predefined, ierr)
+  print '(a,i0,a,l1,1x,i0,a,l1,1x,i0,a,i0,a,l1)', 'attr ', rank, ': copied ', flag, got, &
+    ' dup_fn ', flag2, copied, ' deleted ', deleted, ' freed ', mine == MPI_KEYVAL_INVALID
+end subroutine attributes
+
+! A generalized request's functions: the query says where the "message" came from.
+subroutine query_fn(extra, status, ierr)
+  use mpi
+  implicit none
+  integer(kind=MPI_ADDRESS_KIND) :: extra
+  integer :: status(MPI_STATUS_SIZE), ierr
+  status(MPI_SOURCE) = int(extra)
+  status(MPI_TAG) = 77
+  call MPI_STATUS_SET_ELEMENTS(status, MPI_INTEGER, 3, ierr)
+  call MPI_STATUS_SET_CANCELLED(status, .false., ierr)
+end subroutine query_fn
+
+subroutine free_fn(extra, ierr)
+  use mpi
+  implicit none
+  integer(kind=MPI_ADDRESS_KIND) :: extra
+  integer :: ierr, freed
+  common /grequests/ freed
+  freed = freed + int(extra)
+  ierr = MPI_SUCCESS
+end subroutine free_fn
+
+subroutine cancel_fn(extra, complete, ierr)
+  use mpi
+  implicit none
+  integer(kind=MPI_ADDRESS_KIND) :: extra
+  logical :: complete
+  integer :: ierr
+  ierr = MPI_SUCCESS
+  if (complete .and. extra < 0) ierr = MPI_ERR_OTHER
+end subroutine cancel_fn
+
+subroutine generalized(rank)
+  use mpi
+  implicit none
+  integer, intent(in) :: rank
+  integer :: ierr, request, status(MPI_STATUS_SIZE), count, freed, new_class, new_code, length
+  integer(kind=MPI_ADDRESS_KIND) :: extra
+  logical :: flag
+  character(len=MPI_MAX_ERROR_STRING) :: text
+  external query_fn, free_fn, cancel_fn
+  common /grequests/ freed
+  freed = 0
+  extra = 100 + rank
+  call MPI_GREQUEST_START(query_fn, free_fn, cancel_fn, extra, request, ierr)
+  call MPI_TEST(request, flag, status, ierr)
+  call MPI_GREQUEST_COMPLETE(request, ierr)
+  call MPI_WAIT(request, status, ierr)
+  call MPI_GET_COUNT(status, MPI_INTEGER, count, ierr)
+  call MPI_ADD_ERROR_CLASS(new_class, ierr)
+  call MPI_ADD_ERROR_CODE(new_class, new_code, ierr)
+  call MPI_ADD_ERROR_STRING(new_code, 'the model blew up', ierr)
+  call MPI_ERROR_STRING(new_code, text, length, ierr)
+  print '(a,i0,a,l1,a,i0,1x,i0,a,i0,a,i0,a,l1,1x,a)', 'greq ', rank, ': early ', flag, &
+    ' status ', status(MPI_SOURCE), status(MPI_TAG), ' count ', count, ' freed ', freed, &
+    ' classes ', new_class > MPI_ERR_LASTCODE .and. new_code /= new_class, trim(text)
+end subroutine generalized
