@@ -140,6 +140,24 @@ TEST(FortranWrapper, CompilesSeparatelyAndLinksCAndFortranTogether) {
   std::filesystem::remove_all(d);
 }
 
+// A Vela built where gfortran was missing: its vela-mpif90 (the same script with no Fortran
+// compiler) says so and what to do.
+TEST(FortranWrapper, WithoutGfortranTheWrapperSaysSo) {
+  const auto d = scratch("nogfortran");
+  const std::string strip = "sed \"s|^fortran_compiler=.*|fortran_compiler=''|\" ";
+  ASSERT_EQ(run_program(strip + VELA_MPIF90 + " > " + (d / "f90").string() + " && chmod +x " +
+                            (d / "f90").string(),
+                        "")
+                .status,
+            0);
+  write(d / "p.f90", "program p\nend program\n");
+  const ProgramResult r = run_program((d / "f90").string() + " -o p " + (d / "p.f90").string(), "");
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("no Fortran compiler"));
+  EXPECT_THAT(r.out, HasSubstr("gfortran"));
+  std::filesystem::remove_all(d);
+}
+
 TEST(FortranWrapper, ShowmeNamesGfortranAndTheFortranHeaders) {
   const ProgramResult r = run_program(std::string(VELA_MPIF90) + " --showme -o x x.f90", "");
   EXPECT_EQ(r.status, 0) << r.out;
