@@ -68,6 +68,7 @@ void post_system(RuntimeState& state, PeId to, Kind kind, CollectionId collectio
 void stop_locally(RuntimeState& state) {
   state.stopping.store(true, std::memory_order_seq_cst);
   for (auto& pe : state.pe) pe->inbox.wake();
+  watch_the_stop(state);
 }
 
 void stop_all(RuntimeState& state) {

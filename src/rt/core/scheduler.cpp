@@ -1,13 +1,22 @@
 // Each PE's message-driven loop: take what arrived, run one message at a time (runtime messages
 // first, then by priority, FIFO among equals), and when there is nothing to do, poll for a
 // while and then park (core/idle.cpp). The queues are in core/queues.cpp, what a message does
-// in core/dispatch.cpp.
+// in core/dispatch.cpp. A stopped run whose PEs do not come back is ended by a watchdog
+// (watch_the_stop).
 #include <sched.h>
 
+#include <atomic>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
 #include <ctime>
+#include <memory>
+#include <mutex>
+#include <thread>
 
 #include "core/runtime_state.hpp"
 #include "services/timeline.hpp"
+#include "vela/rt/rank_seam.hpp"
 
 namespace vela::rt::detail {
 
@@ -83,9 +92,56 @@ void start_pes(RuntimeState& state) {
 // After the PEs have stopped: frees every message still queued anywhere (after exit(), or
 // sent to a PE that had already stopped), so that each goes back to its pool before the pools
 // go away. Runs on the calling thread, which is no PE.
+// The watchdog of a stopped run (scheduler.hpp): `joined` once the PEs stopped.
+struct StopWatch {
+  std::mutex mutex;
+  std::condition_variable changed;
+  bool joined = false;
+};
+
+// What at_forced_exit registered (rank_seam.hpp).
+constexpr int max_flushes = 4;
+std::atomic<void (*)()> flushes[max_flushes];
+
+void at_forced_exit(void (*flush)()) {
+  for (auto& slot : flushes) {
+    void (*empty)() = nullptr;
+    if (slot.load() == flush || slot.compare_exchange_strong(empty, flush)) return;
+  }
+}
+
+void watch_the_stop(RuntimeState& state) {
+  std::lock_guard lock(state.stop_watch_mutex);
+  if (state.stop_watch) return;
+  auto watch = std::make_shared<StopWatch>();
+  state.stop_watch = watch;
+  std::thread([watch, &state] {
+    std::unique_lock lock(watch->mutex);
+    if (watch->changed.wait_for(lock, stop_grace, [&] { return watch->joined; })) return;
+    // The PEs have not stopped, and cannot have (joined is set under this lock after they
+    // did): `state` is alive.
+    const int code = state.exit_code;
+    for (auto& slot : flushes) {
+      if (void (*flush)() = slot.load()) flush();
+    }
+    std::fflush(nullptr);
+    std::fprintf(stderr,
+                 "vela: the run was ended, but a rank still computes without calling the runtime "
+                 "%lld s later (fibers are not preempted): ending the process with code %d\n",
+                 static_cast<long long>(stop_grace.count()), code);
+    std::fflush(stderr);
+    std::_Exit(code);
+  }).detach();
+}
+
 void join_pes(RuntimeState& state) {
   for (auto& pe : state.pe) {
     if (pe->thread.joinable()) pe->thread.join();
+  }
+  if (std::shared_ptr<StopWatch> watch = state.stop_watch) {
+    std::lock_guard lock(watch->mutex);
+    watch->joined = true;
+    watch->changed.notify_all();
   }
   for (auto& pe : state.pe) {
     for (auto batch = pe->inbox.take_all(); batch.first != nullptr;) {

@@ -2,6 +2,8 @@
 // their idle waits (core/scheduler.cpp, core/post.cpp, core/idle.cpp, core/dispatch.cpp).
 #pragma once
 
+#include <chrono>
+
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -25,6 +27,14 @@ void send_packed_entry(CollectionId collection, std::uint64_t linear, HandlerId 
 void stop_all(RuntimeState& state);
 // Ends the run on this process's PEs.
 void stop_locally(RuntimeState& state);
+
+// After the run is stopped (an MPI_Abort, a failure, the end): a PE whose element never returns
+// to the scheduler (a rank computing in a loop without calling the runtime, as programs wait
+// for mpirun to kill them after MPI_Abort) cannot stop, since fibers are not preempted. A
+// watchdog thread, started once, ends the process with the run's exit code if the PEs have not
+// all stopped `stop_grace` later, saying so; join_pes calls it off.
+inline constexpr std::chrono::seconds stop_grace{3};
+void watch_the_stop(RuntimeState& state);
 
 // Starts a thread per PE of this process; joins them and frees what is still queued.
 void start_pes(RuntimeState& state);

@@ -500,6 +500,12 @@ void RankElement::pup(pup::Archive& ar) {
     }
     set_fiber_handle(c.fiber, fiber);
   }
+#if defined(VELA_ASAN_FIBERS)
+  // Packing, the copy reads the stack whole, redzones of its frames and the bytes below the
+  // saved context included (the stack leaves with the rank: nothing here reads it again);
+  // unpacking, it writes memory that is the rank's from now on.
+  ASAN_UNPOISON_MEMORY_REGION(reinterpret_cast<void*>(top - stack_used), stack_used);
+#endif
   ar.bytes(reinterpret_cast<void*>(top - stack_used), stack_used);
   std::uint64_t heap_used = c.heap != nullptr && !ar.unpacking() ? c.heap->used_bytes() : 0;
   ar | heap_used;

@@ -19,6 +19,7 @@
 #include "image/rank_libc.hpp"
 #include "memory/active_heap.hpp"
 #include "memory/stacks.hpp"
+#include "vela/rt/rank_seam.hpp"
 #include "vela/vp/vp.hpp"
 
 // libgcc's registration of unwind tables that no loaded object's headers describe.
@@ -249,6 +250,14 @@ void mark_process_code(void* handle) {
       &search);
 }
 
+// libgfortran's buffered units (PRINT and WRITE to a file or a pipe), written out before a
+// forced end of the process (rank_seam.hpp, at_forced_exit): FLUSH with no unit flushes all.
+void flush_fortran_units() {
+  using Flush = void (*)(int*);
+  static const auto flush = reinterpret_cast<Flush>(dlsym(RTLD_DEFAULT, "_gfortran_flush_i4"));
+  if (flush != nullptr) flush(nullptr);
+}
+
 using FindFde = const void* (*)(void*, dwarf_eh_bases*);
 // libgcc's own, for every frame outside the program's instances.
 const FindFde next_find_fde = reinterpret_cast<FindFde>(dlsym(RTLD_NEXT, "_Unwind_Find_FDE"));
@@ -476,7 +485,10 @@ void ProgramImage::resolve() {
                   ": " + dlerror());
     }
     needed_.push_back(handle);
-    if (library.starts_with("libgfortran.")) mark_process_code(handle);
+    if (library.starts_with("libgfortran.")) {
+      mark_process_code(handle);
+      rt::detail::at_forced_exit(&flush_fortran_units);
+    }
   }
   bindings_.assign(elf_.symbols.size(), Binding{});
   std::vector<bool> used(elf_.symbols.size());

@@ -5,9 +5,13 @@
 // values (the order a non-commutative operator needs), in O(count).
 #include "operators.hpp"
 
+#include <algorithm>
 #include <complex>
 #include <cstring>
 #include <string>
+#include <vector>
+
+#include "typemap.hpp"
 
 namespace vela::mpi::detail {
 namespace {
@@ -278,6 +282,31 @@ void call_user(const void* in, void* inout, std::size_t count, const void* self)
   operation.user(const_cast<void*>(in), inout, &len, &datatype);
 }
 
+// A program's operator on a derived datatype of several basic types (Operation::layout): the
+// packed operands are laid out in scratch memory as the datatype lays them out (its holes
+// zero), the operator called on `count` of them with the datatype, and the result packed back.
+// Two unpacks and a pack per call: the layout is the program's contract with its operator.
+void call_user_laid_out(const void* in, void* inout, std::size_t count, const void* self) {
+  const auto& operation = *static_cast<const Operation*>(self);
+  const Typemap& map = *operation.layout->map;
+  const std::size_t packed = count * operation.layout->size;
+  // The span `count` elements cover from the buffer's address, its lowest byte at `low`.
+  const std::int64_t last = static_cast<std::int64_t>(count) - 1;
+  const std::int64_t low = std::min(map.true_lb(), map.true_lb() + last * map.extent());
+  const std::int64_t high =
+      std::max(map.true_lb(), map.true_lb() + last * map.extent()) + map.true_extent();
+  std::vector<std::byte> a(static_cast<std::size_t>(high - low));
+  std::vector<std::byte> b(a.size());
+  std::byte* a_base = a.data() - low;
+  std::byte* b_base = b.data() - low;
+  map.unpack(static_cast<const std::byte*>(in), packed, a_base, count);
+  map.unpack(static_cast<const std::byte*>(inout), packed, b_base, count);
+  int len = static_cast<int>(count);
+  MPI_Datatype datatype = operation.datatype;
+  operation.user(a_base, b_base, &len, &datatype);
+  map.pack(b_base, count, static_cast<std::byte*>(inout));
+}
+
 }  // namespace
 
 static_assert(replace_index == replace && no_op_index == no_op);
@@ -338,10 +367,20 @@ Reduction reduction_of(const char* call, Objects& objects, int count, MPI_Dataty
     return {type, n, type, n, operation};
   }
   if (type.element == nullptr) {
-    fail(call, MPI_ERR_OP,
-         "datatype " + handle_text(datatype) +
-             " is a derived datatype whose elements are not all of one basic type (or are "
-             "{value, index} pairs): reductions on it are not supported");
+    const auto value = reinterpret_cast<std::uintptr_t>(op);
+    const bool program_operator = (value & ~std::uintptr_t{VMPI_INDEX_MASK}) == VMPI_OP_BASE &&
+                                  (value & VMPI_INDEX_MASK) >= VMPI_OP_COUNT;
+    if (!program_operator) {
+      fail(call, MPI_ERR_OP,
+           "datatype " + handle_text(datatype) +
+               " is a derived datatype whose elements are not all of one basic type (or are "
+               "{value, index} pairs): a predefined operator does not apply to it (an operator "
+               "of MPI_Op_create does)");
+    }
+    Operation operation = operation_of(call, objects, op, datatype, type);
+    operation.function = &call_user_laid_out;
+    operation.layout = &type;
+    return {type, n, type, n, operation};
   }
   const Datatype& element = *type.element;
   const MPI_Datatype basic = reinterpret_cast<MPI_Datatype>(

@@ -17,6 +17,9 @@ struct Operation {
   void (*function)(const void* in, void* inout, std::size_t count, const void* self) = nullptr;
   MPI_User_function* user = nullptr;  // a program's operator, called by `function`
   MPI_Datatype datatype = MPI_DATATYPE_NULL;
+  // A program's operator on a derived datatype of several basic types: the type, whose packed
+  // elements are laid out as the program lays them out before each call (call_user_laid_out).
+  const Datatype* layout = nullptr;
   std::size_t element = 0;
   // A predefined operator, or the program's on a basic datatype: elementwise, so vp may combine
   // runs of elements apart (a program's operator on a derived datatype is called with its basic
@@ -54,8 +57,10 @@ struct Reduction {
   std::size_t bytes() const { return elements * element.size; }
 };
 
-// The checked arguments of a reduction of `count` elements of `datatype` under `op`: a derived
-// type must be made of one basic type (other than a {value, index} pair), which is reduced.
+// The checked arguments of a reduction of `count` elements of `datatype` under `op`: under a
+// predefined operator a derived type must be made of one basic type (other than a {value,
+// index} pair), which is reduced; a program's operator takes any datatype, and gets the
+// elements as the datatype lays them out.
 Reduction reduction_of(const char* call, Objects& objects, int count, MPI_Datatype datatype,
                        MPI_Op op);
 

@@ -134,14 +134,20 @@ struct Wire {
   vp::Type type;
 };
 
+// vp's elements of a predefined type's `count`: the count itself, or its bytes where the type
+// goes as raw bytes (the complex and {value, index} types, REAL*16: vp has no element of them).
+std::size_t wire_count(const Buffer& b) {
+  return b.type.type == vp::Type::bytes ? bytes_of(b.count, b.type) : b.count;
+}
+
 Wire outgoing(const void* buffer, const Buffer& b, std::vector<std::byte>& scratch) {
-  if (b.type.map == nullptr) return {const_cast<void*>(buffer), b.count, b.type.type};
+  if (b.type.map == nullptr) return {const_cast<void*>(buffer), wire_count(b), b.type.type};
   return {const_cast<void*>(gathered(buffer, b.count, b.type, scratch)), bytes_of(b.count, b.type),
           vp::Type::bytes};
 }
 
 Wire incoming(void* buffer, const Buffer& b, std::vector<std::byte>& scratch) {
-  if (b.type.map == nullptr) return {buffer, b.count, b.type.type};
+  if (b.type.map == nullptr) return {buffer, wire_count(b), b.type.type};
   return {receiving(buffer, b.count, b.type, scratch), bytes_of(b.count, b.type), vp::Type::bytes};
 }
 

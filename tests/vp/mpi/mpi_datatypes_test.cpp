@@ -1,11 +1,14 @@
 // Derived datatypes through vela/mpi.h's calls, in process on 2 PEs: halos of a 2D array sent as
 // columns (MPI_Type_vector), structs with absolute addresses (MPI_BOTTOM), a transpose gathered
-// through a resized type, reductions on a contiguous type, persistent and nonblocking receives
+// through a resized type, reductions on a contiguous type and a program's operator on a struct
+// type, persistent and nonblocking receives
 // that unpack on completion, packing (native and external32), and the questions about a type.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cmath>
+#include <cstddef>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -251,6 +254,67 @@ TEST(MpiDatatypes, ReductionsOnDerivedTypes) {
   });
   EXPECT_EQ(o.error, "");
   EXPECT_EQ(ranks_done, 3);
+}
+
+// A value and where it is, as BLACS's combines keep them: a double and two ints, with a hole.
+struct Located {
+  double value;
+  int row;
+  int column;
+};
+
+// A program's operator on a struct type: the largest |value|, ties to the smaller row.
+void largest_magnitude(void* in, void* inout, int* len, MPI_Datatype* datatype) {
+  EXPECT_NE(*datatype, MPI_DOUBLE);  // called with the program's own datatype
+  auto* a = static_cast<const Located*>(in);
+  auto* b = static_cast<Located*>(inout);
+  for (int i = 0; i < *len; ++i) {
+    const bool take = std::abs(a[i].value) > std::abs(b[i].value) ||
+                      (std::abs(a[i].value) == std::abs(b[i].value) && a[i].row < b[i].row);
+    if (take) b[i] = a[i];
+  }
+}
+
+// A program's operator takes any datatype (BLACS reduces structs of a value and its indices):
+// it is called with the elements as the datatype lays them out, and with the datatype.
+TEST(MpiDatatypes, ProgramOperatorsOnStructTypes) {
+  ranks_done = 0;
+  const Outcome o = run_mpi(4, [](int argc, char** argv) {
+    MPI_Init(&argc, &argv);
+    const int me = world_rank();
+    const int lengths[2] = {1, 2};
+    const MPI_Aint displacements[2] = {offsetof(Located, value), offsetof(Located, row)};
+    const MPI_Datatype types[2] = {MPI_DOUBLE, MPI_INT};
+    MPI_Datatype located;
+    MPI_Type_create_struct(2, lengths, displacements, types, &located);
+    MPI_Type_commit(&located);
+    MPI_Op op;
+    MPI_Op_create(&largest_magnitude, 1, &op);
+    // Two elements: the largest magnitude is rank 2's in the first, a tie of ranks 1 and 3 in
+    // the second (the smaller row wins).
+    const Located mine[2] = {{me == 2 ? -9.0 : 1.0 * me, me, 10 + me},
+                             {me % 2 == 1 ? 5.0 : 0.5, me, 20 + me}};
+    Located result[2] = {};
+    MPI_Allreduce(mine, result, 2, located, op, MPI_COMM_WORLD);
+    EXPECT_EQ(result[0].value, -9.0);
+    EXPECT_EQ(result[0].row, 2);
+    EXPECT_EQ(result[0].column, 12);
+    EXPECT_EQ(result[1].row, 1);
+    EXPECT_EQ(result[1].column, 21);
+    Located at_root[2] = {};
+    MPI_Reduce(mine, at_root, 2, located, op, 3, MPI_COMM_WORLD);
+    if (me == 3) {
+      EXPECT_EQ(at_root[0].row, 2);
+      EXPECT_EQ(at_root[1].row, 1);
+    }
+    MPI_Op_free(&op);
+    MPI_Type_free(&located);
+    MPI_Finalize();
+    ++ranks_done;
+    return 0;
+  });
+  EXPECT_EQ(o.error, "");
+  EXPECT_EQ(ranks_done, 4);
 }
 
 TEST(MpiDatatypes, PersistentAndVectorCollectivesWithDerivedTypes) {

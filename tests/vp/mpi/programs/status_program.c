@@ -24,6 +24,13 @@ int main(int argc, char** argv) {
   } else if (strcmp(mode, "abort") == 0) {
     if (rank == 1) MPI_Abort(MPI_COMM_WORLD, value);
     MPI_Barrier(MPI_COMM_WORLD);
+  } else if (strcmp(mode, "abort-while-busy") == 0) {
+    /* As a program waiting to be killed after MPI_Abort: rank 0 computes forever. */
+    if (rank == 1) MPI_Abort(MPI_COMM_WORLD, value);
+    if (rank == 0) {
+      volatile unsigned long spin = 0;
+      for (;;) ++spin;
+    }
   } else if (strcmp(mode, "bad-dest") == 0) {
     MPI_Send(&value, 1, MPI_INT, value, 0, MPI_COMM_WORLD);
   } else if (strcmp(mode, "truncate-large") == 0) {

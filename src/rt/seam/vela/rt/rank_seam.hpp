@@ -41,6 +41,11 @@ std::uint64_t code_layout();
 // caller's set the status already: the first abort's code wins.
 void abort_run(int code, bool& code_taken);
 
+// Called before the process is ended without its exit functions (a stopped run whose PEs do
+// not come back: core/scheduler.hpp, watch_the_stop): `flush` writes out what a library keeps
+// buffered (libgfortran's units). At most 4; registered once each, before the run.
+void at_forced_exit(void (*flush)());
+
 // Called from inside an entry method of `self` (a rank's fiber blocked in a receive) on this
 // PE's thread: when the PE has nothing else to run, waits as the idle PE would (counted as idle
 // time, quiescence and the transport served alike), and if the first message to run then is
