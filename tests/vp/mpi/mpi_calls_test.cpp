@@ -206,6 +206,52 @@ TEST(MpiCalls, SendRecvWithTagsStatusAndCount) {
   EXPECT_EQ(ranks_done, 2);
 }
 
+// The predefined types vp has no element for go as their bytes (complex, {value, index} pairs,
+// REAL*16): a message of them arrives whole, and its count is in the type's elements.
+TEST(MpiCalls, ComplexAndPairTypesTravelWhole) {
+  ranks_done = 0;
+  const Outcome o = run_mpi(2, [](int argc, char** argv) {
+    MPI_Init(&argc, &argv);
+    const int me = rank_of_world();
+    struct FloatInt {
+      float value;
+      int index;
+    };
+    float complex_values[6] = {1, 2, 3, 4, 5, 6};
+    FloatInt pairs[3] = {{1.5F, 7}, {2.5F, 8}, {3.5F, 9}};
+    double quads[4] = {0.25, -0.5, 8.0, 16.0};  // two REAL*16's bytes
+    if (me == 0) {
+      MPI_Send(complex_values, 3, MPI_COMPLEX, 1, 1, MPI_COMM_WORLD);
+      MPI_Send(pairs, 3, MPI_FLOAT_INT, 1, 2, MPI_COMM_WORLD);
+      MPI_Send(quads, 2, MPI_REAL16, 1, 3, MPI_COMM_WORLD);
+    } else {
+      float c[6] = {};
+      FloatInt p[3] = {};
+      double q[4] = {};
+      MPI_Status status;
+      int count = -1;
+      MPI_Recv(c, 3, MPI_COMPLEX, 0, 1, MPI_COMM_WORLD, &status);
+      MPI_Get_count(&status, MPI_COMPLEX, &count);
+      EXPECT_EQ(count, 3);
+      for (int i = 0; i < 6; ++i) EXPECT_EQ(c[i], complex_values[i]) << i;
+      MPI_Recv(p, 3, MPI_FLOAT_INT, 0, 2, MPI_COMM_WORLD, &status);
+      MPI_Get_count(&status, MPI_FLOAT_INT, &count);
+      EXPECT_EQ(count, 3);
+      EXPECT_EQ(p[2].value, 3.5F);
+      EXPECT_EQ(p[2].index, 9);
+      MPI_Recv(q, 2, MPI_REAL16, 0, 3, MPI_COMM_WORLD, &status);
+      MPI_Get_count(&status, MPI_REAL16, &count);
+      EXPECT_EQ(count, 2);
+      EXPECT_EQ(q[3], 16.0);
+    }
+    MPI_Finalize();
+    ++ranks_done;
+    return 0;
+  });
+  EXPECT_EQ(o.error, "");
+  EXPECT_EQ(ranks_done, 2);
+}
+
 TEST(MpiCalls, AnySourceAndAnyTag) {
   ranks_done = 0;
   const Outcome o = run_mpi(5, [](int argc, char** argv) {
