@@ -20,6 +20,8 @@ Debian ones with scripts/fetch-sources.sh). The programs this script knows:
     hypre    hypre 2.x: the library and its C examples       Debian source package hypre
              (src/configure, src/examples/)
     osu      OSU micro-benchmarks 6.x (c/mpi/, c/util/)      an OSU micro-benchmarks mirror
+    blacs    ScaLAPACK 2.x's BLACS tester, Fortran           Reference-ScaLAPACK/scalapack
+             (BLACS/TESTING/blacstest.f)                     (or Debian's scalapack)
 
 Options:
     --vela-bin DIR  where vela-mpicc and vela-mpicxx are (default: build/bin of this
@@ -172,6 +174,11 @@ class Context:
         if kind == "vela":
             return str(self.vela_bin / "vela-mpicc"), str(self.vela_bin / "vela-mpicxx")
         return shutil.which("mpicc") or "mpicc", shutil.which("mpicxx") or "mpicxx"
+
+    def fortran(self, kind: str) -> str:
+        if kind == "vela":
+            return str(self.vela_bin / "vela-mpif90")
+        return shutil.which("mpif90") or "mpif90"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -471,6 +478,49 @@ def netpipe_verify(run_dir: Path) -> str:
     return "" if passed == sizes else f"{passed} integrity checks passed for {sizes} sizes"
 
 
+# ScaLAPACK's BLACS tester -------------------------------------------------------------------
+
+def build_blacs(ctx: Context, kind: str, src: Path, dest: Path, logf: Path) -> Path:
+    copy_tree(src, dest)
+    cc, _ = ctx.compilers(kind)
+    fc = ctx.fortran(kind)
+    # gfortran 10 and later reject the tester's calls of one routine with buffers of several
+    # types unless told to accept them (-fallow-argument-mismatch), as ScaLAPACK's own example
+    # settings say.
+    settings = {"FC": fc, "CC": cc, "FCLOADER": fc, "CCLOADER": cc,
+                "FCFLAGS": "-O2 -fallow-argument-mismatch", "CCFLAGS": "-O2",
+                "NOOPT": "-O0 -fallow-argument-mismatch"}
+    text = (dest / "SLmake.inc.example").read_text()
+    for key, value in settings.items():
+        text = re.sub(rf"^{key}\s*=.*$", f"{key} = {value}", text, flags=re.M)
+    (dest / "SLmake.inc").write_text(text)
+    build(dest, logf, ["make", "blacslib"])
+    build(dest / "BLACS", logf, ["make", "tester"])
+    return dest / "BLACS" / "TESTING" / "xFbtest"
+
+
+def blacs_prepare(run_dir: Path, tree: Path) -> None:
+    # Its input files; the auxiliary tests end with BLACS_ABORT (every MPI ends the run with
+    # -1): left out, so that a run's status says whether it passed.
+    for data in tree.glob("*.dat"):
+        shutil.copy(data, run_dir / data.name)
+    bt = run_dir / "bt.dat"
+    bt.write_text(re.sub(r"^'T'(\s+Run AUX\?)", r"'F'\1", bt.read_text(), flags=re.M))
+
+
+def blacs_values(run_dir: Path) -> list[str]:
+    return lines_matching(run_dir.joinpath("out.txt").read_text(errors="replace"),
+                          r"TESTS:\s+\d+ TESTS;")
+
+
+def blacs_verify(run_dir: Path) -> str:
+    summaries = blacs_values(run_dir)
+    if len(summaries) < 20:
+        return f"{len(summaries)} test summaries printed (expected the 25 of bt.dat)"
+    failed = [line for line in summaries if not re.search(r"\s0 FAILED\.", line)]
+    return f"a test FAILED: {failed[0]}" if failed else ""
+
+
 # ---------------------------------------------------------------------------------------------
 # The programs, with their runs and what is compared
 
@@ -503,6 +553,11 @@ PROGRAMS: dict[str, Program] = {p.name: p for p in [
             balance_every=1,
             compared="Success=1, HPL's residual check PASSED, PTRANS residual, RandomAccess "
                      "errors, FFT error, the sizes (its summary)"),
+    Program("blacs", "the top of a ScaLAPACK 2.x tree (BLACS/TESTING/blacstest.f)",
+            "BLACS/TESTING/blacstest.f", 4, [], build_blacs, blacs_values, blacs_verify,
+            prepare=blacs_prepare, balance_every=1,
+            compared="the count of passed, skipped and failed tests of every kind (point-to-point, "
+                     "broadcasts, combines; 5 precisions), which it checks itself"),
     Program("netpipe", "the top of a NetPIPE 3.7 tree (src/netpipe.c)", "src/netpipe.c", 2,
             ["-i", "-u", "1048576"], build_netpipe, netpipe_values, netpipe_verify,
             compared="its integrity check of every message (-i), the sizes"),

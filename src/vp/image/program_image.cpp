@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -158,6 +159,47 @@ extern "C" void vela_image_gfortran_set_args(int argc, char** argv) {
   if (next != nullptr) next(argc, argv);
 }
 
+// A Fortran STOP in a rank ends that rank as a return from its main would, its status the
+// stop code (0 without one); the process's other ranks go on. Thrown from the bound stop
+// functions below through the program's frames (gfortran's code has unwind tables), caught
+// around main (call_main).
+struct RankStop {
+  int status;
+};
+
+// What gfortran prints for a STOP with a code or a message (to stderr, as it does).
+void say_stop(const char* what, const char* text, std::size_t length, bool quiet) {
+  if (quiet || text == nullptr) return;
+  std::fprintf(stderr, "%s %.*s\n", what, static_cast<int>(length), text);
+}
+
+// Bound in place of libgfortran's STOP and ERROR STOP. ERROR STOP ends the whole run with its
+// code (1 with a message), as MPI_Abort does: an error termination of one process of an MPI
+// program ends the job.
+extern "C" [[noreturn]] void vela_image_stop_numeric(int code, bool quiet) {
+  if (!quiet) std::fprintf(stderr, "STOP %d\n", code);
+  throw RankStop{code};
+}
+
+extern "C" [[noreturn]] void vela_image_stop_string(const char* text, std::size_t length,
+                                                    bool quiet) {
+  say_stop("STOP", text, length, quiet);
+  throw RankStop{0};
+}
+
+extern "C" [[noreturn]] void vela_image_error_stop_numeric(int code, bool quiet) {
+  if (!quiet) std::fprintf(stderr, "ERROR STOP %d\n", code);
+  std::fflush(stderr);
+  vela::vp::abort(code);
+}
+
+extern "C" [[noreturn]] void vela_image_error_stop_string(const char* text, std::size_t length,
+                                                          bool quiet) {
+  say_stop("ERROR STOP", text, length, quiet);
+  std::fflush(stderr);
+  vela::vp::abort(1);
+}
+
 struct Special {
   const char* name;
   void* function;
@@ -167,7 +209,11 @@ const Special specials[] = {
     {"__cxa_finalize", reinterpret_cast<void*>(&vela_image_cxa_finalize)},
     {"__cxa_thread_atexit_impl", reinterpret_cast<void*>(&vela_image_thread_atexit)},
     {"__tls_get_addr", reinterpret_cast<void*>(&vela_image_tls_get_addr)},
+    {"_gfortran_error_stop_numeric", reinterpret_cast<void*>(&vela_image_error_stop_numeric)},
+    {"_gfortran_error_stop_string", reinterpret_cast<void*>(&vela_image_error_stop_string)},
     {"_gfortran_set_args", reinterpret_cast<void*>(&vela_image_gfortran_set_args)},
+    {"_gfortran_stop_numeric", reinterpret_cast<void*>(&vela_image_stop_numeric)},
+    {"_gfortran_stop_string", reinterpret_cast<void*>(&vela_image_stop_string)},
     {"atexit", reinterpret_cast<void*>(&vela_image_atexit)},
     {"exit", reinterpret_cast<void*>(&vela_image_exit)},
 };
@@ -699,7 +745,11 @@ void ProgramImage::destruct(std::byte* at) const {
 
 int ProgramImage::call_main(std::byte* at, int argc, char** argv) const {
   using Main = int (*)(int, char**, char**);
-  return reinterpret_cast<Main>(at + elf_.main)(argc, argv, environ);
+  try {
+    return reinterpret_cast<Main>(at + elf_.main)(argc, argv, environ);
+  } catch (const RankStop& stop) {
+    return stop.status;
+  }
 }
 
 int ProgramImage::run_main(std::byte* at, int argc, char** argv) const {

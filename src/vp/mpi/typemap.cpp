@@ -240,12 +240,11 @@ std::string indexed_name(const char* name, std::size_t i) {
 
 // ---- layout nodes ----
 
-const NodePtr& empty_node() {
-  static const NodePtr empty = std::make_shared<const Node>();
-  return empty;
-}
+// A fresh empty node each time (not one shared by the process): a type's nodes live in its
+// rank's heap and move with it, and a node shared with the process would have its use count
+// raised in one process and lowered in another.
 Part empty_part() {
-  return {0, empty_node()};
+  return {0, std::make_shared<const Node>()};
 }
 bool is_empty(const Part& p) {
   return p.node->size == 0;

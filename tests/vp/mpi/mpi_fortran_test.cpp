@@ -142,6 +142,44 @@ TEST(FortranWrapper, CompilesSeparatelyAndLinksCAndFortranTogether) {
 
 // A Vela built where gfortran was missing: its vela-mpif90 (the same script with no Fortran
 // compiler) says so and what to do.
+// STOP ends its rank as a return from the main program would (its code the rank's status; the
+// other ranks go on); ERROR STOP ends the run with its code, as MPI_ABORT does.
+TEST(FortranPrograms, StopEndsItsRankAndErrorStopTheRun) {
+  const auto d = scratch("stop");
+  write(d / "stops.f90",
+        "program stops\n"
+        "  include 'mpif.h'\n"
+        "  integer :: ierr, rank, total\n"
+        "  character(len=8) :: mode\n"
+        "  call MPI_INIT(ierr)\n"
+        "  call MPI_COMM_RANK(MPI_COMM_WORLD, rank, ierr)\n"
+        "  call get_command_argument(1, mode)\n"
+        "  call MPI_ALLREDUCE(rank, total, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)\n"
+        "  call MPI_FINALIZE(ierr)\n"
+        "  if (mode == 'error' .and. rank == 1) error stop 4\n"
+        "  if (rank == 0) stop 'rank 0 is done'\n"
+        "  print '(a,i0,a,i0)', 'rank ', rank, ' total ', total\n"
+        "  if (mode == 'code' .and. rank == 2) stop 3\n"
+        "end program\n");
+  const ProgramResult built = run_program(
+      std::string(VELA_MPIF90) + " " + (d / "stops.f90").string() + " -o " + (d / "stops").string(),
+      "");
+  ASSERT_EQ(built.status, 0) << built.out;
+  const std::string program = (d / "stops").string();
+  const ProgramResult plain = run_program(program, "plain --vp 3 --pes 2");
+  EXPECT_EQ(plain.status, 0) << plain.out;
+  EXPECT_THAT(plain.out, HasSubstr("STOP rank 0 is done"));
+  EXPECT_THAT(plain.out, HasSubstr("rank 1 total 3"));
+  EXPECT_THAT(plain.out, HasSubstr("rank 2 total 3"));
+  const ProgramResult code = run_program(program, "code --vp 3 --pes 2");
+  EXPECT_EQ(code.status, 3) << code.out;
+  EXPECT_THAT(code.out, HasSubstr("rank 2 total 3"));
+  const ProgramResult error = run_program(program, "error --vp 3 --pes 2");
+  EXPECT_EQ(error.status, 4) << error.out;
+  EXPECT_THAT(error.out, HasSubstr("ERROR STOP 4"));
+  std::filesystem::remove_all(d);
+}
+
 TEST(FortranWrapper, WithoutGfortranTheWrapperSaysSo) {
   const auto d = scratch("nogfortran");
   const std::string strip = "sed \"s|^fortran_compiler=.*|fortran_compiler=''|\" ";
