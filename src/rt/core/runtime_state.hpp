@@ -80,7 +80,9 @@ struct RuntimeState {
   std::atomic<std::uint64_t> external_sent{0};  // messages posted by threads that are not PEs
   std::atomic<bool> stopping{false};
   int exit_code = 0;
-  // Watches a stopped run's PEs (scheduler.cpp, watch_the_stop): set by the first stop.
+  // Watches a stopped run's PEs (scheduler.cpp, watch_the_stop): set by the first stop after
+  // the PEs started.
+  std::atomic<bool> pes_started{false};
   std::shared_ptr<struct StopWatch> stop_watch;
   std::mutex stop_watch_mutex;
   std::mutex error_mutex;

@@ -86,12 +86,10 @@ void trace_entry(PeState& pe, ElementBase& element, const char* name, Ticks from
 void start_pes(RuntimeState& state) {
   state.spin_ticks = tick_clock::from_seconds(state.options.spin_us * 1e-6);
   state.pause_ticks = tick_clock::from_seconds(pause_seconds);
+  state.pes_started.store(true, std::memory_order_release);  // join_pes follows: watch stops
   for (auto& pe : state.pe) pe->thread = std::thread([p = pe.get()] { pe_loop(*p); });
 }
 
-// After the PEs have stopped: frees every message still queued anywhere (after exit(), or
-// sent to a PE that had already stopped), so that each goes back to its pool before the pools
-// go away. Runs on the calling thread, which is no PE.
 // The watchdog of a stopped run (scheduler.hpp): `joined` once the PEs stopped.
 struct StopWatch {
   std::mutex mutex;
@@ -111,6 +109,8 @@ void at_forced_exit(void (*flush)()) {
 }
 
 void watch_the_stop(RuntimeState& state) {
+  // Before the PEs run (a stop from another process while this one starts) nothing can hang.
+  if (!state.pes_started.load(std::memory_order_acquire)) return;
   std::lock_guard lock(state.stop_watch_mutex);
   if (state.stop_watch) return;
   auto watch = std::make_shared<StopWatch>();
@@ -134,6 +134,9 @@ void watch_the_stop(RuntimeState& state) {
   }).detach();
 }
 
+// After the PEs have stopped: frees every message still queued anywhere (after exit(), or
+// sent to a PE that had already stopped), so that each goes back to its pool before the pools
+// go away. Runs on the calling thread, which is no PE.
 void join_pes(RuntimeState& state) {
   for (auto& pe : state.pe) {
     if (pe->thread.joinable()) pe->thread.join();

@@ -3,7 +3,6 @@
 #pragma once
 
 #include <chrono>
-
 #include <cstddef>
 #include <cstdint>
 #include <vector>
