@@ -22,6 +22,9 @@ Debian ones with scripts/fetch-sources.sh). The programs this script knows:
     osu      OSU micro-benchmarks 6.x (c/mpi/, c/util/)      an OSU micro-benchmarks mirror
     blacs    ScaLAPACK 2.x's BLACS tester, Fortran           Reference-ScaLAPACK/scalapack
              (BLACS/TESTING/blacstest.f)                     (or Debian's scalapack)
+    scalapack  ScaLAPACK 2.x's double-precision test        the same tree
+             drivers (LU, Cholesky, QR, inverse, least
+             squares; TESTING/traditional/LIN/), Fortran
 
 Options:
     --vela-bin DIR  where vela-mpicc and vela-mpicxx are (default: build/bin of this
@@ -480,20 +483,24 @@ def netpipe_verify(run_dir: Path) -> str:
 
 # ScaLAPACK's BLACS tester -------------------------------------------------------------------
 
-def build_blacs(ctx: Context, kind: str, src: Path, dest: Path, logf: Path) -> Path:
-    copy_tree(src, dest)
+def write_slmake(ctx: Context, kind: str, tree: Path) -> None:
+    """ScaLAPACK's SLmake.inc from its example, with `kind`'s compilers."""
     cc, _ = ctx.compilers(kind)
     fc = ctx.fortran(kind)
-    # gfortran 10 and later reject the tester's calls of one routine with buffers of several
-    # types unless told to accept them (-fallow-argument-mismatch), as ScaLAPACK's own example
-    # settings say.
+    # gfortran 10 and later reject calls of one routine with buffers of several types unless
+    # told to accept them (-fallow-argument-mismatch), as ScaLAPACK's own example settings say.
     settings = {"FC": fc, "CC": cc, "FCLOADER": fc, "CCLOADER": cc,
                 "FCFLAGS": "-O2 -fallow-argument-mismatch", "CCFLAGS": "-O2",
                 "NOOPT": "-O0 -fallow-argument-mismatch"}
-    text = (dest / "SLmake.inc.example").read_text()
+    text = (tree / "SLmake.inc.example").read_text()
     for key, value in settings.items():
         text = re.sub(rf"^{key}\s*=.*$", f"{key} = {value}", text, flags=re.M)
-    (dest / "SLmake.inc").write_text(text)
+    (tree / "SLmake.inc").write_text(text)
+
+
+def build_blacs(ctx: Context, kind: str, src: Path, dest: Path, logf: Path) -> Path:
+    copy_tree(src, dest)
+    write_slmake(ctx, kind, dest)
     build(dest, logf, ["make", "blacslib"])
     build(dest / "BLACS", logf, ["make", "tester"])
     return dest / "BLACS" / "TESTING" / "xFbtest"
@@ -519,6 +526,62 @@ def blacs_verify(run_dir: Path) -> str:
         return f"{len(summaries)} test summaries printed (expected the 25 of bt.dat)"
     failed = [line for line in summaries if not re.search(r"\s0 FAILED\.", line)]
     return f"a test FAILED: {failed[0]}" if failed else ""
+
+
+# ScaLAPACK's test drivers: the double-precision library (with BLAS and LAPACK from Debian) and
+# its drivers, built once per kind; each driver a program of its own.
+
+SCALAPACK_DRIVERS = [  # name, binary, what it tests
+    ("lu", "xdlu", "LU factorization and solve"), ("llt", "xdllt", "Cholesky"),
+    ("qr", "xdqr", "QR, RQ, QL, LQ and QR with pivoting"), ("inv", "xdinv", "matrix inversion"),
+    ("ls", "xdls", "least squares")]
+
+
+def scalapack_tree(ctx: Context, kind: str, src: Path, logf: Path) -> Path | None:
+    """ScaLAPACK built with `kind`'s compilers, once: its copy's TESTING/traditional."""
+    tree = ctx.work / "scalapack" / kind
+    drivers = tree / "TESTING" / "traditional"
+    if all((drivers / binary).exists() for _, binary, _ in SCALAPACK_DRIVERS):
+        return drivers
+    copy_tree(src, tree)
+    write_slmake(ctx, kind, tree)
+    if (build(tree, logf, ["make", f"-j{ctx.jobs}", "PRECISIONS=double", "lib"])
+            and build(drivers / "LIN", logf, ["make", "double"])):
+        return drivers
+    return None
+
+
+def scalapack_driver(binary: str) -> Callable[[Context, str, Path, Path, Path], Path]:
+    def build_driver(ctx: Context, kind: str, src: Path, dest: Path, logf: Path) -> Path:
+        dest.mkdir(parents=True, exist_ok=True)
+        drivers = scalapack_tree(ctx, kind, src, ctx.work / "scalapack" / f"{kind}.library.log")
+        if drivers is None:
+            logf.write_text(f"error: ScaLAPACK did not build with {kind}'s compilers "
+                            f"(scalapack/{kind}.library.log)\n")
+            return dest / binary
+        return drivers / binary
+    return build_driver
+
+
+def scalapack_prepare(run_dir: Path, tree: Path) -> None:
+    for data in tree.glob("*.dat"):  # its input files, beside the drivers
+        shutil.copy(data, run_dir / data.name)
+
+
+def scalapack_values(run_dir: Path) -> list[str]:
+    return lines_matching(run_dir.joinpath("out.txt").read_text(errors="replace"),
+                          r"tests completed|tests skipped")
+
+
+def scalapack_verify(run_dir: Path) -> str:
+    text = run_dir.joinpath("out.txt").read_text(errors="replace")
+    passed = re.search(r"(\d+) tests completed and passed", text)
+    failed = re.search(r"(\d+) tests completed and failed", text)
+    if not passed or not failed:
+        return "no summary of its residual checks printed"
+    if int(failed.group(1)) > 0:
+        return f"{failed.group(1)} tests failed their residual checks"
+    return "" if int(passed.group(1)) > 0 else "no test passed"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -562,7 +625,7 @@ PROGRAMS: dict[str, Program] = {p.name: p for p in [
             ["-i", "-u", "1048576"], build_netpipe, netpipe_values, netpipe_verify,
             compared="its integrity check of every message (-i), the sizes"),
 ]}
-KNOWN = [*PROGRAMS, "hypre", "osu"]
+KNOWN = [*PROGRAMS, "hypre", "scalapack", "osu"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -787,9 +850,18 @@ for example, ranks, arguments in HYPRE_EXAMPLES:
                  "residual norms or convergence tables (printed with 7 digits)")
 
 
+for driver, binary, what in SCALAPACK_DRIVERS:
+    PROGRAMS[f"scalapack-{driver}"] = Program(
+        f"scalapack-{driver}", "the top of a ScaLAPACK 2.x tree (TESTING/traditional/LIN/)",
+        "TESTING/traditional/LIN/pdludriver.f", 4, [], scalapack_driver(binary),
+        scalapack_values, scalapack_verify, prepare=scalapack_prepare, balance_every=1,
+        limit=300, compared=f"the count of tests of {what} that passed and failed their "
+                            "residual checks (its own verification)")
+
+
 def programs_for(name: str) -> list[Program]:
-    if name == "hypre":
-        return [p for key, p in PROGRAMS.items() if key.startswith("hypre-")]
+    if name in ("hypre", "scalapack"):
+        return [p for key, p in PROGRAMS.items() if key.startswith(f"{name}-")]
     return [PROGRAMS[name]]
 
 
