@@ -17,6 +17,7 @@
 #include <string>
 #include <string_view>
 
+#include "image/fortran_units.hpp"
 #include "image/rank_libc.hpp"
 #include "memory/active_heap.hpp"
 #include "memory/stacks.hpp"
@@ -217,6 +218,21 @@ const Special specials[] = {
     {"atexit", reinterpret_cast<void*>(&vela_image_atexit)},
     {"exit", reinterpret_cast<void*>(&vela_image_exit)},
 };
+
+// Vela's function bound in place of `name` (above, and the Fortran I/O statements of
+// fortran_units.hpp), or null.
+void* special_for(const std::string& name) {
+  for (const Special& x : specials) {
+    if (name == x.name) return x.function;
+  }
+  if (!name.starts_with("_gfortran_")) return nullptr;
+  int count = 0;
+  const FortranSpecial* fortran = fortran_unit_specials(&count);
+  for (int i = 0; i < count; ++i) {
+    if (name == fortran[i].name) return fortran[i].function;
+  }
+  return nullptr;
+}
 
 const LibcSymbol* rank_libc_symbol(const std::string& name) {
   const auto symbols = rank_libc_symbols();
@@ -533,6 +549,7 @@ void ProgramImage::resolve() {
     needed_.push_back(handle);
     if (library.starts_with("libgfortran.")) {
       mark_process_code(handle);
+      bind_fortran_file_identity(handle);
       rt::detail::at_forced_exit(&flush_fortran_units);
     }
   }
@@ -557,10 +574,8 @@ void ProgramImage::resolve() {
       throw Error("program image '" + name_ + "': it uses the thread-local variable " + s.name +
                   " of another library, which a loaded image cannot reach");
     }
-    const auto special = std::find_if(std::begin(specials), std::end(specials),
-                                      [&](const Special& x) { return s.name == x.name; });
-    if (special != std::end(specials)) {
-      b = {Binding::address, reinterpret_cast<std::uint64_t>(special->function)};
+    if (void* function = special_for(s.name)) {
+      b = {Binding::address, reinterpret_cast<std::uint64_t>(function)};
       continue;
     }
     void* address = lookup(s);

@@ -112,6 +112,29 @@ void write(const std::filesystem::path& file, const std::string& text) {
   std::ofstream(file) << text;
 }
 
+// Each rank's Fortran units are its own, as each process's are under Open MPI: a unit found
+// free and connected after a barrier, the same file read by every rank at once, INQUIRE by
+// file, 'fort.N' files and NEWUNIT= (units.f90), on 1 and 2 PEs and with every rank moving
+// between PEs at every barrier while its units are connected. Without Vela's per-rank units
+// the ranks of one process connect unit 10 to one another's files and the program fails.
+TEST(FortranPrograms, EachRankHasTheUnitsOfAProcessOfItsOwn) {
+  const std::filesystem::path d = scratch("units");
+  const std::string in = "cd " + d.string() + " && ";
+  const auto expected =
+      vela::testing::successful_output(in + mpirun(4, dir + "/units_openmpi", ""));
+  ASSERT_EQ(expected.size(), 18u);
+  EXPECT_THAT(expected, ::testing::Contains("fort.12: opened without a name by rank 3"));
+  EXPECT_EQ(vela(in + dir + "/units --vp 4 --pes 1"), expected);
+  EXPECT_EQ(vela(in + dir + "/units --vp 4 --pes 2"), expected);
+  EXPECT_EQ(vela(in + dir + "/units --vp 4 --pes 2 --lb rotate --vp-balance-every barrier:1"),
+            expected);
+  // Every file the program made it deleted, but the one every rank read.
+  std::vector<std::string> left;
+  for (const auto& f : std::filesystem::directory_iterator(d)) left.push_back(f.path().filename());
+  EXPECT_EQ(left, std::vector<std::string>{"units_shared.txt"});
+  std::filesystem::remove_all(d);
+}
+
 TEST(FortranWrapper, CompilesSeparatelyAndLinksCAndFortranTogether) {
   const auto d = scratch("mixed");
   // Fixed form with a preprocessor line (.F), and a C function called from Fortran.
