@@ -4,6 +4,7 @@
 
 #include <dlfcn.h>
 #include <link.h>
+#include <pthread.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -160,6 +161,17 @@ extern "C" void vela_image_gfortran_set_args(int argc, char** argv) {
   if (next != nullptr) next(argc, argv);
 }
 
+// Bound in place of the C library's: a thread a rank starts (MUMPS's out-of-core I/O thread,
+// an OpenMP team) is the process's. glibc allocates the thread's vector of thread-local blocks
+// with malloc and keeps it with the thread's stack in its cache after the thread ends, for the
+// next thread of the process: from the rank's heap it would be gone once the rank ends or
+// leaves, and the process's next pthread_create would read it.
+extern "C" int vela_image_pthread_create(pthread_t* thread, const pthread_attr_t* attributes,
+                                         void* (*start)(void*), void* argument) {
+  const HeapPause process_heap;
+  return pthread_create(thread, attributes, start, argument);
+}
+
 // A Fortran STOP in a rank ends that rank as a return from its main would, its status the
 // stop code (0 without one); the process's other ranks go on. Thrown from the bound stop
 // functions below through the program's frames (gfortran's code has unwind tables), caught
@@ -216,6 +228,7 @@ const Special specials[] = {
     {"_gfortran_stop_numeric", reinterpret_cast<void*>(&vela_image_stop_numeric)},
     {"_gfortran_stop_string", reinterpret_cast<void*>(&vela_image_stop_string)},
     {"atexit", reinterpret_cast<void*>(&vela_image_atexit)},
+    {"pthread_create", reinterpret_cast<void*>(&vela_image_pthread_create)},
     {"exit", reinterpret_cast<void*>(&vela_image_exit)},
 };
 

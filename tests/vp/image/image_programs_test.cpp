@@ -160,6 +160,20 @@ TEST(ImagePrograms, ExitFromRanksOnSeveralPesEndsTheProcess) {
   }
 }
 
+// Threads ranks start and join, ranks ending while others still start threads: the threads'
+// sums are Open MPI's, on 1 and 2 PEs, with ranks moving at every step, and over 2 processes
+// (where a thread's stack that glibc caches with a vector in a rank's heap crashed the
+// process's next pthread_create once that rank had ended).
+TEST(ImagePrograms, ThreadsRanksStartAreTheProcesss) {
+  const auto expected = openmpi(THREADS_OPENMPI, 4, "");
+  ASSERT_EQ(expected.size(), 4u);
+  EXPECT_EQ(vela(std::string(THREADS_VELA) + " --vp 4 --pes 1"), expected);
+  EXPECT_EQ(vela(std::string(THREADS_VELA) + " --vp 4 --pes 2 --lb rotate"), expected);
+  for (int run = 0; run < 3; ++run) {
+    EXPECT_EQ(vela(mpirun(2, THREADS_VELA, "--vp 4")), expected);
+  }
+}
+
 class ImageWrapper : public vela::testing::ScratchDirTest {};
 
 TEST_F(ImageWrapper, ShowGlobalsListsNameSizeAndSource) {
