@@ -25,6 +25,12 @@ Debian ones with scripts/fetch-sources.sh). The programs this script knows:
     scalapack  ScaLAPACK 2.x's double-precision test        the same tree
              drivers (LU, Cholesky, QR, inverse, least
              squares; TESTING/traditional/LIN/), Fortran
+    mumps    MUMPS 5.x's examples (double precision,        Debian source package mumps
+             Fortran and C), built on the ScaLAPACK of       (needs scalapack=DIR too)
+             scalapack=DIR (examples/dsimpletest.F)
+    npb      NAS Parallel Benchmarks 3.4, MPI: BT, SP,       NAS's NPB 3.4 release
+             LU, CG, MG, FT, EP (Fortran) and IS (C),        (its NPB3.4-MPI directory)
+             class W (NPB3.4-MPI/sys/setparams.c)
 
 Options:
     --vela-bin DIR  where vela-mpicc and vela-mpicxx are (default: build/bin of this
@@ -125,9 +131,11 @@ def run(label: str, command: list[str], directory: Path, limit: int,
         prepare(directory)
     (directory / "cmd.txt").write_text(shlex.join(command) + "\n")
     start = time.monotonic()
-    with open(directory / "out.txt", "wb") as out:
+    given = directory / "stdin.txt"  # the program's input, where prepare wrote one
+    with open(directory / "out.txt", "wb") as out, \
+            open(given if given.exists() else os.devnull, "rb") as stdin:
         status = subprocess.call(["timeout", "-k", "10", str(limit), *command], cwd=directory,
-                                 stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+                                 stdout=out, stderr=subprocess.STDOUT, stdin=stdin)
     return Outcome(label, command, directory, status, time.monotonic() - start)
 
 
@@ -172,6 +180,7 @@ class Context:
     jobs: int
     repeat: int
     mpirun: list[str]
+    trees: dict[str, Path] = field(default_factory=dict)  # every NAME=DIR given
 
     def compilers(self, kind: str) -> tuple[str, str]:
         if kind == "vela":
@@ -545,7 +554,9 @@ def scalapack_tree(ctx: Context, kind: str, src: Path, logf: Path) -> Path | Non
         return drivers
     copy_tree(src, tree)
     write_slmake(ctx, kind, tree)
-    if (build(tree, logf, ["make", f"-j{ctx.jobs}", "PRECISIONS=double", "lib"])
+    # Serial: its makefiles archive into one library from several directories, which a
+    # parallel make runs at once (a truncated member, or an archive ranlib cannot read).
+    if (build(tree, logf, ["make", "PRECISIONS=double", "lib"])
             and build(drivers / "LIN", logf, ["make", "double"])):
         return drivers
     return None
@@ -582,6 +593,205 @@ def scalapack_verify(run_dir: Path) -> str:
     if int(failed.group(1)) > 0:
         return f"{failed.group(1)} tests failed their residual checks"
     return "" if int(passed.group(1)) > 0 else "no test passed"
+
+
+# NPB 3.4's MPI codes ------------------------------------------------------------------------
+# The suite built once per kind for class W (its make.def with the kind's compilers), then each
+# benchmark a program of its own: BT and SP on 9 ranks (they need a square), the others on 8.
+
+NPB_BENCHMARKS = [  # name, ranks, what it computes
+    ("bt", 9, "block-tridiagonal ADI"), ("sp", 9, "scalar-pentadiagonal ADI"),
+    ("lu", 8, "SSOR"), ("cg", 8, "conjugate gradient"), ("mg", 8, "multigrid"),
+    ("ft", 8, "3-D FFT"), ("ep", 8, "embarrassingly parallel"), ("is", 8, "integer sort, C")]
+NPB_CLASS = "W"
+
+
+def write_npb_make_def(ctx: Context, kind: str, tree: Path) -> None:
+    """NPB's config/make.def from its template, with `kind`'s compilers."""
+    cc, _ = ctx.compilers(kind)
+    # gfortran 10 and later reject calls of one routine with buffers of several types through
+    # mpif.h's implicit interfaces unless told to accept them, as for ScaLAPACK.
+    settings = {"MPIFC": ctx.fortran(kind), "MPICC": cc,
+                "FFLAGS": "-O3 -fallow-argument-mismatch", "CFLAGS": "-O3"}
+    text = (tree / "config" / "make.def.template").read_text()
+    for key, value in settings.items():
+        text = re.sub(rf"^{key}\s*=.*$", f"{key} = {value}", text, flags=re.M)
+    (tree / "config" / "make.def").write_text(text)
+
+
+def npb_bin(ctx: Context, kind: str, src: Path, logf: Path) -> Path:
+    """NPB built with `kind`'s compilers, once: its copy's bin/ (a benchmark that did not build
+    is missing there; its errors are in the log)."""
+    tree = ctx.work / "npb" / kind
+    binaries = tree / "bin"
+    if all((binaries / f"{b}.{NPB_CLASS}.x").exists() for b, _, _ in NPB_BENCHMARKS):
+        return binaries
+    copy_tree(src, tree)
+    write_npb_make_def(ctx, kind, tree)
+    binaries.mkdir(exist_ok=True)  # the published tree has it empty; a snapshot may lack it
+    for name, _, _ in NPB_BENCHMARKS:
+        build(tree, logf, ["make", name, f"CLASS={NPB_CLASS}"])
+    return binaries
+
+
+def npb_benchmark(name: str) -> Callable[[Context, str, Path, Path, Path], Path]:
+    def build_benchmark(ctx: Context, kind: str, src: Path, dest: Path, logf: Path) -> Path:
+        dest.mkdir(parents=True, exist_ok=True)
+        binaries = npb_bin(ctx, kind, src, ctx.work / "npb" / f"{kind}.build.log")
+        binary = binaries / f"{name}.{NPB_CLASS}.x"
+        if not binary.exists():
+            logf.write_text(f"error: {name} did not build with {kind}'s compilers "
+                            f"(npb/{kind}.build.log)\n")
+        return binary
+    return build_benchmark
+
+
+def npb_values(run_dir: Path) -> list[str]:
+    """The values NPB verifies (BT, SP and LU: each computed norm, not its reference and
+    difference; CG: zeta per iteration; MG: the L2 norm; FT: the checksums; EP: the sums and
+    counts), its problem size and its verdict."""
+    text = run_dir.joinpath("out.txt").read_text(errors="replace")
+    values = lines_matching(text, r"^\s*(Size|Iterations|Class)\b|Verification\s*=|"
+                                  r"Zeta is|L2 Norm is|Checksum =|Sums =|Gaussian Pairs")
+    for line in text.splitlines():
+        norm = re.match(r"^\s+(\d+)\s+(\S+E[-+]\d+)\s+\S+E[-+]\d+\s+\S+$", line)
+        zeta = re.match(r"^\s+(\d+)\s+\S+E[-+]\d+\s+(\d+\.\d+)$", line)
+        surface = re.match(r"^\s+(\S+E[-+]\d+)\s+\S+E[-+]\d+\s+\S+E[-+]\d+$", line)
+        count = re.match(r"^\s+(\d)\s+(\d+)\.$", line)
+        if norm:
+            values.append(f"norm {norm.group(1)} {norm.group(2)}")
+        elif zeta:
+            values.append(f"zeta {zeta.group(1)} {zeta.group(2)}")
+        elif surface:
+            values.append(f"surface integral {surface.group(1)}")
+        elif count:
+            values.append(f"count {count.group(1)} {count.group(2)}")
+    return [v for v in values if not re.search(r"Time|Mop", v)]
+
+
+def npb_verify(run_dir: Path) -> str:
+    text = run_dir.joinpath("out.txt").read_text(errors="replace")
+    verdict = re.search(r"Verification\s*=\s*(\S+)", text)
+    if not verdict:
+        return "no verification verdict printed"
+    return "" if verdict.group(1) == "SUCCESSFUL" else f"its verification: {verdict.group(1)}"
+
+
+# MUMPS 5.x's examples -------------------------------------------------------------------------
+# The double-precision library (PORD ordering, on the ScaLAPACK built above from scalapack=DIR,
+# BLAS and LAPACK from Debian) and its examples, built once per kind: `make d` with a
+# Makefile.inc of the kind's compilers.
+
+MUMPS_EXAMPLES = [  # name, binary, its input on standard input, what it solves
+    ("d", "dsimpletest", "input_simpletest_real", "a real unsymmetric system, Fortran"),
+    ("d-save-restore", "dsimpletest_save_restore", "input_simpletest_real",
+     "the same system factored, saved to a file per rank, restored and solved"),
+    ("c", "c_example", "", "a 2x2 system through the C interface"),
+    ("c-save-restore", "c_example_save_restore", "",
+     "the C example saved and restored"),
+]
+# Where the save-and-restore examples write (their fixed /tmp names): removed before each run,
+# as a failed run leaves them and the next would refuse to overwrite them.
+MUMPS_SAVED = ["mumps_simpletest_save_*", "csave_restore_*"]
+
+
+def write_mumps_make_inc(ctx: Context, kind: str, tree: Path, scalapack: Path) -> None:
+    cc, _ = ctx.compilers(kind)
+    fc = ctx.fortran(kind)
+    # Make.inc/Makefile.inc.generic's settings, PORD the only ordering; gfortran 10 and later
+    # need -fallow-argument-mismatch for MUMPS's MPI calls, as Debian's build gives it.
+    (tree / "Makefile.inc").write_text(f"""LPORDDIR = $(topdir)/PORD/lib/
+IPORD = -I$(topdir)/PORD/include/
+LPORD = -L$(LPORDDIR) -lpord
+ORDERINGSF = -Dpord
+ORDERINGSC = $(ORDERINGSF)
+LORDERINGS = $(LPORD)
+IORDERINGSF =
+IORDERINGSC = $(IPORD)
+PLAT =
+LIBEXT_SHARED = .so
+FPIC_OPT = -fPIC
+LIBEXT = .a
+OUTC = -o \nOUTF = -o \nRM = /bin/rm -f
+CC = {cc}
+FC = {fc}
+FL = {fc}
+AR = ar vr \nRANLIB = ranlib
+LAPACK = -llapack
+SCALAP = {scalapack}
+INCPAR =
+LIBPAR = $(SCALAP) $(LAPACK)
+LIBBLAS = -lblas
+LIBOTHERS = -lpthread
+CDEFS = -DAdd_
+OPTF = -O -fallow-argument-mismatch
+OPTL = -O
+OPTC = -O
+INCS = $(INCPAR)
+LIBS = $(LIBPAR)
+LIBSEQNEEDED =
+""")
+
+
+def mumps_examples(ctx: Context, kind: str, src: Path, logf: Path) -> Path | None:
+    """MUMPS built with `kind`'s compilers, once: its copy's examples/ (None when it did not
+    build)."""
+    tree = ctx.work / "mumps" / kind
+    examples = tree / "examples"
+    if all((examples / binary).exists() for _, binary, _, _ in MUMPS_EXAMPLES):
+        return examples
+    drivers = scalapack_tree(ctx, kind, ctx.trees["scalapack"],
+                             ctx.work / "scalapack" / f"{kind}.library.log")
+    if drivers is None:
+        logf.write_text(f"error: ScaLAPACK did not build with {kind}'s compilers "
+                        f"(scalapack/{kind}.library.log)\n")
+        return None
+    copy_tree(src, tree)
+    write_mumps_make_inc(ctx, kind, tree, drivers.parent.parent / "libscalapack.a")
+    return examples if build(tree, logf, ["make", "d"]) else None
+
+
+def mumps_example(binary: str) -> Callable[[Context, str, Path, Path, Path], Path]:
+    def build_example(ctx: Context, kind: str, src: Path, dest: Path, logf: Path) -> Path:
+        dest.mkdir(parents=True, exist_ok=True)
+        examples = mumps_examples(ctx, kind, src, ctx.work / "mumps" / f"{kind}.build.log")
+        if examples is None:
+            logf.write_text(f"error: MUMPS did not build with {kind}'s compilers "
+                            f"(mumps/{kind}.build.log)\n")
+            return dest / binary
+        return examples / binary
+    return build_example
+
+
+def mumps_prepare(stdin: str) -> Callable[[Path, Path], None]:
+    def prepare(run_dir: Path, tree: Path) -> None:
+        for pattern in MUMPS_SAVED:
+            for f in Path(tempfile.gettempdir()).glob(pattern):
+                f.unlink(missing_ok=True)
+        if stdin:
+            shutil.copy(tree / stdin, run_dir / "stdin.txt")
+    return prepare
+
+
+def mumps_values(run_dir: Path) -> list[str]:
+    return lines_matching(run_dir.joinpath("out.txt").read_text(errors="replace"),
+                          r"Solution is")
+
+
+def mumps_verify(run_dir: Path) -> str:
+    text = run_dir.joinpath("out.txt").read_text(errors="replace")
+    error = re.search(r"(?im)^.*ERROR RETURN.*$", text)
+    if error:
+        return error.group(0).strip()
+    solutions = mumps_values(run_dir)
+    if not solutions:
+        return "no solution printed"
+    numbers = [float(x) for x in re.findall(r"[-+]?\d+\.\d+(?:[EeDd][-+]?\d+)?",
+                                            solutions[-1].replace("D", "E"))]
+    expected = [float(i + 1) for i in range(len(numbers))]
+    if len(numbers) not in (2, 5) or any(abs(a - b) > 1e-8 for a, b in zip(numbers, expected)):
+        return f"solution {numbers} (expected {expected})"
+    return ""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -625,7 +835,7 @@ PROGRAMS: dict[str, Program] = {p.name: p for p in [
             ["-i", "-u", "1048576"], build_netpipe, netpipe_values, netpipe_verify,
             compared="its integrity check of every message (-i), the sizes"),
 ]}
-KNOWN = [*PROGRAMS, "hypre", "scalapack", "osu"]
+KNOWN = [*PROGRAMS, "hypre", "scalapack", "npb", "mumps", "osu"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -850,6 +1060,23 @@ for example, ranks, arguments in HYPRE_EXAMPLES:
                  "residual norms or convergence tables (printed with 7 digits)")
 
 
+for name, ranks, what in NPB_BENCHMARKS:
+    PROGRAMS[f"npb-{name}"] = Program(
+        f"npb-{name}", "the top of an NPB 3.4 MPI tree (NPB3.4-MPI: config/, sys/, BT/ ... SP/)",
+        "sys/setparams.c", ranks, [], npb_benchmark(name), npb_values, npb_verify,
+        tolerance=1e-10, balance_every=1, limit=300,
+        compared=f"class {NPB_CLASS}: the values its verification checks ({what}), printed "
+                 "with 13 digits")
+
+
+for example, binary, stdin, what in MUMPS_EXAMPLES:
+    PROGRAMS[f"mumps-{example}"] = Program(
+        f"mumps-{example}", "the top of a MUMPS 5.x tree (src/, PORD/, examples/)",
+        "examples/dsimpletest.F", 4, [], mumps_example(binary), mumps_values, mumps_verify,
+        tolerance=1e-12, prepare=mumps_prepare(stdin), balance_every=1, limit=120,
+        compared=f"the solution it prints ({what}), each value within 1e-8 of the exact one")
+
+
 for driver, binary, what in SCALAPACK_DRIVERS:
     PROGRAMS[f"scalapack-{driver}"] = Program(
         f"scalapack-{driver}", "the top of a ScaLAPACK 2.x tree (TESTING/traditional/LIN/)",
@@ -860,7 +1087,7 @@ for driver, binary, what in SCALAPACK_DRIVERS:
 
 
 def programs_for(name: str) -> list[Program]:
-    if name in ("hypre", "scalapack"):
+    if name in ("hypre", "scalapack", "npb", "mumps"):
         return [p for key, p in PROGRAMS.items() if key.startswith(f"{name}-")]
     return [PROGRAMS[name]]
 
@@ -1141,6 +1368,9 @@ def parse(argv: list[str]) -> tuple[argparse.Namespace, dict[str, Path]]:
             raise UsageError(f"--only {n}: no {n}=DIR given" if n in KNOWN else
                              f"--only {n}: unknown program (expected one of {', '.join(KNOWN)})")
     a.only = only
+    if "mumps" in trees and "scalapack" not in trees:
+        raise UsageError("mumps=DIR needs scalapack=DIR too (MUMPS is built on the ScaLAPACK "
+                         "built from it)")
     return a, trees
 
 
@@ -1184,7 +1414,8 @@ def main(argv: list[str]) -> int:
     work.mkdir(parents=True, exist_ok=True)
     work = work.resolve()
     mpirun = ["mpirun", "--oversubscribe"] + (["--allow-run-as-root"] if os.getuid() == 0 else [])
-    ctx = Context(vela_bin, work, a.jobs, a.repeat, mpirun)
+    ctx = Context(vela_bin, work, a.jobs, a.repeat, mpirun,
+                  {name: tree.resolve() for name, tree in trees.items()})
     started = (datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
                load_average())
     log(f"work directory {work}")
