@@ -159,14 +159,18 @@ def mpi_calls(tree: Path, binary: Path) -> list[str]:
     """The MPI functions a program calls: the VMPI_ symbols its objects and libraries built by
     vela-mpicc need (vela/mpi.h names every MPI_X VMPI_X), or, for a program built without
     leaving objects, the MPI_ symbols its Open MPI build needs (for C code only: Open MPI's C++
-    bindings make a C++ program need nearly every function)."""
+    bindings make a C++ program need nearly every function); Fortran's mpi_x_ as MPI_X."""
     files = [str(f) for f in tree.rglob("*") if f.suffix in (".o", ".a") and f.is_file()]
     pattern, command = r"\bV(MPI_[A-Z][A-Za-z0-9_]*)", ["nm", "--undefined-only", *files]
     if not files:
         pattern, command = r"\b(MPI_[A-Z][A-Za-z0-9_]*)", ["nm", "-D", "--undefined-only",
                                                            str(binary)]
     out = subprocess.run(command, capture_output=True, text=True).stdout
-    return sorted({m for m in re.findall(pattern, out) if "_f08" not in m})
+    calls = {m for m in re.findall(pattern, out) if "_f08" not in m}
+    # Fortran code calls the bindings gfortran names mpi_x_ (MPI_X in the source).
+    calls |= {"MPI_" + m[0].upper() + m[1:]
+              for m in re.findall(r"\bmpi_([a-z][a-z0-9_]*?)_$", out, flags=re.M)}
+    return sorted(calls)
 
 
 # ---------------------------------------------------------------------------------------------
