@@ -496,6 +496,22 @@ def netpipe_verify(run_dir: Path) -> str:
 
 # ScaLAPACK's BLACS tester -------------------------------------------------------------------
 
+def in_shared_build(name: str, folder: str,
+                    where: Callable[[Context, str, Path, Path], Path | None],
+                    binary: str) -> Callable[[Context, str, Path, Path, Path], Path]:
+    """A program that is `binary` of a tree built once per kind: `where(ctx, kind, src, log)`
+    builds it (its log WORK/folder/KIND.build.log) and gives the binary's directory, or None."""
+    def build_program(ctx: Context, kind: str, src: Path, dest: Path, logf: Path) -> Path:
+        dest.mkdir(parents=True, exist_ok=True)
+        log_name = f"{folder}/{kind}.build.log"
+        directory = where(ctx, kind, src, ctx.work / log_name)
+        if directory is None or not (directory / binary).exists():
+            logf.write_text(f"error: {name} did not build with {kind}'s compilers ({log_name})\n")
+            return dest / binary
+        return directory / binary
+    return build_program
+
+
 def write_slmake(ctx: Context, kind: str, tree: Path) -> None:
     """ScaLAPACK's SLmake.inc from its example, with `kind`'s compilers."""
     cc, _ = ctx.compilers(kind)
@@ -566,18 +582,6 @@ def scalapack_tree(ctx: Context, kind: str, src: Path, logf: Path) -> Path | Non
     return None
 
 
-def scalapack_driver(binary: str) -> Callable[[Context, str, Path, Path, Path], Path]:
-    def build_driver(ctx: Context, kind: str, src: Path, dest: Path, logf: Path) -> Path:
-        dest.mkdir(parents=True, exist_ok=True)
-        drivers = scalapack_tree(ctx, kind, src, ctx.work / "scalapack" / f"{kind}.library.log")
-        if drivers is None:
-            logf.write_text(f"error: ScaLAPACK did not build with {kind}'s compilers "
-                            f"(scalapack/{kind}.library.log)\n")
-            return dest / binary
-        return drivers / binary
-    return build_driver
-
-
 def scalapack_prepare(run_dir: Path, tree: Path) -> None:
     for data in tree.glob("*.dat"):  # its input files, beside the drivers
         shutil.copy(data, run_dir / data.name)
@@ -636,18 +640,6 @@ def npb_bin(ctx: Context, kind: str, src: Path, logf: Path) -> Path:
     for name, _, _ in NPB_BENCHMARKS:
         build(tree, logf, ["make", name, f"CLASS={NPB_CLASS}"])
     return binaries
-
-
-def npb_benchmark(name: str) -> Callable[[Context, str, Path, Path, Path], Path]:
-    def build_benchmark(ctx: Context, kind: str, src: Path, dest: Path, logf: Path) -> Path:
-        dest.mkdir(parents=True, exist_ok=True)
-        binaries = npb_bin(ctx, kind, src, ctx.work / "npb" / f"{kind}.build.log")
-        binary = binaries / f"{name}.{NPB_CLASS}.x"
-        if not binary.exists():
-            logf.write_text(f"error: {name} did not build with {kind}'s compilers "
-                            f"(npb/{kind}.build.log)\n")
-        return binary
-    return build_benchmark
 
 
 def npb_values(run_dir: Path) -> list[str]:
@@ -745,26 +737,14 @@ def mumps_examples(ctx: Context, kind: str, src: Path, logf: Path) -> Path | Non
     if all((examples / binary).exists() for _, binary, _, _ in MUMPS_EXAMPLES):
         return examples
     drivers = scalapack_tree(ctx, kind, ctx.trees["scalapack"],
-                             ctx.work / "scalapack" / f"{kind}.library.log")
+                             ctx.work / "scalapack" / f"{kind}.build.log")
     if drivers is None:
         logf.write_text(f"error: ScaLAPACK did not build with {kind}'s compilers "
-                        f"(scalapack/{kind}.library.log)\n")
+                        f"(scalapack/{kind}.build.log)\n")
         return None
     copy_tree(src, tree)
     write_mumps_make_inc(ctx, kind, tree, drivers.parent.parent / "libscalapack.a")
     return examples if build(tree, logf, ["make", "d"]) else None
-
-
-def mumps_example(binary: str) -> Callable[[Context, str, Path, Path, Path], Path]:
-    def build_example(ctx: Context, kind: str, src: Path, dest: Path, logf: Path) -> Path:
-        dest.mkdir(parents=True, exist_ok=True)
-        examples = mumps_examples(ctx, kind, src, ctx.work / "mumps" / f"{kind}.build.log")
-        if examples is None:
-            logf.write_text(f"error: MUMPS did not build with {kind}'s compilers "
-                            f"(mumps/{kind}.build.log)\n")
-            return dest / binary
-        return examples / binary
-    return build_example
 
 
 def mumps_prepare(stdin: str) -> Callable[[Path, Path], None]:
@@ -1067,7 +1047,9 @@ for example, ranks, arguments in HYPRE_EXAMPLES:
 for name, ranks, what in NPB_BENCHMARKS:
     PROGRAMS[f"npb-{name}"] = Program(
         f"npb-{name}", "the top of an NPB 3.4 MPI tree (NPB3.4-MPI: config/, sys/, BT/ ... SP/)",
-        "sys/setparams.c", ranks, [], npb_benchmark(name), npb_values, npb_verify,
+        "sys/setparams.c", ranks, [],
+        in_shared_build(f"NPB's {name}", "npb", npb_bin, f"{name}.{NPB_CLASS}.x"), npb_values,
+        npb_verify,
         tolerance=1e-10, balance_every=1, limit=300,
         compared=f"class {NPB_CLASS}: the values its verification checks ({what}), printed "
                  "with 13 digits")
@@ -1076,7 +1058,8 @@ for name, ranks, what in NPB_BENCHMARKS:
 for example, binary, stdin, what in MUMPS_EXAMPLES:
     PROGRAMS[f"mumps-{example}"] = Program(
         f"mumps-{example}", "the top of a MUMPS 5.x tree (src/, PORD/, examples/)",
-        "examples/dsimpletest.F", 4, [], mumps_example(binary), mumps_values, mumps_verify,
+        "examples/dsimpletest.F", 4, [],
+        in_shared_build("MUMPS", "mumps", mumps_examples, binary), mumps_values, mumps_verify,
         tolerance=1e-12, prepare=mumps_prepare(stdin), balance_every=1, limit=120,
         compared=f"the solution it prints ({what}), each value within 1e-8 of the exact one")
 
@@ -1084,7 +1067,8 @@ for example, binary, stdin, what in MUMPS_EXAMPLES:
 for driver, binary, what in SCALAPACK_DRIVERS:
     PROGRAMS[f"scalapack-{driver}"] = Program(
         f"scalapack-{driver}", "the top of a ScaLAPACK 2.x tree (TESTING/traditional/LIN/)",
-        "TESTING/traditional/LIN/pdludriver.f", 4, [], scalapack_driver(binary),
+        "TESTING/traditional/LIN/pdludriver.f", 4, [],
+        in_shared_build("ScaLAPACK", "scalapack", scalapack_tree, binary),
         scalapack_values, scalapack_verify, prepare=scalapack_prepare, balance_every=1,
         limit=300, compared=f"the count of tests of {what} that passed and failed their "
                             "residual checks (its own verification)")

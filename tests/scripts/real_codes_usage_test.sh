@@ -32,6 +32,8 @@ expect 2 "hpcg=$scratch/none: no such directory (expected the top of an HPCG sou
 mkdir -p "$scratch/empty"
 expect 2 "netpipe=$scratch/empty: no src/netpipe.c there" "${rc[@]}" "netpipe=$scratch/empty"
 expect 2 "--vela-bin $scratch: no executable vela-mpicc there" "${rc[@]}" "netpipe=$scratch/empty"
+expect 2 "mumps=DIR needs scalapack=DIR too" "${rc[@]}" mumps=/a
+expect 2 "npb=$scratch/empty: no sys/setparams.c there" "${rc[@]}" "npb=$scratch/empty"
 expect 0 "NAME=DIR names the top of a program's source tree" "${rc[@]}" --help
 
 fs=("$repo/scripts/fetch-sources.sh")
