@@ -33,6 +33,26 @@ std::string checksum(const std::string& args) {
   return hex;
 }
 
+// Every bad option is a message and status 1 (--help 0), as in every program of the project;
+// a mesh that cannot fit in memory is refused before anything is allocated, naming its options
+// and both sizes (it used to end in std::bad_alloc or page without end).
+TEST(Jacobi2d, BadOptionsAndAMeshTooLargeForMemoryExitWithOne) {
+  const Result bogus = run_program(JACOBI2D_BINARY, "--bogus");
+  EXPECT_EQ(bogus.status, 1) << bogus.out;
+  EXPECT_NE(bogus.out.find("--bogus"), std::string::npos) << bogus.out;
+  const Result range = run_program(JACOBI2D_BINARY, "--objects 0");
+  EXPECT_EQ(range.status, 1) << range.out;
+  EXPECT_EQ(run_program(JACOBI2D_BINARY, "--help").status, 0);
+  for (const std::string ranks : {"", " --ranks 4"}) {
+    const Result huge = run_program(JACOBI2D_BINARY, "--mesh 1048576 --objects 4096" + ranks);
+    EXPECT_EQ(huge.status, 1) << huge.out;
+    EXPECT_NE(huge.out.find("--mesh 1048576 in --objects 4096 needs about 16.3 TiB"),
+              std::string::npos)
+        << huge.out;
+    EXPECT_NE(huge.out.find("of memory available here"), std::string::npos) << huge.out;
+  }
+}
+
 TEST(Jacobi2d, ChecksumIsTheSameForAnyPesBlocksAndBalancer) {
   const std::string problem = "--mesh 96 --steps 30 --heavy 4 --sync-every 3";
   const std::string reference = checksum(problem + " --objects 1 --pes 1");

@@ -28,7 +28,7 @@ int main(int argc, char** argv, Main main) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    return app.exit(e) == 0 ? 0 : 1;  // --vela-help: 0; every bad option: 1, as every program
   }
   std::vector<std::string> arguments{argc > 0 && argv[0] != nullptr ? argv[0] : program};
   std::vector<std::string> rest = app.remaining();
