@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "../common/memory.hpp"
 #include "backend.hpp"
 #include "model.hpp"
 #include "options.hpp"
@@ -88,6 +89,14 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 1;  // --help: 0; every bad option: 1
+  }
+  // The fields of every column and level, with a copy being computed and one at the start.
+  const double columns = (model.ints[0] + 2.0) * (model.ints[1] + 2.0);
+  if (!vela::apps::fits_in_memory("gpu-proxy", columns * model.ints[2] * model.ints[3] * 8 * 3,
+                                  fmt::format("--nx {} --ny {} --nz {} --fields {}", model.ints[0],
+                                              model.ints[1], model.ints[2], model.ints[3]),
+                                  "three copies of the fields, 8 bytes a value")) {
+    return 1;
   }
   const bool cuda = model.choices[0] == "cuda";
   if (cuda) {

@@ -5,20 +5,15 @@
 // *Jacobi2D*.
 #include <fmt/core.h>
 
-#include <sys/resource.h>
-
 #include <CLI/CLI.hpp>
-#include <algorithm>
 #include <array>
 #include <bit>
 #include <chrono>
 #include <cstdint>
-#include <cstdlib>
-#include <fstream>
 #include <map>
-#include <string>
 #include <vector>
 
+#include "../common/memory.hpp"
 #include "ranks.h"
 #include "vela/mpi/run.hpp"
 #include "vela/progress/reporter.hpp"
@@ -225,52 +220,14 @@ class Block : public vela::rt::ElementBase {
 };
 
 // The MPI version: the same problem as a plain MPI program on `ranks` ranks.
-// Bytes of memory this process may use: the kernel's estimate of what is available to a new
-// program (MemAvailable), lowered to an address-space or data limit set on the process.
-double available_bytes() {
-  double bytes = 0;
-  std::ifstream meminfo("/proc/meminfo");
-  for (std::string key; meminfo >> key;) {
-    double kib = 0;
-    meminfo >> kib;
-    if (key == "MemAvailable:") bytes = kib * 1024;
-    meminfo.ignore(1 << 10, '\n');
-  }
-  for (const int resource : {RLIMIT_AS, RLIMIT_DATA}) {
-    rlimit limit{};
-    if (getrlimit(resource, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY)
-      bytes = bytes > 0 ? std::min(bytes, static_cast<double>(limit.rlim_cur))
-                        : static_cast<double>(limit.rlim_cur);
-  }
-  return bytes;
-}
-
-std::string size_text(double bytes) {
-  const char* units[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB"};
-  int u = 0;
-  for (; bytes >= 1024 && u < 5; ++u) bytes /= 1024;
-  return fmt::format("{:.1f} {}", bytes, units[u]);
-}
-
-// The mesh's two arrays of 8-byte cells (and a halo per block side) must fit in what this
-// machine can give the processes of the job it runs (Open MPI names them): refused up front,
-// naming the options, rather than ending in an allocation failure or paging without end.
+// The mesh's two arrays of 8-byte cells (and a halo per block side) must fit in this
+// machine's memory: refused up front, naming the options (apps/common/memory.hpp).
 bool fits_in_memory(const Problem& p) {
   const double side = static_cast<double>(p.mesh) / p.objects + 2;
   const double blocks = static_cast<double>(p.objects) * p.objects;
-  double need = blocks * side * side * 8 * 2;
-  const char* local = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
-  const char* world = std::getenv("OMPI_COMM_WORLD_SIZE");
-  if (local != nullptr && world != nullptr && std::atof(world) > 0)
-    need = need * std::atof(local) / std::atof(world);
-  const double have = available_bytes();
-  if (have <= 0 || need <= have) return true;
-  fmt::print(stderr,
-             "jacobi2d: --mesh {} in --objects {} needs about {} (two arrays of 8-byte cells), "
-             "more than the {} of memory available here: use a smaller --mesh, or more "
-             "machines\n",
-             p.mesh, p.objects, size_text(need), size_text(have));
-  return false;
+  return vela::apps::fits_in_memory("jacobi2d", blocks * side * side * 8 * 2,
+                                    fmt::format("--mesh {} in --objects {}", p.mesh, p.objects),
+                                    "two arrays of 8-byte cells");
 }
 
 int run_ranks(const Problem& p, const vela::rt::Options& options, int ranks, bool quiet) {

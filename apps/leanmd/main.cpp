@@ -25,6 +25,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "../common/memory.hpp"
 #include "vela/progress/reporter.hpp"
 #include "vela/rt/runtime.hpp"
 
@@ -527,6 +528,16 @@ int main(int argc, char** argv) {
   }
   if (const std::string bad = check(p); !bad.empty()) {
     fmt::print(stderr, "leanmd: {}\n", bad);
+    return 1;
+  }
+  // Every atom: its cell's id, position, velocity and force, and its position and force in
+  // each of the about 14 computes per cell that pair its cell with a neighbour (estimated).
+  const double c = p.cells, octant = (c / 2) * (c / 2) * (c / 2);
+  const double atoms = (c * c * c - octant) * p.atoms + octant * (p.dense > 0 ? p.dense : p.atoms);
+  if (!vela::apps::fits_in_memory(
+          "leanmd", atoms * 1500,
+          fmt::format("--cells {} with --atoms-per-cell {}", p.cells, p.atoms),
+          "about 1.5 KiB per atom")) {
     return 1;
   }
   try {

@@ -242,6 +242,7 @@ TEST(GpuProxy, BadOptionsAreNamed) {
       {"--nx 4 --ny 4 --ranks 20", "every rank needs at least one column"},
       {"--ranks 4 --vp 6", "disagree"},
       {"--no-such-option 1", "--no-such-option"},
+      {"--nx 100000 --ny 100000", "of memory available here"},
   };
   for (const auto& [args, expected] : cases) {
     const Result r = run_program(GPU_PROXY_BINARY, args + " --pes 1 --no-pin");

@@ -261,7 +261,8 @@ TEST_F(LeanmdReplay, PreparesARecordedDumpAndReplaysTheStrategies) {
 TEST(Leanmd, BadOptionsExitOneNamingTheOption) {
   for (const std::string bad :
        {"--cells 2", "--atoms-per-cell 0", "--dt -0.01", "--dt 0", "--steps 0", "--migrate-every 0",
-        "--sync-every -1", "--cells abc", "--frobnicate 1", "--dense-atoms -1"}) {
+        "--sync-every -1", "--cells abc", "--frobnicate 1", "--dense-atoms -1",
+        "--cells 1024 --atoms-per-cell 100000"}) {  // the last: more than this machine's memory
     const Result r = run(bad);
     EXPECT_EQ(r.status, 1) << bad << "\n" << r.out;
     EXPECT_NE(r.out.find(bad.substr(0, bad.find(' '))), std::string::npos) << bad << "\n" << r.out;
