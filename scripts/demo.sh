@@ -14,4 +14,4 @@ cmake -S . -B build -G Ninja
 cmake --build build --target brams vela-lb brams_fortran_program
 
 python3 apps/brams/experiments.py --binary build/apps/brams/brams --vela-lb build/tools/vela-lb/vela-lb \
-  --fortran build/apps/brams-fortran --out out/brams --repeats 2 "$@"
+  --fortran build/apps/brams-fortran --out out/brams --repeats 3 "$@"

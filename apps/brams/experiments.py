@@ -37,6 +37,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+from noise import machine_state, overlap  # noqa: E402
+
 STRATEGIES = ["greedy", "refine-comm", "rec-bisect-bf", "metis", "hilbert", "refine-swap"]
 THRESHOLDS = [50, 20, 10, 5]
 
@@ -51,7 +54,8 @@ def parse_args():
     p.add_argument("--nz", type=int, default=20)
     p.add_argument("--steps", type=int, default=240,
                    help="steps of the run; the seed's 2,400 scale to this (intervals too)")
-    p.add_argument("--repeats", type=int, default=1, help="runs per configuration; the fastest counts")
+    p.add_argument("--repeats", type=int, default=1,
+                   help="runs per configuration: the median counts, the range is printed beside it")
     p.add_argument("--tables", default="4.3,4.2,4.5,4.7,4.1", help="which tables (comma-separated)")
     p.add_argument("--max-ratio", type=int, default=32, help="largest virtualization ratio of Table 4.3")
     p.add_argument("--fortran", metavar="DIR",
@@ -92,7 +96,7 @@ class Runner:
         return ["--nx", str(a.nx), "--ny", str(a.ny), "--nz", str(a.nz), "--steps", str(steps or a.steps)]
 
     def run(self, table, label, ranks, pes, extra, steps=None, perf=False, optional=False, variant=""):
-        """The fastest of --repeats runs; with optional, None when the build lacks the feature."""
+        """The median of --repeats runs; with optional, None when the build lacks the feature."""
         log = os.path.join(self.args.out, "steps", f"{table}-{slug(label)}.csv")
         os.makedirs(os.path.dirname(log), exist_ok=True)
         cmd = [self.args.binary, "--pes", str(pes), "--ranks", str(ranks), "--no-pin",
@@ -105,23 +109,28 @@ class Runner:
         return self.best_of(cmd, table, label, ranks, pes, steps, False, False, "", None)
 
     def best_of(self, cmd, table, label, ranks, pes, steps, perf, optional, variant, log):
-        best = None
-        for _ in range(self.args.repeats):
+        """The median of --repeats runs (the step log its run's), with every run's time."""
+        results = []
+        for i in range(self.args.repeats):
             result = execute(cmd, self.perf if perf else None, optional)
             if result is None:
                 return None
-            if best is None or result["time"] < best["time"]:
-                best = result
-                if log:
-                    os.replace(log + ".run", log)  # the step log of the run that counts
-            elif log:
-                os.unlink(log + ".run")
+            if log:
+                os.replace(log + ".run", f"{log}.{i}")
+            results.append((result["time"], i, result))
+        results.sort(key=lambda x: x[0])
+        _, kept, chosen = results[(len(results) - 1) // 2]  # of an even count, the lower
         if log:
+            for _, i, _ in results:
+                if i == kept:
+                    os.replace(f"{log}.{i}", log)
+                else:
+                    os.unlink(f"{log}.{i}")
             cmd[cmd.index("--step-log") + 1] = log
-        best.update(table=table, label=label, ranks=ranks, pes=pes, steps=steps or self.args.steps,
-                    variant=variant, command=" ".join(cmd))
-        self.runs.append(best)
-        return best
+        chosen.update(table=table, label=label, ranks=ranks, pes=pes, steps=steps or self.args.steps,
+                      variant=variant, command=" ".join(cmd), times=[t for t, _, _ in results])
+        self.runs.append(chosen)
+        return chosen
 
 
 def slug(text):
@@ -232,6 +241,25 @@ def pct(base, value):
     return f"{100.0 * (base - value) / base:+.1f}%" if base > 0 else "-"
 
 
+def secs(res):
+    """A run's time: the median, and the range of its repeats when there were several."""
+    times = res.get("times", [res["time"]])
+    if len(times) < 2:
+        return f"{res['time']:.3f}"
+    return f"{res['time']:.3f} ({min(times):.3f}-{max(times):.3f})"
+
+
+def vs(base, res):
+    """The reduction of `res` against `base`, marked when their ranges of repeats overlap: the
+    difference is then within the noise of this machine."""
+    text = pct(base["time"], res["time"])
+    if overlap(base.get("times", []), res.get("times", [])):
+        text += " (within noise)"
+    return text
+
+
+
+
 def table(title, header, rows):
     print(f"\n{title}")
     widths = [max(len(str(h)), *(len(str(r[i])) for r in rows)) for i, h in enumerate(header)]
@@ -306,6 +334,10 @@ def main():
                "tables": {}}
     print(f"BRAMS proxy: {args.nx} x {args.ny} columns x {args.nz} levels, {S} steps "
           f"(the seed: 512 x 512 x 40, 2,400 steps), {P} PEs")
+    print(f"times: the median of {args.repeats} run(s) per configuration"
+          + (", its range in parentheses; a reduction within the ranges is marked (within noise)"
+             if args.repeats > 1 else " (no range: --repeats 3 or more shows the noise)"))
+    calibration = machine_state("start")
 
     base = r.run("4.3", "no virtualization", P, P, ["--lb-every", "0"], perf=True)
     t0 = base["time"]
@@ -315,12 +347,12 @@ def main():
         sims = {}
         if args.cache_sim:
             sims[P] = simulate_caches(args, P, P)
-        plain = [["no virtualization", P, 1, f"{t0:.3f}", "-"] + cache_columns(r.perf, base)]
+        plain = [["no virtualization", P, 1, secs(base), "-"] + cache_columns(r.perf, base)]
         while ratio <= args.max_ratio:
             if P * ratio <= args.nx * args.ny:
                 res = r.run("4.3", f"virtualization {ratio}", P * ratio, P, ["--lb-every", "0"], perf=True)
-                rows.append([f"{P * ratio} ranks", P * ratio, ratio, f"{res['time']:.3f}",
-                             pct(t0, res["time"])] + cache_columns(r.perf, res))
+                rows.append([f"{P * ratio} ranks", P * ratio, ratio, secs(res),
+                             vs(base, res)] + cache_columns(r.perf, res))
                 saved.append({"ratio": ratio, "ranks": P * ratio, "time": res["time"]})
                 if args.cache_sim:
                     sims[P * ratio] = simulate_caches(args, P * ratio, P)
@@ -359,8 +391,8 @@ def main():
             label = "without load balancing" if moves == 0 else f"{moves} explicit migrations"
             res = r.run("4.2", label, v, pes, static + ["--explicit-moves", str(moves)],
                         variant="static storm")
-            base = base or res["time"]
-            rows.append([label, f"{res['time']:.3f}", pct(base, res["time"]) if moves else "-",
+            base = base or res
+            rows.append([label, secs(res), vs(base, res) if moves else "-",
                          res["explicit_moves"], f"{1e3 * res['migrate_seconds']:.2f}"])
             saved.append({"moves": moves, "made": res["explicit_moves"], "time": res["time"],
                           "migrate_seconds": res["migrate_seconds"]})
@@ -372,16 +404,16 @@ def main():
     if "4.5" in tables:
         v = 16 * P
         none = r.run("4.5", "no balancer", v, P, ["--lb-every", "0"])
-        rows = [["no virtualization", f"{t0:.3f}", "-", "-", "-", "-"],
-                [f"no balancer - {v} ranks", f"{none['time']:.3f}", pct(t0, none["time"]), "-", "-", "-"]]
+        rows = [["no virtualization", secs(base), "-", "-", "-", "-"],
+                [f"no balancer - {v} ranks", secs(none), vs(base, none), "-", "-", "-"]]
         cost_rows, saved = [], []
         report_logs.append(os.path.join(args.out, "steps", "4.5-no-balancer.csv"))
         for s in STRATEGIES:
             res = r.run("4.5", s, v, P, ["--lb-every", str(quarter), "--lb", s])
             if s in ("greedy", "hilbert"):
                 report_logs.append(os.path.join(args.out, "steps", f"4.5-{slug(s)}.csv"))
-            rows.append([f"{s} - {v} ranks", f"{res['time']:.3f}", pct(t0, res["time"]),
-                         res["migrations"], res["lb_steps"], pct(none["time"], res["time"])])
+            rows.append([f"{s} - {v} ranks", secs(res), vs(base, res),
+                         res["migrations"], res["lb_steps"], vs(none, res)])
             strategy_s = res["strategy_ms"] * res["lb_steps"] / 1000.0
             cost_rows.append([s, f"{1e3 * res['migrate_seconds']:.2f}", f"{1e3 * strategy_s:.2f}",
                               res["migrations"]])
@@ -410,12 +442,12 @@ def main():
                              "--lb-policy-param", "strategy=hilbert", "--lb-policy-param", "every=1",
                              "--lb-policy-param", f"threshold={th}"])
                 grid[(every, th)] = res["time"]
-                row.append(f"{res['time']:.3f} ({res['migrations']})")
+                row.append(f"{secs(res)} [{res['migrations']}]")
                 saved.append({"every": every, "threshold": th, "time": res["time"],
                               "migrations": res["migrations"]})
             rows.append(row)
         table(f"Table 4.7 shape: hilbert, MPI_Migrate every K steps x imbalance threshold, time (s) "
-              f"(migrations); the seed's 100, 10, 1 of 2,400 steps scale to {', '.join(map(str, intervals))}",
+              f"[migrations]; the seed's 100, 10, 1 of 2,400 steps scale to {', '.join(map(str, intervals))}",
               ["interval"] + [f"{t}%" for t in THRESHOLDS], rows)
         (be, bt), bv = min(grid.items(), key=lambda kv: kv[1])
         every = max(1, S // 240)
@@ -441,7 +473,7 @@ def main():
             for method in ("copy", "tls", "privatized"):
                 res = r.run("4.1", f"{method} {ranks}", ranks, 1,
                             ["--lb-every", "0", "--privatize", method], steps=short, optional=True)
-                row.append(f"{res['time']:.3f}" if res else "n/a (not in this build)")
+                row.append(secs(res) if res else "n/a (not in this build)")
                 saved.append({"ranks": ranks, "method": method, "time": res["time"] if res else None})
             rows.append(row)
         table(f"Table 4.1 shape: privatization on 1 PE, {short} steps, time (s); 1 rank: {one['time']:.3f}",
@@ -468,6 +500,8 @@ def main():
     results["runs"] = r.runs
     with open(os.path.join(args.out, "results.json"), "w") as f:
         json.dump(results, f, indent=1)
+    print()
+    results["machine"]["calibration"] = [calibration, machine_state("end", calibration)]
     print(f"\nchecksums: {len(r.runs)} runs, "
           + ("every configuration's runs identical bit for bit" if not bad else f"DIFFERENT: {bad}"))
     print(f"results: {os.path.join(args.out, 'runs.csv')}, {os.path.join(args.out, 'results.json')}, "
@@ -490,7 +524,7 @@ def fortran_tables(args, r, results, tables, P, S, quarter):
             for method, binary in (("auto", twin), ("tls", twin_tls), ("copy", twin)):
                 res = r.run_fortran("4.1-fortran", f"{method} {ranks}", binary, ranks, 1,
                                     ["--lb-every", "0", "--vp-privatize", method], steps=short)
-                row.append(f"{res['time']:.3f}")
+                row.append(secs(res))
                 saved.append({"ranks": ranks, "method": method, "time": res["time"]})
             rows.append(row)
         table(f"Table 4.1 shape from Fortran (apps/brams-fortran): privatization on 1 PE, {short} steps, "
@@ -499,16 +533,16 @@ def fortran_tables(args, r, results, tables, P, S, quarter):
         results["tables"]["4.1_fortran"] = {"steps": short, "runs": saved}
     if "4.5" in tables:
         v = 16 * P
-        cxx = {run["label"]: run["time"] for run in r.runs if run["table"] == "4.5"}
+        cxx = {run["label"]: run for run in r.runs if run["table"] == "4.5"}
         rows, saved = [], []
         for label, extra in (("no balancer", ["--lb-every", "0"]),
                              ("greedy", ["--lb-every", str(quarter), "--lb", "greedy"]),
                              ("hilbert", ["--lb-every", str(quarter), "--lb", "hilbert"])):
             res = r.run_fortran("4.5-fortran", label, twin, v, P, extra)
             c = cxx.get(label)
-            rows.append([f"{label} - {v} ranks", f"{c:.3f}" if c else "-", f"{res['time']:.3f}",
-                         f"{res['time'] / c:.2f}" if c else "-"])
-            saved.append({"balancer": label, "cxx": c, "fortran": res["time"]})
+            rows.append([f"{label} - {v} ranks", secs(c) if c else "-", secs(res),
+                         f"{res['time'] / c['time']:.2f}" if c else "-"])
+            saved.append({"balancer": label, "cxx": c["time"] if c else None, "fortran": res["time"]})
         table(f"Table 4.5 shape beside the C++ proxy: its Fortran twin, virtualization 16, balancing "
               f"every {quarter} steps", ["configuration", "C++ time (s)", "Fortran time (s)",
                                          "Fortran / C++"], rows)

@@ -12,7 +12,9 @@ Runs build/apps/gpu-proxy/gpu-proxy and prints, as Markdown:
                at the first call, refine-swap after (the `sequence` policy), against no
                balancing, for two virtualization ratios (Tables IV and V).
 Each configuration runs --repeats times, the configurations of an experiment taking turns, and
-each figure is the fastest (other load on the machine only ever adds time). Besides the wall
+each figure is the median, its range beside it (a change within the ranges is marked "within
+noise"); the load average and a calibration loop are printed at the start and the end, with a
+warning when the machine was busy. Besides the wall
 time of each interval between MPI_Migrate() calls, the balancing experiments report its
 compute makespan: the largest over the PEs of the thread CPU time its ranks used in the
 interval (--lb-cpu-time, read from the --lb-dump instance written at the interval's end; the
@@ -31,6 +33,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+from noise import machine_state, overlap, spread  # noqa: E402
+
 
 def parse_args():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -39,7 +44,7 @@ def parse_args():
     p.add_argument("--pes", type=int, default=2, help="PEs (default 2)")
     p.add_argument("--grid", default="64x64x40", help="NXxNYxNZ (default 64x64x40)")
     p.add_argument("--fields", type=int, default=8)
-    p.add_argument("--repeats", type=int, default=3, help="runs per configuration; the fastest counts")
+    p.add_argument("--repeats", type=int, default=3, help="runs per configuration; the median counts, the range is printed beside it")
     p.add_argument("--experiments", default="sync-async,scaling,fixed,moving", help="which (comma-separated)")
     p.add_argument("--scaling-binary", default="build/apps/gpu-proxy/gpu-proxy-scaling",
                    help="the gpu-proxy-scaling executable (the scaling experiment)")
@@ -97,19 +102,29 @@ def run(args, options, pes=None):
     return result
 
 
-def fastest(runs):
-    """Figure by figure, the fastest of the runs of one configuration."""
-    best = dict(runs[0])
+def median(runs):
+    """Figure by figure, the median of the runs of one configuration; every run's figures kept
+    (`all`) for their ranges."""
+    def mid(values):
+        ordered = sorted(values)
+        return ordered[(len(ordered) - 1) // 2]
+    result = dict(runs[0])
+    result["all"] = runs
     for key in ("time", "sync", "async"):
         values = [r[key] for r in runs if r.get(key) is not None]
-        best[key] = min(values) if values else None
-    best["intervals"] = {k: min(r["intervals"][k] for r in runs) for k in runs[0]["intervals"]}
-    best["makespans"] = [min(m) for m in zip(*(r["makespans"] for r in runs))]
-    return best
+        result[key] = mid(values) if values else None
+    result["intervals"] = {k: mid([r["intervals"][k] for r in runs]) for k in runs[0]["intervals"]}
+    result["makespans"] = [mid(m) for m in zip(*(r["makespans"] for r in runs))]
+    return result
+
+
+def figure(result, key, digits):
+    """A figure's median and range over the runs: spread() of each run's `key`."""
+    return spread([r[key] for r in result["all"] if r.get(key) is not None], digits)
 
 
 def best(args, configurations, checksums, pes=None):
-    """Each configuration (a list of options) --repeats times, taking turns; the fastest of each.
+    """Each configuration (a list of options) --repeats times, taking turns; the median of each.
     pes: each configuration's PEs (default --pes for all)."""
     runs = [[] for _ in configurations]
     for _ in range(args.repeats):
@@ -117,7 +132,7 @@ def best(args, configurations, checksums, pes=None):
             runs[c].append(run(args, options, pes[c] if pes else None))
     for r in runs:
         checksums.update(x["checksum"] for x in r)
-    return [fastest(r) for r in runs]
+    return [median(r) for r in runs]
 
 
 def check(name, checksums):
@@ -138,11 +153,16 @@ def sync_async(args):
         checksums, pes=[args.pes, args.pes, ranks, args.pes])
     check("sync-async", checksums)
     print(f"### Synchronous against asynchronous steps ({args.backend})\n")
-    print("| mode | s per step | vs sync |\n|---|---:|---:|")
-    print(f"| synchronous, {ranks} ranks on {args.pes} PEs | {sync['sync']:.5f} | 1.00 |")
-    print(f"| asynchronous, {ranks} ranks on {args.pes} PEs | {asyn['async']:.5f} | {asyn['async'] / sync['sync']:.2f} |")
-    print(f"| {ranks} ranks on {ranks} PEs (one a PE) | {many['async']:.5f} | {many['async'] / sync['sync']:.2f} |")
-    print(f"| {args.pes} ranks on {args.pes} PEs (one a PE) | {few['async']:.5f} | {few['async'] / sync['sync']:.2f} |")
+    def versus(result, key):
+        ratio = f"{result[key] / sync['sync']:.2f}"
+        mine = [r[key] for r in result["all"] if r.get(key) is not None]
+        base = [r["sync"] for r in sync["all"] if r.get("sync") is not None]
+        return ratio + (" (within noise)" if overlap(mine, base) else "")
+    print("| mode | s per step (range) | vs sync |\n|---|---:|---:|")
+    print(f"| synchronous, {ranks} ranks on {args.pes} PEs | {figure(sync, 'sync', 5)} | 1.00 |")
+    print(f"| asynchronous, {ranks} ranks on {args.pes} PEs | {figure(asyn, 'async', 5)} | {versus(asyn, 'async')} |")
+    print(f"| {ranks} ranks on {ranks} PEs (one a PE) | {figure(many, 'async', 5)} | {versus(many, 'async')} |")
+    print(f"| {args.pes} ranks on {args.pes} PEs (one a PE) | {figure(few, 'async', 5)} | {versus(few, 'async')} |")
     print(f"\n`{sync['command']}`; `--launch async` for the second row; `--pes {ranks} --ranks {ranks} "
           f"--launch async` and `--pes {args.pes} --ranks {args.pes} --launch async` for the others.\n")
 
@@ -179,7 +199,8 @@ def scaling(args):
             cells.append(f"{t:.6f} | {before}")
         print(f"| 1024 | {row['m']} | {args.scaling_inner} | " + " | ".join(cells) + " |")
     print(f"\n`{args.scaling_binary} --backend B --n 1024 --m M --inner {args.scaling_inner} "
-          f"--repeats {args.repeats}`; the fastest of the repeats.\n")
+          f"--repeats {args.repeats}`; the program's own figure, the fastest of its repeats "
+          "(its computation alone).\n")
 
 
 def print_intervals(title, rows, steps):
@@ -192,8 +213,14 @@ def print_intervals(title, rows, steps):
     for n, k in enumerate(intervals):
         w0, w1 = rows[0][1]["intervals"][k], rows[-1][1]["intervals"][k]
         m0, m1 = rows[0][1]["makespans"][n], rows[-1][1]["makespans"][n]
-        print(f"| {k[0]}-{k[1]} | {w0:.4f} | {w1:.4f} | {100 * (w1 / w0 - 1):+.1f}% "
-              f"| {m0:.4f} | {m1:.4f} | {100 * (m1 / m0 - 1):+.1f}% |")
+        wa = [r["intervals"][k] for r in rows[0][1]["all"]]
+        wb = [r["intervals"][k] for r in rows[-1][1]["all"]]
+        ma = [r["makespans"][n] for r in rows[0][1]["all"]]
+        mb = [r["makespans"][n] for r in rows[-1][1]["all"]]
+        noise = lambda a, b: " (within noise)" if overlap(a, b) else ""
+        print(f"| {k[0]}-{k[1]} | {spread(wa, 4)} | {spread(wb, 4)} | "
+              f"{100 * (w1 / w0 - 1):+.1f}%{noise(wa, wb)} "
+              f"| {spread(ma, 4)} | {spread(mb, 4)} | {100 * (m1 / m0 - 1):+.1f}%{noise(ma, mb)} |")
     print()
     for label, r in rows:
         print(f"- {label}: `{r['command']}` ({r.get('migrations', 0)} migrations)")
@@ -229,6 +256,8 @@ def moving(args):
 
 def main():
     args = parse_args()
+    calibration = machine_state("start")
+    print()
     chosen = args.experiments.split(",")
     for name in chosen:
         if name not in ("sync-async", "scaling", "fixed", "moving"):
@@ -242,6 +271,7 @@ def main():
         fixed(args)
     if "moving" in chosen:
         moving(args)
+    machine_state("end", calibration)
 
 
 if __name__ == "__main__":

@@ -430,6 +430,46 @@ TEST_F(BramsFiles, ExperimentsScriptWritesTablesAndResults) {
   EXPECT_EQ(text.str().rfind("table,label,ranks,pes,steps,time", 0), 0u) << text.str();
 }
 
+// With repeats, every time is the median of its runs with their range beside it, a reduction
+// within the ranges is marked, and the machine's load and calibration loop are printed at the
+// start and the end (a busy machine is warned about: apps/common/noise.py, checked directly).
+TEST_F(BramsFiles, ExperimentsScriptShowsItsNoise) {
+  const Result r = run_program("python3 " + std::string(BRAMS_EXPERIMENTS),
+                               "--binary " + std::string(BRAMS_BINARY) +
+                                   " --tables 4.5 --repeats 3 --pes 2 --nx 16 --ny 16 --nz 4 "
+                                   "--steps 8 --no-report --out " +
+                                   dir_.string());
+  ASSERT_EQ(r.status, 0) << r.out;
+  for (const std::string text : {"machine at the start: load average", "machine at the end",
+                                 "calibration loop", "the median of 3 run(s)"}) {
+    EXPECT_NE(r.out.find(text), std::string::npos) << text << "\n" << r.out;
+  }
+  const auto json = nlohmann::json::parse(std::ifstream(dir_ / "results.json"));
+  for (const auto& run : json.at("runs")) {
+    auto times = run.at("times").get<std::vector<double>>();
+    ASSERT_EQ(times.size(), 3u);
+    std::sort(times.begin(), times.end());
+    EXPECT_EQ(run.at("time").get<double>(), times[1]);  // the median run is the one reported
+    char range[64];
+    std::snprintf(range, sizeof range, "%.3f (%.3f-%.3f)", times[1], times[0], times[2]);
+    EXPECT_NE(r.out.find(range), std::string::npos) << range << "\n" << r.out;
+  }
+  const std::string noise =
+      (fs::path(BRAMS_EXPERIMENTS).parent_path().parent_path() / "common").string();
+  const Result checks = run_program(
+      "python3",
+      "-c \"import sys; sys.path.insert(0, '" + noise +
+          "'); import noise; out = []; "
+          "assert noise.overlap([1, 2], [1.5, 3]) and not noise.overlap([1, 2], [2.5, 3]);"
+          "assert not noise.overlap([1], [1]);"
+          "assert noise.spread([3.0, 1.0, 2.0], 1) == '2.0 (1.0-3.0)';"
+          "t = noise.machine_state('end', 1e-9, out.append);"
+          "assert 'WARNING: the machine was busy at the end' in out[-1], out;"
+          "print('noise ok')\"");
+  EXPECT_EQ(checks.status, 0) << checks.out;
+  EXPECT_NE(checks.out.find("noise ok"), std::string::npos) << checks.out;
+}
+
 #if defined(BRAMS_FORTRAN_BINARY)
 // With --fortran (the demo's), the Fortran twin's tables too: Table 4.1's three methods from
 // Fortran and Table 4.5 beside the C++ proxy, every twin run with the C++ proxy's checksum.
