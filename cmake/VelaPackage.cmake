@@ -20,6 +20,8 @@ install(TARGETS vela-lb RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 # vela-lb report draws with this tool, looked for in ../share/vela from the program.
 install(PROGRAMS ${PROJECT_SOURCE_DIR}/tools/report/vela_report.py
         DESTINATION ${CMAKE_INSTALL_DATADIR}/vela)
+# Relaunches a job that lost a process from its last checkpoint (docs/user-guide.md).
+install(PROGRAMS ${PROJECT_SOURCE_DIR}/tools/vela-run/vela-run DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/vela DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 # The licence (MIT), in share/doc/vela. The Debian package carries it where Debian keeps every
 # package's licence as well, /usr/share/doc/vela/copyright: that copy belongs to a component of
