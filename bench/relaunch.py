@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
 """A lost process and vela-run's relaunch: each trial starts a job of 2 processes under
 `vela-run -- mpirun -np 2 PROGRAM ... --checkpoint DIR --checkpoint-every K`, kills one of its
-processes (kill -9, or SIGSTOP with --stop) at a random time after its first checkpoint, and
+processes (kill -9, or SIGSTOP with --stop: found by the runtime's --peer-timeout 2, or with
+--found-by stall by vela-run --stall 2) at a random time after its first checkpoint, and
 checks that the relaunched job resumed from a checkpoint (it prints `restart:`) and ends with
 the checksum of an uninterrupted run. Prints a table: per program, the trials, how many resumed
 from a checkpoint and how many ended with the uninterrupted checksum, the uninterrupted time,
 the time with one loss (median and range), the time lost per failure, and the checkpoint
 interval (docs/results/reliability.md).
 
-    bench/relaunch.py [--build DIR] [--trials N] [--programs jacobi2d,brams] [--stop] [--seed S]
+    bench/relaunch.py [--build DIR] [--trials N] [--programs jacobi2d,brams] [--stop]
+                      [--found-by peer-timeout|stall] [--seed S]
 
 Exit status 1 when a trial did not end with the uninterrupted checksum (or did not resume);
 2 on a usage error.
@@ -66,14 +68,16 @@ def job_processes(vela_run: subprocess.Popen) -> list[int]:
 
 
 def trial(build: Path, program: str, rng: random.Random, uninterrupted: float, stop: bool,
-          work: Path) -> tuple[str, float, int, bool]:
+          by_stall: bool, work: Path) -> tuple[str, float, int, bool]:
     """One job with one process lost: (checksum, seconds, relaunches, whether the last run
     resumed from a checkpoint: it prints `restart:`)."""
     binary, problem, every = JOBS[program]
     ckpt = work / "ckpt"
     shutil.rmtree(ckpt, ignore_errors=True)
-    command = ([str(build / "bin" / "vela-run")] + (["--stall", "2"] if stop else []) + ["--"] +
-               mpirun() + [str(build / binary)] + problem.split() +
+    watch = (["--stall", "2"] if by_stall else []) if stop else []
+    timeout = ["--peer-timeout", "2"] if stop and not by_stall else []
+    command = ([str(build / "bin" / "vela-run")] + watch + ["--"] + mpirun() +
+               [str(build / binary)] + problem.split() + timeout +
                ["--checkpoint", str(ckpt)] + every.split())
     started = time.monotonic()
     with open(work / "out.txt", "w") as out, open(work / "err.txt", "w") as err:
@@ -97,8 +101,10 @@ def main() -> int:
     p.add_argument("--build", default=str(REPO / "build"))
     p.add_argument("--trials", type=int, default=20)
     p.add_argument("--programs", default="jacobi2d,brams")
-    p.add_argument("--stop", action="store_true",
-                   help="SIGSTOP a process (vela-run --stall 2) instead of kill -9")
+    p.add_argument("--stop", action="store_true", help="SIGSTOP a process instead of kill -9")
+    p.add_argument("--found-by", choices=["peer-timeout", "stall"], default="peer-timeout",
+                   help="with --stop: what ends the hung job, the runtime's --peer-timeout 2 "
+                        "(status 143) or vela-run --stall 2")
     p.add_argument("--seed", type=int, default=1)
     a = p.parse_args()
     build = Path(a.build).resolve()
@@ -135,14 +141,16 @@ def main() -> int:
                 count = int(field(out.stdout, "checkpoints") or 0)
                 interval = times[-1] / count if count else 0.0
             base = statistics.median(times)
-            results = [trial(build, name, rng, base, a.stop, work) for _ in range(a.trials)]
+            results = [trial(build, name, rng, base, a.stop, a.found_by == "stall", work)
+                       for _ in range(a.trials)]
             same = sum(1 for c, _, _, _ in results if c == reference)
             relaunched = sum(1 for _, _, r, resumed in results if r >= 1 and resumed)
             spent = [s for _, s, _, _ in results]
             lost = [(s - base) / max(r, 1) for _, s, r, _ in results]
             failed |= same != a.trials or relaunched != a.trials
             rows.append((name, a.trials, relaunched, same, base, spent, lost, interval))
-    how = "SIGSTOP (vela-run --stall 2)" if a.stop else "kill -9"
+    how = (("SIGSTOP, found by vela-run --stall 2" if a.found_by == "stall" else
+            "SIGSTOP, found by the runtime's --peer-timeout 2") if a.stop else "kill -9")
     print(f"One process of 2 lost by {how} at a random time after the first checkpoint; "
           f"{a.trials} trials each (seed {a.seed}); load average {os.getloadavg()[0]:.2f} at the end")
     print()

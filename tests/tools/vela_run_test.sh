@@ -2,7 +2,8 @@
 # vela-run (tools/vela-run): bad command lines are refused with status 2 naming what is wrong;
 # a job's own failure is returned at once, not relaunched; a job that loses a process is
 # relaunched from its last checkpoint and ends with the uninterrupted checksum, for a process
-# killed (kill -9) and for one stopped (SIGSTOP, caught by --stall), for the objects of
+# killed (kill -9) and for one stopped (SIGSTOP, caught by the runtime's --peer-timeout or by
+# vela-run's --stall), for the objects of
 # Jacobi2D and the ranks of the BRAMS proxy (bench/relaunch.py, 2 processes); with no relaunch
 # left it gives up with the job's status.
 #   tests/tools/vela_run_test.sh BUILD_DIR
@@ -51,8 +52,40 @@ if ! out=$(python3 "$repo/bench/relaunch.py" --build "$build" --trials 2 2>&1); 
   echo "FAIL: bench/relaunch.py --trials 2: $out"
   failures=$((failures + 1))
 fi
-if ! out=$(python3 "$repo/bench/relaunch.py" --build "$build" --trials 1 --stop 2>&1); then
-  echo "FAIL: bench/relaunch.py --trials 1 --stop: $out"
+for found in peer-timeout stall; do
+  if ! out=$(python3 "$repo/bench/relaunch.py" --build "$build" --trials 1 --stop --found-by $found 2>&1); then
+    echo "FAIL: bench/relaunch.py --trials 1 --stop --found-by $found: $out"
+    failures=$((failures + 1))
+  fi
+done
+# The runtime's --peer-timeout: a process stopped (SIGSTOP) ends the job within seconds, status
+# 143, naming the process; a process whose every PE computes for seconds without polling is not
+# taken for a silent one.
+jacobi=$build/apps/jacobi2d/jacobi2d
+mpirun -np 2 "$jacobi" --mesh 512 --objects 8 --steps 100000 --sync-every 10 --no-pin \
+  --peer-timeout 2 >"$scratch/stopped.txt" 2>&1 &
+job=$!
+victim=""
+for _ in $(seq 100); do
+  victim=$(pgrep -P "$job" | head -1)
+  [[ -n $victim ]] && break
+  sleep 0.05
+done
+sleep 1
+[[ -n $victim ]] && kill -STOP "$victim"
+started=$SECONDS
+wait "$job"
+status=$?
+if [[ $status -ne 143 || $((SECONDS - started)) -gt 20 ]] ||
+  ! grep -q "has not answered for .* (--peer-timeout 2: stopped, hung" "$scratch/stopped.txt"; then
+  echo "FAIL: a stopped process: status $status after $((SECONDS - started)) s: $(cat "$scratch/stopped.txt")"
+  failures=$((failures + 1))
+fi
+[[ -n $victim ]] && kill -KILL "$victim" 2>/dev/null
+out=$(mpirun -np 2 --bind-to core "$jacobi" --mesh 2048 --objects 2 --heavy 3000 --steps 1 \
+  --sync-every 0 --pes-per-process 1 --peer-timeout 1 2>&1)
+if [[ $? -ne 0 || $out != *"checksum: "* || $out == *"has not answered"* ]]; then
+  echo "FAIL: PEs computing without polling were taken for silent: $out"
   failures=$((failures + 1))
 fi
 

@@ -33,6 +33,9 @@ struct Options {
   // Under mpirun: processes of one machine exchange data messages through shared-memory rings
   // (false: through MPI, as between machines).
   bool mpi_shm = true;
+  // Under mpirun: a process from which no heartbeat came for this many seconds (stopped, hung,
+  // its machine lost) ends the job, naming it (0: never; src/rt/transport/peer_watch.hpp).
+  double peer_timeout = 30;
   // Clusters of PEs: "K1,K2,..." (PE counts, in PE order), a cluster map file (one
   // "PE CLUSTER" line per PE), "probe" (processes measure their latency to each other: those
   // under cluster_threshold_us one-way share a cluster) or "node" (one cluster per machine).

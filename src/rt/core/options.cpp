@@ -40,6 +40,9 @@ void add_runtime_options(CLI::App& app, Options& options) {
   app.add_flag("!--no-shm", options.mpi_shm,
                "Under mpirun: send messages between processes of one machine by MPI, not "
                "through shared-memory rings");
+  ranged(app, "--peer-timeout", options.peer_timeout, 0.0, 1e6,
+         "Under mpirun: seconds without a heartbeat from another process (stopped, hung, its "
+         "machine lost) before the job ends naming it, with status 143 (0: never)");
   app.add_option("--clusters", options.clusters,
                  "Clusters of PEs: K1,K2,... (PE counts in PE order), a map FILE (lines 'PE "
                  "CLUSTER'), probe (by latency between processes) or node (one per machine; "

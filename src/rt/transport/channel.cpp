@@ -287,6 +287,7 @@ inline void Transport::Impl::close() {
 
 void Transport::start() {
   if (impl_->own_thread) impl_->thread = std::thread([this] { impl_->run(); });
+  impl_->watch->start();
 }
 
 bool Transport::polled_by_pes() const {
@@ -353,6 +354,7 @@ void Transport::finish() {
   } else {
     impl_->close();
   }
+  impl_->watch->stop();  // every process has passed the closing handshake's barrier
   impl_->shm.close();
   if (impl_->node != MPI_COMM_NULL) MPI_Comm_free(&impl_->node);
   RunStats& s = impl_->state.stats;

@@ -23,11 +23,13 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <thread>
 #include <vector>
 
 #include "core/runtime_state.hpp"
 #include "outbox.hpp"
+#include "peer_watch.hpp"
 #include "router.hpp"
 #include "shm.hpp"
 #include "transport.hpp"
@@ -69,7 +71,8 @@ struct Transport::Impl {
   mpi_transport::Outbox outbox;
   mpi_transport::ShmRings shm;
   mpi_transport::Router router;
-  mpi_transport::Waves waves;  // process 0
+  mpi_transport::Waves waves;        // process 0
+  std::unique_ptr<PeerWatch> watch;  // heartbeats (--peer-timeout)
 
   // Pacing the looks at MPI when every other process has a ring (progress()).
   std::uint32_t passes = 0;

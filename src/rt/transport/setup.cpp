@@ -175,6 +175,7 @@ Transport::Transport(RuntimeState& state) : impl_(std::make_unique<Impl>(state))
   if (state.options.mpi_shm) {
     impl_->shm.open(impl_->comm, impl_->node, impl_->process, impl_->processes);
   }
+  impl_->watch = std::make_unique<PeerWatch>(impl_->comm, state.options.peer_timeout);
 }
 
 Transport::~Transport() {
@@ -182,6 +183,7 @@ Transport::~Transport() {
     impl_->closing.store(true, std::memory_order_release);
     impl_->thread.join();
   }
+  impl_->watch.reset();
   impl_->outbox.cancel();
   impl_->shm.cancel();
   if (impl_->node != MPI_COMM_NULL) MPI_Comm_free(&impl_->node);
