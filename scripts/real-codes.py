@@ -225,6 +225,11 @@ def copy_tree(src: Path, dest: Path) -> None:
     shutil.copytree(src, dest, symlinks=True)
 
 
+def output_of(run_dir: Path) -> str:
+    """What a run printed (stdout and stderr, out.txt in its directory)."""
+    return run_dir.joinpath("out.txt").read_text(errors="replace")
+
+
 def lines_matching(text: str, pattern: str) -> list[str]:
     return [re.sub(r"\s+", " ", l.strip()) for l in text.splitlines() if re.search(pattern, l)]
 
@@ -306,7 +311,7 @@ def build_comd(ctx: Context, kind: str, src: Path, dest: Path, logf: Path) -> Pa
 
 
 def comd_values(run_dir: Path) -> list[str]:
-    out, values, table = run_dir.joinpath("out.txt").read_text(errors="replace"), [], False
+    out, values, table = output_of(run_dir), [], False
     for line in out.splitlines():
         words = line.split()
         if re.match(r"^#\s+Loop", line):
@@ -319,7 +324,7 @@ def comd_values(run_dir: Path) -> list[str]:
 
 
 def comd_verify(run_dir: Path) -> str:
-    out = run_dir.joinpath("out.txt").read_text(errors="replace")
+    out = output_of(run_dir)
     if "Final energy" not in out:
         return "no 'Final energy' line"
     return "" if "no atoms lost" in out else "atoms lost"
@@ -341,14 +346,13 @@ def build_lulesh(ctx: Context, kind: str, src: Path, dest: Path, logf: Path) -> 
 
 
 def lulesh_values(run_dir: Path) -> list[str]:
-    return lines_matching(run_dir.joinpath("out.txt").read_text(errors="replace"),
+    return lines_matching(output_of(run_dir),
                           r"(Problem size|MPI tasks|Iteration count|Final Origin Energy|"
                           r"MaxAbsDiff|TotalAbsDiff|MaxRelDiff) *=")
 
 
 def lulesh_verify(run_dir: Path) -> str:
-    return "" if "Final Origin Energy" in run_dir.joinpath("out.txt").read_text(
-        errors="replace") else "no 'Final Origin Energy' line"
+    return "" if "Final Origin Energy" in output_of(run_dir) else "no 'Final Origin Energy' line"
 
 
 # miniFE ------------------------------------------------------------------------------------
@@ -397,7 +401,7 @@ def miniamr_values(run_dir: Path) -> list[str]:
     # Every line of its report without a measured time: the block counts per level and step,
     # the communication partners, the refinement and gridsum counts (its timings and rates are
     # the lines with 4 or more decimals, but the time steps').
-    out = run_dir.joinpath("out.txt").read_text(errors="replace")
+    out = output_of(run_dir)
     return [re.sub(r"\s+", " ", l.strip()) for l in out.splitlines()
             if l.strip() and (l.startswith("Timestep") or
                               not re.search(r"\d\.\d{4,}|GFLOP|Summary", l))]
@@ -405,7 +409,7 @@ def miniamr_values(run_dir: Path) -> list[str]:
 
 def miniamr_verify(run_dir: Path) -> str:
     # It checks its variables' sums at every stage (--checksum_freq 1) against 10^-8.
-    out = run_dir.joinpath("out.txt").read_text(errors="replace")
+    out = output_of(run_dir)
     if "difference too large" in out:
         return "its checksum test failed: " + lines_matching(out, "difference too large")[0]
     return "" if "End report" in out else "no 'End report' line"
@@ -478,12 +482,11 @@ def build_netpipe(ctx: Context, kind: str, src: Path, dest: Path, logf: Path) ->
 
 def netpipe_values(run_dir: Path) -> list[str]:
     # The sizes it went through (its integrity check moves real data each time).
-    return re.findall(r"^\s*\d+:\s+(\d+) bytes", run_dir.joinpath("out.txt").read_text(
-        errors="replace"), flags=re.M)
+    return re.findall(r"^\s*\d+:\s+(\d+) bytes", output_of(run_dir), flags=re.M)
 
 
 def netpipe_verify(run_dir: Path) -> str:
-    out = run_dir.joinpath("out.txt").read_text(errors="replace")
+    out = output_of(run_dir)
     if "Integrity check failed" in out or "integrity check failed" in out.lower():
         return "its integrity check failed"
     if "integrity check instead" not in out:
@@ -545,7 +548,7 @@ def blacs_prepare(run_dir: Path, tree: Path) -> None:
 
 
 def blacs_values(run_dir: Path) -> list[str]:
-    return lines_matching(run_dir.joinpath("out.txt").read_text(errors="replace"),
+    return lines_matching(output_of(run_dir),
                           r"TESTS:\s+\d+ TESTS;")
 
 
@@ -588,12 +591,12 @@ def scalapack_prepare(run_dir: Path, tree: Path) -> None:
 
 
 def scalapack_values(run_dir: Path) -> list[str]:
-    return lines_matching(run_dir.joinpath("out.txt").read_text(errors="replace"),
+    return lines_matching(output_of(run_dir),
                           r"tests completed|tests skipped")
 
 
 def scalapack_verify(run_dir: Path) -> str:
-    text = run_dir.joinpath("out.txt").read_text(errors="replace")
+    text = output_of(run_dir)
     passed = re.search(r"(\d+) tests completed and passed", text)
     failed = re.search(r"(\d+) tests completed and failed", text)
     if not passed or not failed:
@@ -646,7 +649,7 @@ def npb_values(run_dir: Path) -> list[str]:
     """The values NPB verifies (BT, SP and LU: each computed norm, not its reference and
     difference; CG: zeta per iteration; MG: the L2 norm; FT: the checksums; EP: the sums and
     counts), its problem size and its verdict."""
-    text = run_dir.joinpath("out.txt").read_text(errors="replace")
+    text = output_of(run_dir)
     values = lines_matching(text, r"^\s*(Size|Iterations|Class)\b|Verification\s*=|"
                                   r"Zeta is|L2 Norm is|Checksum =|Sums =|Gaussian Pairs")
     for line in text.splitlines():
@@ -666,7 +669,7 @@ def npb_values(run_dir: Path) -> list[str]:
 
 
 def npb_verify(run_dir: Path) -> str:
-    text = run_dir.joinpath("out.txt").read_text(errors="replace")
+    text = output_of(run_dir)
     verdict = re.search(r"Verification\s*=\s*(\S+)", text)
     if not verdict:
         return "no verification verdict printed"
@@ -758,12 +761,12 @@ def mumps_prepare(stdin: str) -> Callable[[Path, Path], None]:
 
 
 def mumps_values(run_dir: Path) -> list[str]:
-    return lines_matching(run_dir.joinpath("out.txt").read_text(errors="replace"),
+    return lines_matching(output_of(run_dir),
                           r"Solution is")
 
 
 def mumps_verify(run_dir: Path) -> str:
-    text = run_dir.joinpath("out.txt").read_text(errors="replace")
+    text = output_of(run_dir)
     error = re.search(r"(?im)^.*ERROR RETURN.*$", text)
     if error:
         return error.group(0).strip()
@@ -1022,14 +1025,14 @@ def hypre_example(name: str) -> Callable[[Context, str, Path, Path, Path], Path]
 def hypre_values(run_dir: Path) -> list[str]:
     # Every line with a number but those of times: the solvers' settings and level tables,
     # their iteration counts, residual norms (or convergence tables) and eigenvalues.
-    out = run_dir.joinpath("out.txt").read_text(errors="replace")
+    out = output_of(run_dir)
     return [re.sub(r"\s+", " ", l.strip()) for l in out.splitlines()
             if re.search(r"\d", l) and not re.search(r"time|seconds|wall|MPI tasks|threads",
                                                       l, re.I)]
 
 
 def hypre_verify(run_dir: Path) -> str:
-    out = run_dir.joinpath("out.txt").read_text(errors="replace")
+    out = output_of(run_dir)
     if re.search(r"Must run with|Can't run on|error", out, re.I):
         return lines_matching(out, r"(?i)Must run with|Can't run on|error")[0]
     return "" if re.search(r"Iterations|Iters|iterations", out) else "no iteration count"

@@ -7,16 +7,8 @@ scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 failures=0
 
-expect() { # status text command...
-  local want=$1 text=$2; shift 2
-  local out status
-  out=$("$@" 2>&1)
-  status=$?
-  if [[ $status -ne $want || $out != *"$text"* ]]; then
-    echo "FAIL: $* -> status $status (expected $want), output: $out (expected to contain: $text)"
-    failures=$((failures + 1))
-  fi
-}
+# shellcheck source=../support/expect.sh
+source "$repo/tests/support/expect.sh"
 
 rc=("$repo/scripts/real-codes.py" --vela-bin "$scratch")
 expect 2 "no program given" "${rc[@]}"

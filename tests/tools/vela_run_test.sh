@@ -18,16 +18,8 @@ if [[ $(id -u) -eq 0 ]]; then
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 fi
 
-expect() { # status text command...
-  local want=$1 text=$2; shift 2
-  local out status
-  out=$("$@" 2>&1)
-  status=$?
-  if [[ $status -ne $want || $out != *"$text"* ]]; then
-    echo "FAIL: $* -> status $status (expected $want), output: $out (expected to contain: $text)"
-    failures=$((failures + 1))
-  fi
-}
+# shellcheck source=../support/expect.sh
+source "$repo/tests/support/expect.sh"
 
 expect 2 "no command" "$run"
 expect 2 "no command after --" "$run" --
