@@ -84,7 +84,8 @@ struct RuntimeState {
   // the PEs started.
   std::atomic<bool> pes_started{false};
   std::shared_ptr<struct StopWatch> stop_watch;
-  std::mutex stop_watch_mutex;
+  bool pes_joined = false;      // join_pes is past joining: a stop from now on needs no watchdog
+  std::mutex stop_watch_mutex;  // guards both
   std::mutex error_mutex;
   std::exception_ptr error;
 

@@ -112,7 +112,9 @@ void watch_the_stop(RuntimeState& state) {
   // Before the PEs run (a stop from another process while this one starts) nothing can hang.
   if (!state.pes_started.load(std::memory_order_acquire)) return;
   std::lock_guard lock(state.stop_watch_mutex);
-  if (state.stop_watch) return;
+  // Once join_pes has joined them (a stop arriving from another process meanwhile), no PE
+  // runs: nothing to watch, and nothing would mark the watch joined.
+  if (state.stop_watch || state.pes_joined) return;
   auto watch = std::make_shared<StopWatch>();
   state.stop_watch = watch;
   std::thread([watch, &state] {
@@ -141,7 +143,13 @@ void join_pes(RuntimeState& state) {
   for (auto& pe : state.pe) {
     if (pe->thread.joinable()) pe->thread.join();
   }
-  if (std::shared_ptr<StopWatch> watch = state.stop_watch) {
+  std::shared_ptr<StopWatch> watch;
+  {
+    std::lock_guard lock(state.stop_watch_mutex);  // a stop may arrive on the transport's thread
+    state.pes_joined = true;
+    watch = state.stop_watch;
+  }
+  if (watch) {
     std::lock_guard lock(watch->mutex);
     watch->joined = true;
     watch->changed.notify_all();
