@@ -51,8 +51,8 @@ for found in peer-timeout stall; do
   fi
 done
 # The runtime's --peer-timeout: a process stopped (SIGSTOP) ends the job within seconds, status
-# 143, naming the process; a process whose every PE computes for seconds without polling is not
-# taken for a silent one.
+# 143, naming the process; a process whose every PE computes for seconds (here about 6, three
+# timeouts) without polling is not taken for a silent one.
 jacobi=$build/apps/jacobi2d/jacobi2d
 mpirun -np 2 "$jacobi" --mesh 512 --objects 8 --steps 100000 --sync-every 10 --no-pin \
   --peer-timeout 2 >"$scratch/stopped.txt" 2>&1 &
@@ -74,8 +74,8 @@ if [[ $status -ne 143 || $((SECONDS - started)) -gt 20 ]] ||
   failures=$((failures + 1))
 fi
 [[ -n $victim ]] && kill -KILL "$victim" 2>/dev/null
-out=$(mpirun -np 2 --bind-to core "$jacobi" --mesh 2048 --objects 2 --heavy 3000 --steps 1 \
-  --sync-every 0 --pes-per-process 1 --peer-timeout 1 2>&1)
+out=$(mpirun -np 2 --bind-to core "$jacobi" --mesh 2048 --objects 2 --heavy 6000 --steps 1 \
+  --sync-every 0 --pes-per-process 1 --peer-timeout 2 2>&1)
 if [[ $? -ne 0 || $out != *"checksum: "* || $out == *"has not answered"* ]]; then
   echo "FAIL: PEs computing without polling were taken for silent: $out"
   failures=$((failures + 1))

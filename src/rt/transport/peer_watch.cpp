@@ -14,7 +14,12 @@ double seconds_now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-constexpr double beat_seconds = 1.0;
+// A heartbeat a second, or four per timeout when it is shorter: a process is declared silent
+// only after several beats went missing, never for one late by a scheduling delay.
+double beat_seconds(double timeout) {
+  return timeout < 4.0 ? timeout / 4 : 1.0;
+}
+
 constexpr int host_bytes = 64;
 
 }  // namespace
@@ -101,7 +106,8 @@ void PeerWatch::run() {
       MPI_Abort(MPI_COMM_WORLD, 143);
     }
     lock.lock();
-    wake_.wait_for(lock, std::chrono::duration<double>(beat_seconds), [this] { return stopping_; });
+    wake_.wait_for(lock, std::chrono::duration<double>(beat_seconds(timeout_)),
+                   [this] { return stopping_; });
   }
   lock.unlock();
   for (MPI_Request& r : sends) {

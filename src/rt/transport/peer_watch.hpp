@@ -1,7 +1,8 @@
 // Silent processes. Open MPI ends a job when one of its processes dies, but not when one stops
 // (SIGSTOP, a hang in the kernel, a machine that stops answering while its connections stay
 // up): the others would wait for it for ever. Every process sends every other one a heartbeat
-// (an empty message) each second on a communicator of its own, from a thread of its own (so a
+// (an empty message) each second (four per timeout when the timeout is shorter than 4 s) on a
+// communicator of its own, from a thread of its own (so a
 // process whose PEs all compute for minutes without polling still answers), and reads theirs. A
 // process from which nothing came for --peer-timeout seconds ends the job: one line on stderr
 // naming it (its number, host and pid, and for how long it has been silent), then MPI_Abort
