@@ -548,8 +548,7 @@ def blacs_prepare(run_dir: Path, tree: Path) -> None:
 
 
 def blacs_values(run_dir: Path) -> list[str]:
-    return lines_matching(output_of(run_dir),
-                          r"TESTS:\s+\d+ TESTS;")
+    return lines_matching(output_of(run_dir), r"TESTS:\s+\d+ TESTS;")
 
 
 def blacs_verify(run_dir: Path) -> str:
@@ -591,8 +590,7 @@ def scalapack_prepare(run_dir: Path, tree: Path) -> None:
 
 
 def scalapack_values(run_dir: Path) -> list[str]:
-    return lines_matching(output_of(run_dir),
-                          r"tests completed|tests skipped")
+    return lines_matching(output_of(run_dir), r"tests completed|tests skipped")
 
 
 def scalapack_verify(run_dir: Path) -> str:
@@ -761,8 +759,7 @@ def mumps_prepare(stdin: str) -> Callable[[Path, Path], None]:
 
 
 def mumps_values(run_dir: Path) -> list[str]:
-    return lines_matching(output_of(run_dir),
-                          r"Solution is")
+    return lines_matching(output_of(run_dir), r"Solution is")
 
 
 def mumps_verify(run_dir: Path) -> str:

@@ -4,7 +4,7 @@
 
 #include <dlfcn.h>
 #include <link.h>
-#include <pthread.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -161,17 +161,6 @@ extern "C" void vela_image_gfortran_set_args(int argc, char** argv) {
   if (next != nullptr) next(argc, argv);
 }
 
-// Bound in place of the C library's: a thread a rank starts (MUMPS's out-of-core I/O thread,
-// an OpenMP team) is the process's. glibc allocates the thread's vector of thread-local blocks
-// with malloc and keeps it with the thread's stack in its cache after the thread ends, for the
-// next thread of the process: from the rank's heap it would be gone once the rank ends or
-// leaves, and the process's next pthread_create would read it.
-extern "C" int vela_image_pthread_create(pthread_t* thread, const pthread_attr_t* attributes,
-                                         void* (*start)(void*), void* argument) {
-  const HeapPause process_heap;
-  return pthread_create(thread, attributes, start, argument);
-}
-
 // A Fortran STOP in a rank ends that rank as a return from its main would, its status the
 // stop code (0 without one); the process's other ranks go on. Thrown from the bound stop
 // functions below through the program's frames (gfortran's code has unwind tables), caught
@@ -228,7 +217,6 @@ const Special specials[] = {
     {"_gfortran_stop_numeric", reinterpret_cast<void*>(&vela_image_stop_numeric)},
     {"_gfortran_stop_string", reinterpret_cast<void*>(&vela_image_stop_string)},
     {"atexit", reinterpret_cast<void*>(&vela_image_atexit)},
-    {"pthread_create", reinterpret_cast<void*>(&vela_image_pthread_create)},
     {"exit", reinterpret_cast<void*>(&vela_image_exit)},
 };
 
@@ -302,15 +290,15 @@ void* process_wide(const ElfSymbol& s) {
   return address;
 }
 
-// Marks the executable segments of loaded library `handle` as process code (active_heap.hpp):
-// libgfortran allocates its unit table and the formats it parses when a rank first writes, and
-// that state is the process's, shared by the ranks that stay.
-void mark_process_code(void* handle) {
-  link_map* map = nullptr;
-  if (dlinfo(handle, RTLD_DI_LINKMAP, &map) != 0 || map == nullptr) return;
+// Marks the executable segments of the loaded object at `base` as process code
+// (active_heap.hpp): what it allocates while a rank runs is the process's, shared by the ranks
+// that stay. libgfortran (its unit table, the formats it parses when a rank first writes) and the
+// dynamic linker (a new thread's vector of thread-local blocks, which glibc keeps with the
+// thread's cached stack for the process's next thread).
+void mark_process_code_at(ElfW(Addr) base) {
   struct Search {
     ElfW(Addr) base;
-  } search{map->l_addr};
+  } search{base};
   dl_iterate_phdr(
       [](dl_phdr_info* info, std::size_t, void* data) -> int {
         if (info->dlpi_addr != static_cast<Search*>(data)->base) return 0;
@@ -323,6 +311,12 @@ void mark_process_code(void* handle) {
         return 1;
       },
       &search);
+}
+
+void mark_process_code(void* handle) {
+  link_map* map = nullptr;
+  if (dlinfo(handle, RTLD_DI_LINKMAP, &map) == 0 && map != nullptr)
+    mark_process_code_at(map->l_addr);
 }
 
 // libgfortran's buffered units (PRINT and WRITE to a file or a pipe), written out before a
@@ -553,6 +547,11 @@ void ProgramImage::resolve() {
   // A library's constructors (libgfortran's preconnects its units) allocate for the process,
   // whichever rank first makes an instance.
   const HeapPause process_heap;
+  static const bool linker_marked = [] {
+    mark_process_code_at(static_cast<ElfW(Addr)>(getauxval(AT_BASE)));
+    return true;
+  }();
+  static_cast<void>(linker_marked);
   for (const std::string& library : elf_.needed) {
     void* handle = dlopen(library.c_str(), RTLD_NOW | RTLD_GLOBAL);
     if (handle == nullptr) {
