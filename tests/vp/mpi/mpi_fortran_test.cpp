@@ -21,6 +21,7 @@
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 using vela::testing::ProgramResult;
 using vela::testing::run_program;
 
@@ -224,6 +225,32 @@ TEST(FortranWrapper, ShowmeNamesGfortranAndTheFortranHeaders) {
   EXPECT_EQ(r.status, 0) << r.out;
   EXPECT_THAT(r.out, HasSubstr("gfortran"));
   EXPECT_THAT(r.out, HasSubstr("vela/fortran"));  // where mpif.h and mpi.mod are
+}
+
+// A program image is compiled as an executable would be: a module procedure called from its
+// module is inlined or called directly, not through the procedure linkage table (a shared
+// object's default, which made the BRAMS twin's physics slower than under Open MPI's mpif90).
+TEST(FortranWrapper, ModuleProceduresAreCalledAsInAnExecutable) {
+  const auto d = scratch("direct");
+  write(d / "m.f90",
+        "module m\n  implicit none\ncontains\n"
+        "  integer function twice(x)\n    integer, intent(in) :: x\n    twice = 2 * x\n"
+        "  end function\n"
+        "  integer function four_times(x)\n    integer, intent(in) :: x\n"
+        "    four_times = twice(twice(x))\n  end function\nend module\n");
+  const std::string mpif90 = VELA_MPIF90;
+  const ProgramResult compiled =
+      run_program("cd " + d.string() + " && " + mpif90 + " -O2 -S m.f90 -o m.s", "");
+  ASSERT_EQ(compiled.status, 0) << compiled.out;
+  const ProgramResult assembly = run_program("cat " + (d / "m.s").string(), "");
+  EXPECT_THAT(assembly.out, HasSubstr("__m_MOD_four_times"));
+  EXPECT_THAT(assembly.out, Not(HasSubstr("__m_MOD_twice@PLT")));
+  // The program's own flag still wins.
+  const ProgramResult asked = run_program(
+      "cd " + d.string() + " && " + mpif90 + " -O2 -fsemantic-interposition -S m.f90 -o i.s", "");
+  ASSERT_EQ(asked.status, 0) << asked.out;
+  EXPECT_THAT(run_program("cat " + (d / "i.s").string(), "").out, HasSubstr("__m_MOD_twice@PLT"));
+  std::filesystem::remove_all(d);
 }
 
 TEST(FortranWrapper, ACompileErrorIsGfortransAndFails) {

@@ -5,6 +5,7 @@
 
 #include <fstream>
 #include <string>
+#include <utility>
 
 #include "support/program.hpp"
 
@@ -214,6 +215,7 @@ TEST_F(MpiWrapper, CxxProgramWithArguments) {
   const std::string source = write("args.cpp", std::string(R"(#include <mpi.h>
 #include <cstdio>
 #include <string>
+#include <utility>
 int main(int argc, char* argv[]) {
   MPI_Init(&argc, &argv);)") + c_body + R"(
   const std::string word = argc > 1 ? argv[1] : "none";
@@ -314,6 +316,39 @@ TEST_F(MpiWrapper, ShowmePrintsTheCommands) {
 #endif
   EXPECT_THAT(r.out, HasSubstr("-Werror=implicit-function-declaration"));
 }
+
+#if !defined(VELA_SANITIZED_BUILD)
+// A program image is compiled as an executable would be: a function called from its own file
+// is inlined or called directly, not through the procedure linkage table (a shared object's
+// default); the program's own -fsemantic-interposition still wins.
+TEST_F(MpiWrapper, OwnFunctionsAreCalledAsInAnExecutable) {
+  const std::string text = R"(#include <mpi.h>
+int twice(int x) { return 2 * x; }
+int main(int argc, char** argv) {
+  int rank;
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  rank = twice(rank);
+  MPI_Finalize();
+  return rank;
+}
+)";
+  const std::pair<const char*, std::string> builds[] = {{VELA_MPICC, write("direct.c", text)},
+                                                        {VELA_MPICXX, write("direct.cpp", text)}};
+  const auto through_plt = ::testing::ContainsRegex("twice[a-z]*@PLT");
+  for (const auto& [compiler, source] : builds) {
+    const std::string assembly = path("direct.s");
+    ASSERT_EQ(run_program(compiler, "-O2 -S " + source + " -o " + assembly).status, 0);
+    const ProgramResult plain = run_program("cat", assembly);
+    EXPECT_THAT(plain.out, HasSubstr("main")) << compiler;
+    EXPECT_THAT(plain.out, Not(through_plt)) << compiler;
+    ASSERT_EQ(run_program(compiler, "-O2 -fsemantic-interposition -S " + source + " -o " + assembly)
+                  .status,
+              0);
+    EXPECT_THAT(run_program("cat", assembly).out, through_plt) << compiler;
+  }
+}
+#endif
 
 #if defined(VELA_SANITIZED_BUILD)
 // Sanitizer builds link programs with their main: automatic privatization is refused, saying
