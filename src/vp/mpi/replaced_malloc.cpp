@@ -10,6 +10,7 @@
 // Sanitizer builds keep their own allocator (the sanitizers replace these functions).
 #include <dlfcn.h>
 #include <sys/personality.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -18,6 +19,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #include <string_view>
 
 #include "memory/active_heap.hpp"
@@ -86,6 +88,22 @@ char* copy_for(const void* caller, const char* s, std::size_t n) {
 constexpr bool replaced = false;
 #endif
 
+// A process started again through /proc/self/exe is named "exe" by the kernel (its name is
+// the file name it was started by): it takes back its program's file name, as `ps`, `top` and
+// `pkill` show and find it.
+void keep_program_name() {
+  char path[4096];
+  const ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
+  if (n <= 0) return;
+  path[n] = '\0';
+  std::string_view name(path, static_cast<std::size_t>(n));
+  constexpr std::string_view deleted = " (deleted)";  // the file replaced since the start
+  if (name.ends_with(deleted)) name.remove_suffix(deleted.size());
+  name = name.substr(name.rfind('/') + 1);
+  const std::string comm(name.substr(0, 15));  // the kernel keeps 15 characters
+  prctl(PR_SET_NAME, comm.c_str(), 0, 0, 0);
+}
+
 }  // namespace
 
 namespace vela::vp {
@@ -108,8 +126,9 @@ void prepare_ranks_across_processes(int argc, char** argv) {
       }
     }
   }
-  if (argc > 0 && ((size != nullptr && std::atoi(size) > 1) || checkpoints) &&
-      std::getenv("VELA_NO_ASLR_TRIED") == nullptr) {
+  const char* tried = std::getenv("VELA_NO_ASLR_TRIED");
+  if (tried != nullptr) keep_program_name();  // started again (or told not to): its own name
+  if (argc > 0 && ((size != nullptr && std::atoi(size) > 1) || checkpoints) && tried == nullptr) {
     const int current = personality(0xffffffff);
     if (current != -1 && (current & ADDR_NO_RANDOMIZE) == 0 &&
         personality(static_cast<unsigned long>(current) | ADDR_NO_RANDOMIZE) != -1) {

@@ -322,6 +322,8 @@ TEST(MpiAcrossProcesses, RanksMoveBetweenProcessesWithTheirState) {
     EXPECT_THAT(r.out,
                 HasSubstr("most processes visited by a rank: " + std::to_string(layout.processes)))
         << r.out;
+    // Started again without address-space randomization, the process keeps its program's name.
+    EXPECT_THAT(r.out, HasSubstr("process name: wander_vela\n")) << r.out;
   }
   // A balancer that decides by load: fewer moves, the same bits.
   const ProgramResult greedy =
