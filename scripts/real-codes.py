@@ -22,11 +22,12 @@ Debian ones with scripts/fetch-sources.sh). The programs this script knows:
     osu      OSU micro-benchmarks 6.x (c/mpi/, c/util/)      an OSU micro-benchmarks mirror
     blacs    ScaLAPACK 2.x's BLACS tester, Fortran           Reference-ScaLAPACK/scalapack
              (BLACS/TESTING/blacstest.f)                     (or Debian's scalapack)
-    scalapack  ScaLAPACK 2.x's double-precision test        the same tree
-             drivers (LU, Cholesky, QR, inverse, least
+    scalapack  ScaLAPACK 2.x's test drivers in its four     the same tree
+             precisions (LU, Cholesky, QR, inverse, least
              squares; TESTING/traditional/LIN/), Fortran
-    mumps    MUMPS 5.x's examples (double precision,        Debian source package mumps
-             Fortran and C), built on the ScaLAPACK of       (needs scalapack=DIR too)
+    mumps    MUMPS 5.x's examples (its four arithmetics,    Debian source package mumps
+             Fortran and C, and one program using all       (needs scalapack=DIR too)
+             four), built on the ScaLAPACK of
              scalapack=DIR (examples/dsimpletest.F)
     npb      NAS Parallel Benchmarks 3.4, MPI: BT, SP,       NAS's NPB 3.4 release
              LU, CG, MG, FT, EP (Fortran) and IS (C),        (its NPB3.4-MPI directory)
@@ -559,13 +560,18 @@ def blacs_verify(run_dir: Path) -> str:
     return f"a test FAILED: {failed[0]}" if failed else ""
 
 
-# ScaLAPACK's test drivers: the double-precision library (with BLAS and LAPACK from Debian) and
-# its drivers, built once per kind; each driver a program of its own.
+# ScaLAPACK's test drivers: the library in its four precisions (with BLAS and LAPACK from
+# Debian) and its drivers, built once per kind; each driver a program of its own.
 
+SCALAPACK_PRECISIONS = [("s", "single"), ("d", "double"), ("c", "complex"), ("z", "complex16")]
+SCALAPACK_TESTS = [  # name, binary after the precision letter, what it tests
+    ("lu", "lu", "LU factorization and solve"), ("llt", "llt", "Cholesky"),
+    ("qr", "qr", "QR, RQ, QL, LQ and QR with pivoting"), ("inv", "inv", "matrix inversion"),
+    ("ls", "ls", "least squares")]
 SCALAPACK_DRIVERS = [  # name, binary, what it tests
-    ("lu", "xdlu", "LU factorization and solve"), ("llt", "xdllt", "Cholesky"),
-    ("qr", "xdqr", "QR, RQ, QL, LQ and QR with pivoting"), ("inv", "xdinv", "matrix inversion"),
-    ("ls", "xdls", "least squares")]
+    (f"{test}" if letter == "d" else f"{letter}{test}", f"x{letter}{binary}",
+     f"{what} ({precision})")
+    for letter, precision in SCALAPACK_PRECISIONS for test, binary, what in SCALAPACK_TESTS]
 
 
 def scalapack_tree(ctx: Context, kind: str, src: Path, logf: Path) -> Path | None:
@@ -576,10 +582,11 @@ def scalapack_tree(ctx: Context, kind: str, src: Path, logf: Path) -> Path | Non
         return drivers
     copy_tree(src, tree)
     write_slmake(ctx, kind, tree)
+    precisions = "PRECISIONS=" + " ".join(p for _, p in SCALAPACK_PRECISIONS)
     # Serial: its makefiles archive into one library from several directories, which a
     # parallel make runs at once (a truncated member, or an archive ranlib cannot read).
-    if (build(tree, logf, ["make", "PRECISIONS=double", "lib"])
-            and build(drivers / "LIN", logf, ["make", "double"])):
+    if (build(tree, logf, ["make", precisions, "lib"])
+            and build(drivers / "LIN", logf, ["make", *(p for _, p in SCALAPACK_PRECISIONS)])):
         return drivers
     return None
 
@@ -675,17 +682,24 @@ def npb_verify(run_dir: Path) -> str:
 
 
 # MUMPS 5.x's examples -------------------------------------------------------------------------
-# The double-precision library (PORD ordering, on the ScaLAPACK built above from scalapack=DIR,
-# BLAS and LAPACK from Debian) and its examples, built once per kind: `make d` with a
-# Makefile.inc of the kind's compilers.
+# The library in its four arithmetics (PORD ordering, on the ScaLAPACK built above from
+# scalapack=DIR, BLAS and LAPACK from Debian) and every example, built once per kind: `make all`
+# with a Makefile.inc of the kind's compilers.
 
-MUMPS_EXAMPLES = [  # name, binary, its input on standard input, what it solves
-    ("d", "dsimpletest", "input_simpletest_real", "a real unsymmetric system, Fortran"),
-    ("d-save-restore", "dsimpletest_save_restore", "input_simpletest_real",
-     "the same system factored, saved to a file per rank, restored and solved"),
-    ("c", "c_example", "", "a 2x2 system through the C interface"),
-    ("c-save-restore", "c_example_save_restore", "",
-     "the C example saved and restored"),
+MUMPS_EXAMPLES = [  # name, binary, its input on standard input, what it solves, its precision
+    *((f"{a}{suffix}", f"{a}simpletest{binary}", "input_simpletest_" + (
+        "real" if a in "sd" else "cmplx"), f"{what} ({kind} arithmetic)", a)
+      for a, kind in [("s", "single real"), ("d", "double real"), ("c", "single complex"),
+                      ("z", "double complex")]
+      for suffix, binary, what in [
+          ("", "", "an unsymmetric system, Fortran"),
+          ("-save-restore", "_save_restore",
+           "the same system factored, saved to a file per rank, restored and solved")]),
+    ("c-interface", "c_example", "", "a 2x2 system through the C interface", "d"),
+    ("c-interface-save-restore", "c_example_save_restore", "",
+     "the C example saved and restored", "d"),
+    ("multi", "multiple_arithmetics_example", "",
+     "an instance of each arithmetic made and ended in one program", ""),
 ]
 # Where the save-and-restore examples write (their fixed /tmp names): removed before each run,
 # as a failed run leaves them and the next would refuse to overwrite them.
@@ -735,7 +749,7 @@ def mumps_examples(ctx: Context, kind: str, src: Path, logf: Path) -> Path | Non
     build)."""
     tree = ctx.work / "mumps" / kind
     examples = tree / "examples"
-    if all((examples / binary).exists() for _, binary, _, _ in MUMPS_EXAMPLES):
+    if all((examples / e[1]).exists() for e in MUMPS_EXAMPLES):
         return examples
     drivers = scalapack_tree(ctx, kind, ctx.trees["scalapack"],
                              ctx.work / "scalapack" / f"{kind}.build.log")
@@ -745,7 +759,7 @@ def mumps_examples(ctx: Context, kind: str, src: Path, logf: Path) -> Path | Non
         return None
     copy_tree(src, tree)
     write_mumps_make_inc(ctx, kind, tree, drivers.parent.parent / "libscalapack.a")
-    return examples if build(tree, logf, ["make", "d"]) else None
+    return examples if build(tree, logf, ["make", "all"]) else None
 
 
 def mumps_prepare(stdin: str) -> Callable[[Path, Path], None]:
@@ -759,23 +773,42 @@ def mumps_prepare(stdin: str) -> Callable[[Path, Path], None]:
 
 
 def mumps_values(run_dir: Path) -> list[str]:
-    return lines_matching(output_of(run_dir), r"Solution is")
+    return lines_matching(output_of(run_dir), r"Solution is|instaces went well")
 
 
-def mumps_verify(run_dir: Path) -> str:
-    text = output_of(run_dir)
-    error = re.search(r"(?im)^.*ERROR RETURN.*$", text)
-    if error:
-        return error.group(0).strip()
-    solutions = mumps_values(run_dir)
-    if not solutions:
-        return "no solution printed"
-    numbers = [float(x) for x in re.findall(r"[-+]?\d+\.\d+(?:[EeDd][-+]?\d+)?",
-                                            solutions[-1].replace("D", "E"))]
-    expected = [float(i + 1) for i in range(len(numbers))]
-    if len(numbers) not in (2, 5) or any(abs(a - b) > 1e-8 for a, b in zip(numbers, expected)):
-        return f"solution {numbers} (expected {expected})"
-    return ""
+def mumps_solution(line: str, complex_values: bool) -> list[complex]:
+    """The numbers of a `Solution is` line: reals, or (re,im) pairs."""
+    line = line.replace("D", "E")
+    number = r"[-+]?\d*\.\d+(?:[Ee][-+]?\d+)?"
+    if complex_values:
+        return [complex(float(re_), float(im)) for re_, im in
+                re.findall(rf"\(\s*({number})\s*,\s*({number})\s*\)", line)]
+    return [complex(float(x)) for x in re.findall(number, line)]
+
+
+def mumps_verify_for(precision: str) -> Callable[[Path], str]:
+    """What is wrong with a run of an example of `precision` (s, d, c, z; "" for the
+    multi-arithmetic one, which only says its instances went well): its solution must be
+    1, 2, ..., n within the arithmetic's accuracy."""
+    tolerance = 1e-4 if precision in ("s", "c") else 1e-8
+
+    def verify(run_dir: Path) -> str:
+        text = output_of(run_dir)
+        error = re.search(r"(?im)^.*ERROR RETURN.*$", text)
+        if error:
+            return error.group(0).strip()
+        if not precision:
+            return "" if "instaces went well" in text else "no success message printed"
+        solutions = lines_matching(text, r"Solution is")
+        if not solutions:
+            return "no solution printed"
+        numbers = mumps_solution(solutions[-1], precision in ("c", "z"))
+        expected = [complex(i + 1) for i in range(len(numbers))]
+        if len(numbers) not in (2, 5) or any(abs(a - b) > tolerance
+                                             for a, b in zip(numbers, expected)):
+            return f"solution {numbers} (expected {expected})"
+        return ""
+    return verify
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1055,13 +1088,16 @@ for name, ranks, what in NPB_BENCHMARKS:
                  "with 13 digits")
 
 
-for example, binary, stdin, what in MUMPS_EXAMPLES:
+for example, binary, stdin, what, precision in MUMPS_EXAMPLES:
     PROGRAMS[f"mumps-{example}"] = Program(
         f"mumps-{example}", "the top of a MUMPS 5.x tree (src/, PORD/, examples/)",
         "examples/dsimpletest.F", 4, [],
-        in_shared_build("MUMPS", "mumps", mumps_examples, binary), mumps_values, mumps_verify,
-        tolerance=1e-12, prepare=mumps_prepare(stdin), balance_every=1, limit=120,
-        compared=f"the solution it prints ({what}), each value within 1e-8 of the exact one")
+        in_shared_build("MUMPS", "mumps", mumps_examples, binary), mumps_values,
+        mumps_verify_for(precision), tolerance=1e-5 if precision in ("s", "c") else 1e-12,
+        prepare=mumps_prepare(stdin), balance_every=1, limit=120,
+        compared=f"the solution it prints ({what}), each value within "
+                 f"{'1e-4' if precision in ('s', 'c') else '1e-8'} of the exact one"
+        if precision else f"its message that all went well ({what})")
 
 
 for driver, binary, what in SCALAPACK_DRIVERS:
