@@ -72,7 +72,7 @@ def descendants_named(pid: int, name: str) -> list[int]:
                 comm = Path(f"/proc/{child}/comm").read_text().strip()
             except OSError:
                 continue
-            if name.startswith(comm) or comm.startswith(name[:15]):
+            if comm == name[:15]:  # the kernel keeps 15 characters of a process's name
                 found.append(child)
             else:
                 todo.append(child)

@@ -5,7 +5,7 @@
 # killed (kill -9) and for one stopped (SIGSTOP, caught by the runtime's --peer-timeout or by
 # vela-run's --stall), for the objects of
 # Jacobi2D and the ranks of the BRAMS proxy (bench/relaunch.py, 2 processes); with no relaunch
-# left it gives up with the job's status.
+# left it gives up with the job's status; the job runs with mpirun's SIGTERM-to-SIGKILL wait at 0.
 #   tests/tools/vela_run_test.sh BUILD_DIR
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
@@ -39,6 +39,12 @@ fi
 # A job killed by a signal with no relaunch left: the status says so, and vela-run gives up.
 expect 137 "0 relaunch(es) were used; giving up" "$run" --retries 0 -- bash -c 'kill -9 $$' \
   --checkpoint "$scratch/c"
+# The job runs with mpirun's wait between SIGTERM and SIGKILL at 0 (a lost process's survivors
+# end at once), unless the environment sets it.
+expect 0 "wait=0." "$run" -- bash -c 'echo "wait=$OMPI_MCA_odls_base_sigkill_timeout."' \
+  --checkpoint "$scratch/c"
+expect 0 "wait=3." env OMPI_MCA_odls_base_sigkill_timeout=3 "$run" -- \
+  bash -c 'echo "wait=$OMPI_MCA_odls_base_sigkill_timeout."' --checkpoint "$scratch/c"
 # Lost processes, relaunched: every trial ends with the uninterrupted checksum.
 if ! out=$(python3 "$repo/bench/relaunch.py" --build "$build" --trials 2 2>&1); then
   echo "FAIL: bench/relaunch.py --trials 2: $out"
