@@ -488,6 +488,12 @@ TEST_F(BramsFiles, ExperimentsScriptRunsTheFortranTwinBesideTheCxxProxy) {
   const auto json = nlohmann::json::parse(std::ifstream(dir_ / "results.json"));
   EXPECT_TRUE(json.at("checksums_identical").get<bool>());
   EXPECT_EQ(json.at("tables").at("4.1_fortran").at("runs").size(), 9u);
+  // Table 4.5's twin and the C++ proxy run in turn, each time.
+  for (const auto& run : json.at("tables").at("4.5_fortran").at("runs")) {
+    EXPECT_EQ(run.at("cxx_times").size(), 1u);
+    EXPECT_EQ(run.at("fortran_times").size(), 1u);
+  }
+  EXPECT_EQ(json.at("tables").at("4.5_fortran").at("runs").size(), 3u);
   // A directory without the twin is refused, naming it.
   const Result missing = run_program("python3 " + std::string(BRAMS_EXPERIMENTS),
                                      "--binary " + std::string(BRAMS_BINARY) + " --fortran " +
