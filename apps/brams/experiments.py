@@ -540,7 +540,12 @@ def fortran_tables(args, r, results, tables, P, S, quarter):
                              ("greedy", ["--lb-every", str(quarter), "--lb", "greedy"]),
                              ("hilbert", ["--lb-every", str(quarter), "--lb", "hilbert"])):
             c = cxx.get(label)
-            cmd = [twin, "--vp", str(v), "--pes", str(P), "--no-pin"] + r.model(None) + extra
+            # The twin's ranks form the C++ proxy's grid of blocks, which the C++ proxy gives the
+            # runtime itself; an unchanged MPI program is given it by --vp-grid, for the
+            # geometric strategy's coordinates.
+            px, py = rank_grid(v)
+            grid = ["--vp-grid", f"{px}x{py}"] if label == "hilbert" else []
+            cmd = [twin, "--vp", str(v), "--pes", str(P), "--no-pin"] + grid + r.model(None) + extra
             if c is None:
                 res = r.run_fortran("4.5-fortran", label, twin, v, P, extra)
                 rows.append([f"{label} - {v} ranks", "-", secs(res), "-"])
@@ -562,6 +567,13 @@ def fortran_tables(args, r, results, tables, P, S, quarter):
               f"every {quarter} steps", ["configuration", "C++ time (s)", "Fortran time (s)",
                                          "Fortran / C++"], rows)
         results["tables"]["4.5_fortran"] = {"every": quarter, "runs": saved}
+
+
+def rank_grid(n):
+    """The proxy's grid of blocks for n ranks (brams_rank_grid, the twin's rank_grid): the
+    closest to square, px >= py, rank r at (r mod px, r div px)."""
+    py = max(d for d in range(1, int(n ** 0.5) + 1) if n % d == 0)
+    return n // py, py
 
 
 def strip_step_log(cmd):
