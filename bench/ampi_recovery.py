@@ -117,7 +117,7 @@ def uninterrupted(system: System) -> tuple[float, str]:
     system.clean()
     started = time.monotonic()
     out = subprocess.run(system.command(False), capture_output=True, text=True,
-                         env=system.env(), timeout=600)
+                         env=system.env(), timeout=600, cwd=system.work)
     seconds = time.monotonic() - started
     if out.returncode != 0 or not field(out.stdout, "checksum"):
         raise RuntimeError(f"{system.name}: the uninterrupted run failed:\n"
@@ -137,7 +137,7 @@ def trial(system: System, vela_run: Path, base: float,
         command = [str(vela_run), "--"] + command
     started = time.monotonic()
     with open(out, "w") as o, open(err, "w") as e:
-        job = subprocess.Popen(command, stdout=o, stderr=e, env=system.env())
+        job = subprocess.Popen(command, stdout=o, stderr=e, env=system.env(), cwd=system.work)
         while not system.checkpointed(out) and job.poll() is None:
             time.sleep(0.02)
         time.sleep(rng.uniform(0.05, 0.6) * base)
@@ -153,7 +153,8 @@ def trial(system: System, vela_run: Path, base: float,
         text = out.read_text(errors="replace")
         if system.name == "ampi-disk" and not field(text, "checksum"):
             # AMPI's job ended with its process: start it again from the checkpoint.
-            job = subprocess.Popen(system.command(True), stdout=o, stderr=e, env=system.env())
+            job = subprocess.Popen(system.command(True), stdout=o, stderr=e, env=system.env(),
+                                   cwd=system.work)
             try:
                 job.wait(timeout=max(1.0, limit - (time.monotonic() - started)))
             except subprocess.TimeoutExpired:
@@ -181,9 +182,11 @@ def build_programs(build: Path, charm: Path, work: Path) -> tuple[Path, Path]:
     ampi = work / "recovery_ampi"
     subprocess.run([str(build / "bin" / "vela-mpicc"), "-O2", str(SOURCE), "-o", str(vela)],
                    check=True)
-    # -tlsglobals: the shim's counter is thread-local, each rank's own.
+    # -tlsglobals: the shim's counter is thread-local, each rank's own. In the scratch
+    # directory: ampicc leaves charmrun and ampirun beside where it runs, and AMPI's runs their
+    # isomalloc files.
     subprocess.run([str(charm / "bin" / "ampicc"), "-O2", "-tlsglobals", "-include", str(SHIM),
-                    str(SOURCE), "-o", str(ampi)], check=True, capture_output=True)
+                    str(SOURCE), "-o", str(ampi)], check=True, capture_output=True, cwd=work)
     return vela, ampi
 
 
