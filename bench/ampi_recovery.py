@@ -43,24 +43,14 @@ import tempfile
 import time
 from pathlib import Path
 
+from relaunch import children, field, mpirun  # bench/relaunch.py, beside this script
+
 REPO = Path(__file__).resolve().parent.parent
 SOURCE = REPO / "bench" / "ampi" / "recovery.c"
 SHIM = REPO / "bench" / "ampi" / "migrate_shim.h"
 ARGS = ["4000", "4000", "40", "20"]  # cells per rank, steps, relaxations per step, migrate every
 RANKS = 8
 EVERY = 10  # a checkpoint every 10th MPI_Migrate: every 200 steps, 19 in a run
-
-
-def field(text: str, name: str) -> str:
-    for line in text.splitlines():
-        if line.startswith(name + ": "):
-            return line.split(": ", 1)[1].strip()
-    return ""
-
-
-def children(pid: int) -> list[int]:
-    out = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout
-    return [int(x) for x in out.split()]
 
 
 def descendants_named(pid: int, name: str) -> list[int]:
@@ -95,9 +85,8 @@ class System:
 
     def command(self, restart: bool) -> list[str]:
         if self.name == "vela":
-            root = ["--allow-run-as-root"] if os.getuid() == 0 else []
-            return ["mpirun", "-np", "2", *root, str(self.binary), *ARGS, "--vp", str(RANKS),
-                    "--checkpoint", str(self.ckpt), "--checkpoint-every", str(EVERY)]
+            return mpirun() + [str(self.binary), *ARGS, "--vp", str(RANKS),
+                               "--checkpoint", str(self.ckpt), "--checkpoint-every", str(EVERY)]
         assert self.charm is not None
         return (["setarch", "-R", str(self.charm / "bin" / "charmrun"), "+p2", "++local",
                  str(self.binary), *ARGS, f"+vp{RANKS}"] +
@@ -236,9 +225,9 @@ def main() -> int:
             same = sum(1 for c, _, k in results if k and c == reference)
             spent = [s for c, s, k in results if k and c == reference]
             failed |= system.name == "vela" and same != a.trials
-            checkpoints = int(ARGS[1]) // (int(ARGS[3]) * EVERY) - 1
+            steps_between = int(ARGS[3]) * EVERY  # steps from one checkpoint to the next
             rows.append((system.name, killed, same, plain, spent,
-                         statistics.median(plain) / (checkpoints + 1)))
+                         statistics.median(plain) * steps_between / int(ARGS[1])))
     print(f"One process of 2 lost by kill -9 at a random time after the first checkpoint; "
           f"{RANKS} ranks; {a.trials} trials each (seed {a.seed}); load average "
           f"{os.getloadavg()[0]:.2f} at the end")

@@ -786,11 +786,17 @@ def mumps_solution(line: str, complex_values: bool) -> list[complex]:
     return [complex(float(x)) for x in re.findall(number, line)]
 
 
+def mumps_accuracy(precision: str) -> tuple[float, float]:
+    """An example's accuracy in its arithmetic (s, d, c, z): how far its solution may lie from
+    the exact one, and how far its printed values may lie from Open MPI's run's (relative)."""
+    return (1e-4, 1e-5) if precision in ("s", "c") else (1e-8, 1e-12)
+
+
 def mumps_verify_for(precision: str) -> Callable[[Path], str]:
     """What is wrong with a run of an example of `precision` (s, d, c, z; "" for the
     multi-arithmetic one, which only says its instances went well): its solution must be
     1, 2, ..., n within the arithmetic's accuracy."""
-    tolerance = 1e-4 if precision in ("s", "c") else 1e-8
+    tolerance = mumps_accuracy(precision)[0]
 
     def verify(run_dir: Path) -> str:
         text = output_of(run_dir)
@@ -1089,14 +1095,14 @@ for name, ranks, what in NPB_BENCHMARKS:
 
 
 for example, binary, stdin, what, precision in MUMPS_EXAMPLES:
+    exact, against_openmpi = mumps_accuracy(precision)
     PROGRAMS[f"mumps-{example}"] = Program(
         f"mumps-{example}", "the top of a MUMPS 5.x tree (src/, PORD/, examples/)",
         "examples/dsimpletest.F", 4, [],
         in_shared_build("MUMPS", "mumps", mumps_examples, binary), mumps_values,
-        mumps_verify_for(precision), tolerance=1e-5 if precision in ("s", "c") else 1e-12,
-        prepare=mumps_prepare(stdin), balance_every=1, limit=120,
-        compared=f"the solution it prints ({what}), each value within "
-                 f"{'1e-4' if precision in ('s', 'c') else '1e-8'} of the exact one"
+        mumps_verify_for(precision), tolerance=against_openmpi, prepare=mumps_prepare(stdin),
+        balance_every=1, limit=120,
+        compared=f"the solution it prints ({what}), each value within {exact:g} of the exact one"
         if precision else f"its message that all went well ({what})")
 
 

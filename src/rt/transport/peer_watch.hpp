@@ -17,7 +17,6 @@
 
 #include <mpi.h>
 
-#include <atomic>
 #include <condition_variable>
 #include <mutex>
 #include <string>
