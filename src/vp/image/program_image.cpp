@@ -107,6 +107,11 @@ extern "C" int vela_image_atexit(void (*function)()) {
   return __cxa_atexit(f, nullptr, nullptr);
 }
 
+// Bound in place of libstdc++'s __cxa_thread_atexit (what g++ calls for a thread_local object
+// with a destructor) and the C library's __cxa_thread_atexit_impl: a rank is its instance's one
+// thread, so the destructor runs at the rank's end, before the exit functions registered
+// earlier (as a process's exit runs its thread's first). Left to the C library it would run when
+// the PE thread exits, after the instance and its code are gone.
 extern "C" int vela_image_thread_atexit(void (*function)(void*), void* object, void* /*dso*/) {
   if (record_exit(function, object)) return 0;
   return __cxa_atexit(function, object, nullptr);
@@ -209,6 +214,7 @@ struct Special {
 const Special specials[] = {
     {"__cxa_atexit", reinterpret_cast<void*>(&vela_image_cxa_atexit)},
     {"__cxa_finalize", reinterpret_cast<void*>(&vela_image_cxa_finalize)},
+    {"__cxa_thread_atexit", reinterpret_cast<void*>(&vela_image_thread_atexit)},
     {"__cxa_thread_atexit_impl", reinterpret_cast<void*>(&vela_image_thread_atexit)},
     {"__tls_get_addr", reinterpret_cast<void*>(&vela_image_tls_get_addr)},
     {"_gfortran_error_stop_numeric", reinterpret_cast<void*>(&vela_image_error_stop_numeric)},

@@ -1,7 +1,7 @@
 // A C++ program with what C++ adds to a program's globals: a global object whose constructor
 // and destructor print (once per rank, as once per MPI process), a static member, a function
-// static object, a thread_local, a class with virtual functions and an exception thrown and
-// caught after each migration.
+// static object, thread_locals (one with a destructor), a class with virtual functions and an
+// exception thrown and caught after each migration.
 #include <mpi.h>
 
 #include <cstdio>
@@ -31,6 +31,9 @@ struct Square : Shape {
 };
 
 thread_local int per_thread = 100;
+// A thread_local object with a destructor: destroyed once per rank (the process's thread), at
+// its end, before the global objects.
+thread_local Announced per_thread_object;
 std::vector<int> history;
 
 std::vector<int>& seen() {
@@ -47,6 +50,8 @@ int main(int argc, char** argv) {
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   announced.rank = rank;
+  per_thread_object.name = "thread_local";
+  per_thread_object.rank = rank;
   int caught = 0;
   for (int step = 0; step < 3; ++step) {
     const Square square;
