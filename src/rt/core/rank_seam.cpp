@@ -4,6 +4,8 @@
 
 #include <mutex>
 
+#include "core/queues.hpp"
+#include "core/run_entry.hpp"
 #include "core/runtime_state.hpp"
 
 namespace vela::rt::detail {
@@ -17,6 +19,23 @@ PackingFor packing_for() {
 
 std::uint64_t code_layout() {
   return this_pe()->runtime->code_layout;
+}
+
+bool pe_has_waiting_messages() {
+  const PeState& pe = *this_pe();
+  return !pe.queues.fifo.empty() || pe.queues.queued_elsewhere() || !pe.inbox.empty();
+}
+
+void queue_behind_waiting_message(const Outgoing& out, ElementBase& self, HandlerId handler) {
+  PeState& pe = *this_pe();
+  Message* m = out.message;
+  m->collection = ElementAccess::collection(self);
+  m->element = ElementAccess::linear(self);
+  m->handler = handler;
+  m->priority = 0;
+  ++pe.table(m->collection).sent;  // in flight until it runs, as any message to the collection
+  take_inbox(pe);                  // what other PEs sent so far goes first
+  enqueue_local(pe, m);
 }
 
 void abort_run(int code, bool& code_taken) {

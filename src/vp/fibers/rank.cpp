@@ -374,7 +374,15 @@ void RankElement::start() {
 
 void RankElement::deliver(Envelope envelope, Payload data) {
   RankContext& rank = *context_;
-  if (accept(rank, envelope, std::move(data)) && rank.state == RankState::blocked) run_on_pe(rank);
+  if (!accept(rank, envelope, std::move(data)) || rank.state != RankState::blocked) return;
+  // Its wait is over. When other messages wait on the PE, it resumes behind them (their ranks
+  // may have to send what other PEs wait for): rt/rank_seam.hpp, queue_behind_waiting.
+  if (rt::detail::pe_has_waiting_messages()) {
+    rank.state = RankState::ready;
+    rt::detail::queue_behind_waiting<&RankElement::wake>(*this);
+    return;
+  }
+  run_on_pe(rank);
 }
 
 void RankElement::wake() {

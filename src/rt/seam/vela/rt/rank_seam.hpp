@@ -4,7 +4,8 @@
 // vela::rt_rank_seam and sees no other file of src/rt.
 //
 // Invariants: every function here runs on a PE's thread (on_pe() is true) unless it says
-// otherwise; none allocates; on_pe() and the thread-local below cost one TLS read.
+// otherwise; none allocates but queue_behind_waiting (a message from the PE's pool); on_pe() and
+// the thread-local below cost one TLS read.
 #pragma once
 
 #include <cstddef>
@@ -45,6 +46,25 @@ void abort_run(int code, bool& code_taken);
 // not come back: core/scheduler.hpp, watch_the_stop): `flush` writes out what a library keeps
 // buffered (libgfortran's units). At most 4; registered once each, before the run.
 void at_forced_exit(void (*flush)());
+
+// Whether messages wait to run on this PE beyond the running entry (its queues or its inbox).
+bool pe_has_waiting_messages();
+
+// Queues `self`'s entry `Method` (no arguments; `self` runs on this PE) behind every message
+// waiting on this PE, its inbox's included, as the PE's own work: not a message between
+// elements (no edge of the communication graph, nothing for quiescence to count). A rank whose
+// wait an arrival ended resumes so, in turn, when other messages wait: they may let other ranks
+// of the PE send what ranks elsewhere wait for, where resuming it at once would keep them
+// waiting through its whole next stretch of computation.
+void queue_behind_waiting_message(const Outgoing& out, ElementBase& self, HandlerId handler);
+template <auto Method>
+void queue_behind_waiting(ElementBase& self) {
+  using Parameters = typename MethodTraits<decltype(Method)>::Parameters;
+  static_assert(std::tuple_size_v<Parameters> == 0, "an entry without arguments");
+  queue_behind_waiting_message(
+      new_entry_message(EntryArgs<Method>::ops, sizeof(Parameters), alignof(Parameters)), self,
+      handler_id<Method>);
+}
 
 // Called from inside an entry method of `self` (a rank's fiber blocked in a receive) on this
 // PE's thread: when the PE has nothing else to run, waits as the idle PE would (counted as idle
