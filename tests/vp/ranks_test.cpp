@@ -5,6 +5,7 @@
 #include <atomic>
 #include <bit>
 #include <cerrno>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -332,6 +333,47 @@ TEST(Ranks, SamePeHandOffsChargeEachRankItsOwnLoad) {
   EXPECT_GT(l2, 0.003) << l0 << " " << l1 << " " << l2;
   EXPECT_LT(l2, 0.5 * l1) << l0 << " " << l1 << " " << l2;
   EXPECT_LT(l0, 0.5 * l2) << l0 << " " << l1 << " " << l2;
+}
+
+// Arrivals that end two ranks' waits reach their PE together (its third rank computes while
+// they come): the first rank resumes only after the second's message was matched into its
+// receive, so that the PE's other ranks get their messages (and can send what other PEs wait
+// for) before one rank's next stretch of computation. Resumed at once, rank 0 would find
+// rank 1's buffer still empty.
+TEST(Ranks, AnEndedWaitResumesBehindTheMessagesWaitingOnThePe) {
+  static std::atomic<int> second_got{0};
+  static int second_buffer = 0;
+  static std::atomic<int> seen_by_first{-1};
+  static std::atomic<bool> sent{false};
+  second_got = 0;
+  second_buffer = 0;
+  seen_by_first = -1;
+  sent = false;
+  // Ranks 0-2 on PE 0, 3-5 on PE 1.
+  const int code = run(Layout(6, 2), [] {
+    const int me = vp::rank();
+    if (me == 0) {
+      int v = 0;
+      vp::recv(&v, 1, vp::Type::i32, 3, 0);
+      seen_by_first = second_buffer;  // rank 1's receive, matched or not yet
+    } else if (me == 1) {
+      vp::recv(&second_buffer, 1, vp::Type::i32, 3, 0);
+    } else if (me == 2) {
+      // Holds PE 0 until both messages have been sent to it, and a while longer.
+      while (!sent.load()) {
+      }
+      const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(20);
+      while (std::chrono::steady_clock::now() < until) {
+      }
+    } else if (me == 3) {
+      const int a = 7, b = 11;
+      vp::send(&a, 1, vp::Type::i32, 0, 0);
+      vp::send(&b, 1, vp::Type::i32, 1, 0);
+      sent = true;
+    }
+  });
+  EXPECT_EQ(code, 0);
+  EXPECT_EQ(seen_by_first.load(), 11);
 }
 
 TEST(Ranks, HandOffsCountTheSameCommunicationAsMessages) {
