@@ -164,8 +164,11 @@ RequestState* RankContext::new_request() {
     if (requests.size() == requests.capacity()) requests.reserve(2 * requests.size() + 4);
     if (heap != nullptr) {
       void* p = heap->allocate(sizeof(RequestState), alignof(RequestState));
-      if (p == nullptr)
-        throw Error("rank " + std::to_string(rank) + ": its heap is full (--vp-heap)");
+      if (p == nullptr) {
+        char why[320];
+        heap->say_full(why, sizeof why, sizeof(RequestState));
+        throw Error("rank " + std::to_string(rank) + ": " + why);
+      }
       r = ::new (p) RequestState;
     } else {
       r = new RequestState;

@@ -5,9 +5,14 @@
 // stay valid there. (General-purpose allocators keep their bookkeeping in process-wide
 // structures, which is why this one is the project's own.)
 //
-// Blocks are powers of two (a 16-byte header included), one free list per size; freed blocks
-// are reused for the same size and never split or merged. Simple and fast; it can waste up to
-// half of a block, which the region's size (--vp-heap) must allow for.
+// A binary buddy allocator: blocks are powers of two (a 16-byte header included), each aligned
+// to its size from the region's start, one free list per size. A block asked for comes from its
+// size's list, else from a larger free block split in halves, else from the top; a freed block
+// merges with its buddy while that is free, and one that reaches the top lowers it. So memory
+// freed at one size serves any other (a rank's heap is whole again once its blocks are freed),
+// and the bytes a moving rank carries end at its highest live block. Each operation costs
+// O(log size) list steps under the heap's lock. A block can waste up to half of its size,
+// which the region's size (--vp-heap) must allow for.
 #pragma once
 
 #include <atomic>
@@ -35,16 +40,24 @@ class SlotHeap {
   std::size_t capacity() const noexcept { return limit_ - base(); }
   // Bytes in blocks handed out and not released.
   std::size_t live_bytes() const noexcept { return live_; }
+  // Writes (at most `n` bytes, terminated) what a failed allocation of `asked` bytes says: the
+  // heap's use, and how to size it. Allocates nothing (malloc's failure path calls it).
+  void say_full(char* out, std::size_t n, std::size_t asked) const noexcept;
 
  private:
   SlotHeap() = default;
   std::uintptr_t base() const noexcept { return reinterpret_cast<std::uintptr_t>(this); }
   void lock() noexcept;
+  // Under the lock: the free lists, and where a new block comes from (slot_heap.cpp).
+  void push_free(std::uintptr_t block, int c) noexcept;
+  void unlink_free(std::uintptr_t block, int c) noexcept;
+  std::uintptr_t take(int c) noexcept;
   void unlock() noexcept { busy_.store(false, std::memory_order_release); }
 
   static constexpr int classes = 48;
   std::atomic<bool> busy_{false};
-  std::uintptr_t top_ = 0;    // the first byte never handed out
+  std::uintptr_t top_ = 0;    // the first byte past every block handed out or free
+  std::uintptr_t first_ = 0;  // where the first block may start (past this header)
   std::uintptr_t limit_ = 0;  // the region's end
   std::size_t live_ = 0;
   std::uintptr_t free_[classes] = {};  // per size class 2^c: a list of free blocks

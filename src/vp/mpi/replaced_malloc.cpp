@@ -46,13 +46,11 @@ void* from_heap(SlotHeap* heap, std::size_t bytes, std::size_t alignment) {
   void* p = heap->allocate(bytes, alignment);
   if (p == nullptr) {
     // Said once per failure: new then throws std::bad_alloc, malloc returns nullptr.
-    char line[320];
-    const int n = std::snprintf(line, sizeof line,
-                                "vela: a rank's heap is full (%zu of %zu bytes taken, %zu asked "
-                                "for): give it more with --vp-heap (its blocks are powers of two, "
-                                "so it needs more than twice its largest allocation)\n",
-                                heap->used_bytes(), heap->capacity(), bytes);
-    if (n > 0) fwrite(line, 1, static_cast<std::size_t>(n), stderr);
+    char line[320] = "vela: ";
+    heap->say_full(line + 6, sizeof line - 7, bytes);
+    const std::size_t n = std::strlen(line);
+    line[n] = '\n';
+    fwrite(line, 1, n + 1, stderr);
     errno = ENOMEM;
   }
   return p;

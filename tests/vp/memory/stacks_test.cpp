@@ -1,8 +1,10 @@
 // Rank stacks: one reserved range, a fixed slot per rank, a guard page below each stack.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <random>
 #include <set>
 #include <vector>
 
@@ -110,6 +112,42 @@ TEST(SlotHeap, BlocksAreDistinctAlignedReusedAndBounded) {
   for (void* p : seen) heap->release(p);
   // Freed blocks serve the next allocations of their size.
   EXPECT_EQ(seen.count(heap->allocate(1000)), 1u);
+}
+
+// Memory freed at one size serves another: blocks of mixed sizes, allocated, filled and freed in
+// a shuffled order, leave the heap whole again (a block of half the region fits); blocks never
+// overlap meanwhile.
+TEST(SlotHeap, FreedBlocksMergeAndServeOtherSizes) {
+  alignas(4096) static std::byte region[1 << 20];
+  SlotHeap* heap = SlotHeap::create(region, sizeof region);
+  const std::size_t empty = heap->used_bytes();
+  std::mt19937 rng(7);
+  for (int round = 0; round < 20; ++round) {
+    std::vector<std::pair<std::byte*, std::size_t>> blocks;
+    for (int k = 0; k < 40; ++k) {
+      const std::size_t size = (std::size_t{16} << (rng() % 12)) + rng() % 7;
+      auto* p = static_cast<std::byte*>(heap->allocate(size));
+      if (p == nullptr) break;
+      std::memset(p, k, size);
+      blocks.emplace_back(p, size);
+    }
+    ASSERT_GE(blocks.size(), 10u) << round;
+    std::shuffle(blocks.begin(), blocks.end(), rng);
+    for (std::size_t i = 0; i < blocks.size(); ++i) {
+      const auto [p, size] = blocks[i];
+      for (std::size_t j = 0; j < size; ++j) ASSERT_EQ(p[j], p[0]) << round;
+      heap->release(p);
+    }
+    EXPECT_EQ(heap->live_bytes(), 0u);
+  }
+  void* half = heap->allocate(sizeof region / 2 - 64);
+  ASSERT_NE(half, nullptr);
+  // The top block freed lowers the top: a moving rank carries less.
+  const std::size_t with_half = heap->used_bytes();
+  EXPECT_EQ(with_half, sizeof region);
+  heap->release(half);
+  EXPECT_EQ(heap->used_bytes(), sizeof region / 2);
+  EXPECT_GT(heap->used_bytes(), empty);
 }
 
 }  // namespace

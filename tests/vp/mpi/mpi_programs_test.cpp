@@ -4,9 +4,12 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -279,6 +282,67 @@ TEST(MpiProcess, BadRuntimeOptionsAreRejected) {
 }
 
 }  // namespace
+
+// ---- memory allocation in ranks ----
+
+// Blocks from 16 B to 4 MiB allocated by each rank, a third of them freed after the rank moved
+// (--lb rotate: to the other PE at every step, so by the other PE's thread; under mpirun to
+// the other process, out of the rank's heap copied there), every byte checked: the same
+// checksum everywhere. A 1 GiB block from glibc is given (or refused) without harm; from a
+// rank's heap (--vp-heap) malloc returns nullptr and new throws std::bad_alloc, with a message
+// naming the option. A heap whose blocks were all freed is whole again: a rank exhausting it
+// with 1 MiB blocks gets nearly its capacity (blocks of 2 MiB each with their headers).
+TEST(MpiPrograms, RanksAllocateMoveAndFreeElsewhere) {
+  const ProgramResult one = run_program(ALLOC_CHURN_VELA, "--vp 4 --pes 2 --lb rotate 6");
+  ASSERT_EQ(one.status, 0) << one.out;
+  const std::vector<std::string> checksum = lines_starting(one.out, "checksum: ");
+  ASSERT_EQ(checksum.size(), 1u) << one.out;
+  for (int r = 0; r < 4; ++r) {
+    const std::string rank = "rank " + std::to_string(r) + ": ";
+    EXPECT_THAT(one.out, HasSubstr(rank + "288 blocks checked and freed")) << one.out;
+    const auto gib = lines_starting(one.out, rank + "1 GiB by malloc: ");
+    ASSERT_EQ(gib.size(), 1u) << one.out;
+    EXPECT_THAT(gib[0], testing::MatchesRegex(".*malloc: (given|nullptr), by new: "
+                                              "(given|bad_alloc)"));
+  }
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "sanitizer builds keep their own allocator: no rank heaps";
+#endif
+  auto refused_by_heap = [](const ProgramResult& r) {
+    for (int rank = 0; rank < 4; ++rank) {
+      EXPECT_THAT(r.out, HasSubstr("rank " + std::to_string(rank) +
+                                   ": 1 GiB by malloc: nullptr, by new: bad_alloc"))
+          << r.out;
+    }
+    EXPECT_THAT(r.out, HasSubstr("a rank's heap is full")) << r.out;
+    EXPECT_THAT(r.out, HasSubstr("--vp-heap")) << r.out;
+  };
+  const ProgramResult routed =
+      run_program(ALLOC_CHURN_VELA, "--vp 4 --pes 2 --lb rotate --vp-heap 256m 6");
+  ASSERT_EQ(routed.status, 0) << routed.out;
+  EXPECT_EQ(lines_starting(routed.out, "checksum: "), checksum) << routed.out;
+  refused_by_heap(routed);
+  const ProgramResult across =
+      run_program(mpirun(2, ALLOC_CHURN_VELA, "--vp 4 --lb rotate --vp-heap 256m 6"), "");
+  ASSERT_EQ(across.status, 0) << across.out;
+  EXPECT_EQ(lines_starting(across.out, "checksum: "), checksum) << across.out;
+  refused_by_heap(across);
+  // Exhaustion of a 128 MiB heap after 6 steps of mixed sizes, everything freed first.
+  const ProgramResult exhausted =
+      run_program(ALLOC_CHURN_VELA, "--vp 4 --pes 2 --vp-heap 128m 6 exhaust");
+  ASSERT_EQ(exhausted.status, 0) << exhausted.out;
+  const auto lines = lines_starting(exhausted.out, "rank ");
+  int counted = 0;
+  for (const std::string& line : lines) {
+    const auto at = line.find("exhaustion: refused after ");
+    if (at == std::string::npos) continue;
+    ++counted;
+    const int blocks = std::atoi(line.c_str() + at + std::strlen("exhaustion: refused after "));
+    EXPECT_GE(blocks, 62) << line;  // of the 63 that fit beside the heap's own header
+    EXPECT_THAT(line, HasSubstr("then given again"));
+  }
+  EXPECT_EQ(counted, 4) << exhausted.out;
+}
 
 // ---- ranks across processes ----
 
