@@ -44,7 +44,10 @@ std::uintptr_t& prev_of(std::uintptr_t block) {
 SlotHeap* SlotHeap::create(void* region, std::size_t bytes) noexcept {
   auto* heap = ::new (region) SlotHeap;
   const auto start = reinterpret_cast<std::uintptr_t>(region);
-  heap->top_ = (start + sizeof(SlotHeap) + 15) / 16 * 16;
+  // The first block starts at a multiple of the smallest block's size: every piece a new
+  // block's alignment skips is then a whole block (room for a header and two links).
+  constexpr std::uintptr_t smallest = std::uintptr_t{1} << smallest_class;
+  heap->top_ = (start + sizeof(SlotHeap) + smallest - 1) / smallest * smallest;
   heap->first_ = heap->top_;
   heap->limit_ = start + bytes;
   return heap;
