@@ -1,8 +1,9 @@
 /* Jacobi2D as a plain MPI program (C99 against vela/mpi.h; it also builds against any MPI with
- * -DJACOBI2D_STANDALONE): the N x N mesh in one block per rank (a px x py grid of ranks), halos
- * exchanged with MPI_Irecv/MPI_Isend/MPI_Waitall, a residual by MPI_Allreduce each step, and
- * MPI_Migrate every --sync-every steps. The numerics and the checksum are the object version's
- * (main.cpp), so both print the same checksum for any decomposition. */
+ * -DJACOBI2D_STANDALONE, vela-mpicc's included, whose MPI_Migrate stays a balancing point): the
+ * N x N mesh in one block per rank (a px x py grid of ranks), halos exchanged with
+ * MPI_Irecv/MPI_Isend/MPI_Waitall, a residual by MPI_Allreduce each step, and MPI_Migrate every
+ * --sync-every steps. The numerics and the checksum are the object version's (main.cpp), so
+ * both print the same checksum for any decomposition. */
 #define VELA_MPI_NO_MAIN
 #include "ranks.h"
 
@@ -13,7 +14,9 @@
 
 #ifdef JACOBI2D_STANDALONE
 #include <mpi.h>
-#define MPI_Migrate() ((void)0) /* plain MPI has no balancing point */
+#ifndef MPI_Migrate
+#define MPI_Migrate() ((void)0) /* plain MPI has no balancing point (Vela's mpi.h has one) */
+#endif
 #else
 #include <vela/mpi.h>
 #endif
