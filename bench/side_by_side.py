@@ -140,9 +140,7 @@ def build_brams(s: System, _source: Path | None, dest: Path) -> str:
 
 
 def build_lulesh(s: System, source: Path | None, dest: Path) -> str:
-    sources = sorted(str(p) for p in source.glob("lulesh*.cc"))
-    if not sources:
-        sys.exit(f"side_by_side.py: lulesh={source}: no lulesh*.cc there")
+    sources = sorted(str(p) for p in source.glob("lulesh*.cc"))  # checked by main()
     build([s.cxx, "-O3", "-DUSE_MPI=1", *sources, "-o", "lulesh2.0", "-lm"], dest)
     return str(dest / "lulesh2.0")
 
@@ -173,8 +171,6 @@ RANLIB = echo
 
 
 def build_hpcg(s: System, source: Path | None, dest: Path) -> str:
-    if not (source / "src" / "main.cpp").is_file():
-        sys.exit(f"side_by_side.py: hpcg={source}: no src/main.cpp there")
     tree = dest / "hpcg"
     shutil.rmtree(tree, ignore_errors=True)
     shutil.copytree(source, tree, ignore=shutil.ignore_patterns(".git"))
@@ -286,6 +282,10 @@ def main() -> None:
             parser.error(f"{item}: expected lulesh=DIR or hpcg=DIR")
         if not Path(directory).is_dir():
             parser.error(f"{item}: {directory} is not a directory")
+        if name == "lulesh" and not any(Path(directory).glob("lulesh*.cc")):
+            parser.error(f"{item}: no lulesh*.cc there (expected LULESH 2.0's sources)")
+        if name == "hpcg" and not (Path(directory) / "src" / "main.cpp").is_file():
+            parser.error(f"{item}: no src/main.cpp there (expected the top of an HPCG tree)")
         sources[name] = Path(directory).resolve()
     names = [p.name for p in PROGRAMS]
     only = a.only.split(",") if a.only else names

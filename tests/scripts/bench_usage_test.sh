@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# The comparison scripts (bench/side_by_side.py, bench/alloc_ranks.py) refuse bad command lines
+# with status 2 and a message naming the argument and what was expected, before building
+# anything. BUILD_DIR: Vela's build (bin/vela-mpicxx).
+set -uo pipefail
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+build=${1:?usage: bench_usage_test.sh BUILD_DIR}
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+failures=0
+
+# shellcheck source=../support/expect.sh
+source "$repo/tests/support/expect.sh"
+
+sbs=("$repo/bench/side_by_side.py" --build "$build")
+expect 2 "--rounds: expected a positive count, got 0" "${sbs[@]}" --rounds 0
+expect 2 "--build: $scratch/bin/vela-mpicxx not found" "$repo/bench/side_by_side.py" --build "$scratch"
+expect 2 "--charm: $scratch/bin/ampicxx not found" "${sbs[@]}" --charm "$scratch"
+expect 2 "--only: unknown program 'lammps'" "${sbs[@]}" --only lammps
+expect 2 "npb=/x: expected lulesh=DIR or hpcg=DIR" "${sbs[@]}" npb=/x
+expect 2 "lulesh=$scratch/none: $scratch/none is not a directory" "${sbs[@]}" "lulesh=$scratch/none"
+mkdir -p "$scratch/empty"
+expect 2 "lulesh=$scratch/empty: no lulesh*.cc there" "${sbs[@]}" --only lulesh \
+  "lulesh=$scratch/empty"
+
+expect 2 "hpcg=$scratch/empty: no src/main.cpp there" "${sbs[@]}" "hpcg=$scratch/empty"
+
+ar=("$repo/bench/alloc_ranks.py" --build "$build")
+expect 2 "--rounds: expected a positive count, got 0" "${ar[@]}" --rounds 0
+expect 2 "--build: $scratch/bin/vela-mpicc not found" "$repo/bench/alloc_ranks.py" --build "$scratch"
+
+[[ $failures -eq 0 ]] && echo "all passed"
+exit $((failures > 0))
