@@ -77,6 +77,27 @@ timespec relative(Ticks ticks) {
   return t;
 }
 
+// A pinned PE polling for work should have its core to itself: between two looks at its inbox
+// (a few microseconds apart, or one yield) no time passes that it did not run. A gap of a
+// millisecond or more means the kernel ran something else on its core meanwhile: another busy
+// process shares it. Then the PE's yields (after the pause window) hand that process a whole
+// time slice each, and a message waits for the slice's end: with one core busy, a ping-pong of
+// 1 MiB between two pinned PEs took 2 ms instead of 90 us, and a test's 20,000 rounds of 8 bytes
+// 19 s instead of 0.2. After the second such gap the PE stops yielding (it pauses while it polls,
+// and parks after --spin-us as before): it keeps its share of the core and the ping-pong its
+// quiet figures (docs/results/ranks.md, *Under load*). Letting go of the core instead put both
+// PEs on the free one and made every message a context switch (8 B: 4 us). Once per PE and run;
+// the gaps are read from the clock the loop reads anyway. `last` is the previous look (or the
+// wait's start), `now` this one.
+void watch_core_share(PeState& pe, Ticks last, Ticks now) {
+  // (More PEs than cores share them by design: they keep yielding to each other.)
+  if (!pe.pinned || pe.core_shared || pe.runtime->oversubscribed) return;
+  static const Ticks gap = tick_clock::from_seconds(1e-3);
+  if (now - last < gap || ++pe.descheduled < 2) return;
+  pe.core_shared = true;
+  ++pe.stats.shared_cores;
+}
+
 // Returns when the inbox has something, the run stops, or (PE 0 with periodic balancing) the
 // next balancing step is due; true when it found the run quiescent (and stopped it).
 bool wait_for_work(PeState& pe, bool periodic, Ticks from) {
@@ -95,10 +116,14 @@ bool wait_for_work(PeState& pe, bool periodic, Ticks from) {
     // PE whose large message another process has just finished taking (its send was in flight
     // all along) is about to get the answer, and parking then would miss it by up to 100 µs.
     Ticks since = from;
+    Ticks last_look = from;  // for watch_core_share
     bool moved = false;
     bool looked = false;  // for quiescence
     for (std::uint32_t polls = 1;; ++polls) {
-      if (!pe.inbox.empty() || state.stopping.load(std::memory_order_relaxed)) return false;
+      if (!pe.inbox.empty() || state.stopping.load(std::memory_order_relaxed)) {
+        if (pe.pinned && !pe.core_shared) watch_core_share(pe, last_look, tick_clock::now());
+        return false;
+      }
       if (mpi != nullptr && mpi->poll()) {
         moved = true;
         continue;
@@ -110,13 +135,17 @@ bool wait_for_work(PeState& pe, bool periodic, Ticks from) {
           moved = false;
         }
         if (periodic && now >= state.lb.next_periodic) return false;
+        watch_core_share(pe, last_look, now);
+        last_look = now;
         if (!looked && now - from >= pause) {
           looked = true;
           if (stop_if_quiescent(pe)) return true;
         }
         if (mode == IdleMode::adaptive) {
           if (now - since >= spin) break;
-          yielding = state.oversubscribed || now - since >= pause;
+          // A PE whose core another busy process shares does not yield: each yield gave that
+          // process a whole time slice (watch_core_share).
+          yielding = state.oversubscribed || (now - since >= pause && !pe.core_shared);
         }
       }
       if (yielding) {

@@ -65,6 +65,12 @@ struct PeState {
 
   RunStats stats;
   std::thread thread;
+  // Bound to its core (--no-pin not given and the binding took); how often its polling found
+  // that the core had run something else, and whether it concluded that another busy process
+  // shares the core (then it no longer yields while it polls: idle.cpp, watch_core_share).
+  bool pinned = false;
+  int descheduled = 0;
+  bool core_shared = false;
 
   // This PE's table of `collection` (services/location.hpp), made on first use.
   CollectionTable& table(CollectionId collection) {

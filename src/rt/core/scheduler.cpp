@@ -25,7 +25,8 @@ namespace {
 void pe_loop(PeState& pe) {
   RuntimeState& state = *pe.runtime;
   current_pe = &pe;
-  if (state.pinning) state.pinning->pin(pe.id, nullptr);  // best effort: unpinned still runs
+  // Best effort: unpinned still runs.
+  if (state.pinning) pe.pinned = state.pinning->pin(pe.id, nullptr);
   pe.mark = pe.period_start = tick_clock::now();
   // PE 0 also keeps the clock of periodic balancing.
   const bool periodic = balances_periodically(pe);
