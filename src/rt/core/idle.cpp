@@ -83,8 +83,8 @@ timespec relative(Ticks ticks) {
 // process shares it. Then the PE's yields (after the pause window) hand that process a whole
 // time slice each, and a message waits for the slice's end: with one core busy, a ping-pong of
 // 1 MiB between two pinned PEs took 2 ms instead of 90 us, and a test's 20,000 rounds of 8 bytes
-// 19 s instead of 0.2. After the second such gap the PE stops yielding (it pauses while it polls,
-// and parks after --spin-us as before): it keeps its share of the core and the ping-pong its
+// 3 to 19 s instead of 0.03. After the second such gap the PE stops yielding (it pauses while it
+// polls, and parks after --spin-us as before): it keeps its share of the core and the ping-pong its
 // quiet figures (docs/results/ranks.md, *Under load*). Letting go of the core instead put both
 // PEs on the free one and made every message a context switch (8 B: 4 us). Once per PE and run;
 // the gaps are read from the clock the loop reads anyway. `last` is the previous look (or the
