@@ -22,6 +22,18 @@ static long minor_faults(void) {
   return u.ru_minflt;
 }
 
+/* A block of `bytes`, one byte per page written with `mark` (the job ends if malloc fails). */
+static unsigned char* touched_block(size_t bytes, unsigned char mark, int rank) {
+  unsigned char* p = malloc(bytes);
+  if (p == NULL) {
+    fprintf(stderr, "alloc_ranks: rank %d: malloc(%zu) failed\n", rank, bytes);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  for (size_t b = 0; b < bytes; b += 4096) p[b] = mark;
+  p[bytes - 1] = 1;
+  return p;
+}
+
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   int rank = 0, size = 0;
@@ -40,28 +52,14 @@ int main(int argc, char** argv) {
     if (count > 20000) count = 20000;
     /* The window filled first, untimed: what is measured is the steady state, each block
      * allocated where one of its size was freed. */
-    for (int s = 0; s < window; ++s) {
-      live[s] = malloc(bytes);
-      if (live[s] == NULL) {
-        fprintf(stderr, "alloc_ranks: rank %d: malloc(%zu) failed\n", rank, bytes);
-        MPI_Abort(MPI_COMM_WORLD, 1);
-      }
-      for (size_t b = 0; b < bytes; b += 4096) live[s][b] = 1;
-    }
+    for (int s = 0; s < window; ++s) live[s] = touched_block(bytes, 1, rank);
     MPI_Barrier(MPI_COMM_WORLD);
     const long faults_before = minor_faults();
     const double t0 = MPI_Wtime();
     for (size_t i = 0; i < count; ++i) {
       const size_t slot = i % (size_t)window;
       free(live[slot]);
-      unsigned char* p = malloc(bytes);
-      if (p == NULL) {
-        fprintf(stderr, "alloc_ranks: rank %d: malloc(%zu) failed\n", rank, bytes);
-        MPI_Abort(MPI_COMM_WORLD, 1);
-      }
-      for (size_t b = 0; b < bytes; b += 4096) p[b] = (unsigned char)i;
-      p[bytes - 1] = 1;
-      live[slot] = p;
+      live[slot] = touched_block(bytes, (unsigned char)i, rank);
     }
     const double seconds = MPI_Wtime() - t0;
     const long faults = minor_faults() - faults_before;
