@@ -744,6 +744,54 @@ TEST(Ranks, AReductionsOtherRanksDoNotWaitForTheRoot) {
   }
 }
 
+// Among more than 64 ranks a barrier, a broadcast and an exact reduction combine per PE: no
+// message between ranks (no same-PE hand-off on one PE), no rank leaves a barrier before every
+// rank came (a counter every rank raises before it), each result right, on 1 to 3 PEs with the
+// ranks moved between rounds; a sum of doubles in any order (Order::arrival) of integral
+// values is exact too.
+TEST(Ranks, CollectivesAmongManyRanksCombinePerPe) {
+  constexpr int n = 200;
+  for (const auto& [pes, lb] : {std::pair{1, ""}, std::pair{2, "rotate"}, std::pair{3, "greedy"}}) {
+    std::atomic<int> came{0};
+    std::atomic<int> wrong{0};
+    run({n, pes, lb, "round-robin"}, [&] {
+      const int me = vp::rank();
+      for (int round = 0; round < 5; ++round) {
+        came++;
+        vp::barrier();
+        if (came.load() < n * (round + 1)) wrong++;
+        const int root = (round * 71 + 3) % n;
+        int b[2] = {me == root ? round : -1, me == root ? 99 : -1};
+        vp::bcast(b, 2, vp::Type::i32, root);
+        if (b[0] != round || b[1] != 99) wrong++;
+        if (vp::allreduce(static_cast<long long>(me) * (round + 1), vp::Op::sum) !=
+            static_cast<long long>(n) * (n - 1) / 2 * (round + 1))
+          wrong++;
+        const int most = vp::allreduce(me, vp::Op::max);
+        const int least = vp::allreduce(me + round, vp::Op::min);
+        if (most != n - 1 || least != round) wrong++;
+        long long total = -1;
+        const long long mine = me + 1;
+        vp::reduce(&mine, &total, 1, vp::Type::i64, vp::Op::sum, root);
+        if (me == root && total != static_cast<long long>(n) * (n + 1) / 2) wrong++;
+        if (vp::allreduce(static_cast<double>(me), vp::Op::sum, vp::Order::arrival) !=
+            static_cast<double>(n) * (n - 1) / 2)
+          wrong++;
+        if (round % 2 == 1) vp::migrate();
+      }
+    });
+    EXPECT_EQ(wrong.load(), 0) << pes << " PEs, " << lb;
+  }
+  // On one PE the per-PE calls hand nothing from rank to rank (the trees would: 2 (n - 1) per
+  // barrier).
+  run({n, 1}, [] {
+    for (int i = 0; i < 10; ++i) vp::barrier();
+    long long sum = vp::allreduce(1LL, vp::Op::sum);
+    vp::bcast(&sum, 1, vp::Type::i64, n - 1);
+  });
+  EXPECT_EQ(vp::last_run().handoffs, 0u);
+}
+
 // A scatter among more than 64 ranks goes down a tree: every rank gets its own block, from a
 // root in the middle, on 1 and 2 PEs.
 TEST(Ranks, ScatterAmongManyRanksGivesEachItsBlock) {
@@ -871,6 +919,15 @@ TEST(Ranks, ACollectiveNotEveryRankCalledIsReportedAsOne) {
   // The tree's internal source and tag are not shown.
   EXPECT_NE(e.find("waits in barrier() (a collective)"), std::string::npos) << e;
   EXPECT_EQ(e.find("barrier(source"), std::string::npos) << e;
+}
+
+// The same among more than 64 ranks, where the barrier combines per PE.
+TEST(Ranks, ACollectiveNotEveryRankCalledAmongManyIsReportedAsOne) {
+  const std::string e = error_of({100, 2}, [] {
+    if (vp::rank() != 42) vp::barrier();
+  });
+  EXPECT_NE(e.find("99 of 100 ranks can never go on"), std::string::npos) << e;
+  EXPECT_NE(e.find("waits in barrier() (a collective)"), std::string::npos) << e;
 }
 
 TEST(Ranks, ARankThatNeverMigratesIsReported) {

@@ -405,6 +405,10 @@ struct Combine {
   // which of two NaNs' payloads survives): a reduction may then combine an arrival into its
   // running result straight from where the arrival lies, without copying it first.
   bool symmetric = false;
+  // Whether every grouping and order of the operands gives the same bits (integer, logical and
+  // bitwise operators): a reduction among many members may then combine the members of each PE
+  // as they come, whatever the placement (src/vp/messaging/per_pe.cpp).
+  bool exact = false;
 };
 
 // The primitives of a layer's own collective algorithms: one collective call on `members`, its
@@ -448,7 +452,9 @@ namespace group {
 // vp's collectives on `members` (bytes in, bytes out; `element` bytes per reduced element).
 // Reductions fold in member order, or combine along a tree fixed by the member count and the
 // size, the lower members the left operand: the same bits for any placement, PE count and
-// balancer (which path a call takes: src/vp/messaging/collectives.cpp).
+// balancer (which path a call takes: src/vp/messaging/collectives.cpp). Among more than 64
+// members forming the whole run, barriers, broadcasts and exact reductions combine per PE
+// (src/vp/messaging/per_pe.cpp).
 void barrier(const Members& members, const char* call);
 void bcast(const Members& members, void* buffer, std::size_t bytes, int root, const char* call);
 void reduce(const Members& members, const void* in, void* out, std::size_t count,

@@ -68,6 +68,9 @@ void dispatch_system(PeState& pe, Message& message) {
     case Kind::restore:
       restore_elements(pe, message);
       return;
+    case Kind::layer:
+      run_layer_message(message.payload());
+      return;
   }
 }
 

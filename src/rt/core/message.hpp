@@ -40,6 +40,7 @@ enum class Kind : std::uint8_t {
   checkpoint_collect,  // root -> every PE: pack your elements of the collection
   checkpoint_part,     // PE -> root: its elements, packed
   restore,             // root -> PE: build these elements from a checkpoint
+  layer,               // PE -> PE: the rank layer's own (rank_seam.hpp, post_to_pe)
 };
 
 // Runtime messages overtake entry methods queued on the same PE, whatever their priority.

@@ -2,7 +2,9 @@
 // answered from the PE's and the run's state. Each call is a few loads and no allocation.
 #include "vela/rt/rank_seam.hpp"
 
+#include <atomic>
 #include <mutex>
+#include <stdexcept>
 
 #include "core/queues.hpp"
 #include "core/run_entry.hpp"
@@ -46,6 +48,32 @@ void abort_run(int code, bool& code_taken) {
     code_taken = true;
   }
   stop_all(state);
+}
+
+namespace {
+std::atomic<LayerHandler> layer_handler{nullptr};
+}  // namespace
+
+void set_layer_handler(LayerHandler handler) {
+  layer_handler.store(handler, std::memory_order_release);
+}
+
+void post_to_pe(PeId to, CollectionId collection, std::vector<std::byte> payload) {
+  post_system(*this_pe()->runtime, to, Kind::layer, collection, 0, std::move(payload));
+}
+
+void run_layer_message(std::span<const std::byte> payload) {
+  const LayerHandler handler = layer_handler.load(std::memory_order_acquire);
+  if (handler == nullptr) throw std::logic_error("a layer message, and no layer handler is set");
+  handler(payload);
+}
+
+PeId pe_id() {
+  return this_pe()->id;
+}
+
+std::uint64_t elements_here(CollectionId collection) {
+  return this_pe()->table(collection).local;
 }
 
 }  // namespace vela::rt::detail

@@ -17,6 +17,7 @@
 #include "image/rank_image.hpp"
 #include "memory/stacks.hpp"
 #include "messaging/payload.hpp"
+#include "messaging/per_pe.hpp"
 #include "privatization/privatization.hpp"
 #include "vela/rt/runtime.hpp"
 #include "vela/vp/vp.hpp"
@@ -224,6 +225,7 @@ struct World {
     std::deque<RankContext*> ready;
     std::uint64_t handoffs = 0;
     std::uint64_t in_place = 0;  // messages blocked ranks took in place (wait_here)
+    PeCalls calls;               // collectives combined per PE (messaging/per_pe.cpp)
   };
   std::vector<PeLocal> here;
 };

@@ -310,9 +310,10 @@ int run(rt::Runtime& runtime, const Options& options, const std::function<void()
   // (under copy its globals are registered, which check_privatization counts).
   const SharedImage shared_image(privatization);
   if (privatization == Privatization::copy && program_image() != nullptr && runtime.pes() > 1) {
-    throw Error("--vp-privatize copy: the program's globals are copied in and out at each rank "
-                "switch, so only one PE may run ranks: run with --pes 1 (not --pes " +
-                std::to_string(runtime.pes()) + "), or use auto (the default)");
+    throw Error(
+        "--vp-privatize copy: the program's globals are copied in and out at each rank "
+        "switch, so only one PE may run ranks: run with --pes 1 (not --pes " +
+        std::to_string(runtime.pes()) + "), or use auto (the default)");
   }
   Options checked = options;
   checked.tls_globals = tls_method;
@@ -356,6 +357,13 @@ int run(rt::Runtime& runtime, const Options& options, const std::function<void()
       options.map == "block" ? rt::InitialMap::block : rt::InitialMap::round_robin;
   // A fault in rank code is reported with the rank (fibers/faults.hpp).
   const FaultReports faults(world.stacks->stack_bytes(), runtime.process());
+  // The PEs' collective states are this world's until its ranks are done (messaging/per_pe.cpp).
+  struct Served {
+    explicit Served(World& w) { per_pe::serve(&w); }
+    ~Served() { per_pe::serve(nullptr); }
+    Served(const Served&) = delete;
+    Served& operator=(const Served&) = delete;
+  } const served(world);
   int code = 0;
   try {
     code = runtime.run([&](rt::Context& context) {

@@ -4,6 +4,9 @@
 // group's context. The algorithms work on members 0..n-1 of a group (vp::Members); the whole
 // run is the group of every rank.
 //
+// Among more than 64 members forming the whole run, barriers, broadcasts up to 1 MiB and
+// reductions up to 64 KiB that are exact or in any order combine per PE instead (per_pe.cpp:
+// no message between ranks). Otherwise:
 // Trees are binomial (log2 n rounds, each member sends and receives O(log n) messages). A
 // deterministic reduction's bits depend on the member count (and for some paths the size),
 // never on placement, PE or process count, or balancing:
@@ -273,6 +276,11 @@ void reduce_to(const Members& members, const void* in, void* out, std::size_t co
                const char* call) {
   if (!everyone) check_member(call, "root", root, members);
   const std::size_t bytes = count * element;
+  if ((combine.exact || order == Order::arrival) &&
+      per_pe::applies(members, bytes, per_pe::reduce_limit)) {
+    per_pe::reduce(members, in, out, count, element, combine, root, everyone, call);
+    return;
+  }
   const Collective c(members, call);
   if (order == Order::deterministic && !everyone && folded_at_root(members.size)) {
     fold_at_root(c, in, out, count, element, combine, root);
@@ -343,6 +351,10 @@ std::vector<Request> post_blocks(const Collective& c, void* blocks, std::size_t 
 namespace group {
 
 void barrier(const Members& members, const char* call) {
+  if (per_pe::applies(members, 0, 0)) {
+    per_pe::barrier(members, call);
+    return;
+  }
   const Collective c(members, call);
   const Combine nothing{[](const void*, void*, std::size_t, const void*) {}, nullptr};
   const Scratch none(0);
@@ -352,6 +364,10 @@ void barrier(const Members& members, const char* call) {
 
 void bcast(const Members& members, void* buffer, std::size_t bytes, int root, const char* call) {
   check_member(call, "root", root, members);
+  if (per_pe::applies(members, bytes, per_pe::bcast_limit)) {
+    per_pe::bcast(members, buffer, bytes, root, call);
+    return;
+  }
   tree_bcast(Collective(members, call), buffer, bytes, root);
 }
 
@@ -615,8 +631,9 @@ void reduce_typed(const char* call, const void* in, void* out, std::size_t count
   const bool pairs = type == Type::pair_f64_i32 || type == Type::pair_i32_i32;
   const bool floating = type == Type::f32 || type == Type::f64 || type == Type::f128;
   const bool symmetric = !pairs && (!floating || op == Op::sum || op == Op::prod);
-  reduce_to(m, in, out, count, size_of(type), {&combine_typed, &t, true, symmetric}, root, order,
-            everyone_gets, call);
+  const bool exact = !pairs && !floating;
+  reduce_to(m, in, out, count, size_of(type), {&combine_typed, &t, true, symmetric, exact}, root,
+            order, everyone_gets, call);
 }
 
 }  // namespace

@@ -244,6 +244,20 @@ bool symmetric(const Datatype& type, int op) {
   }
 }
 
+// Whether any grouping and order of `a op b op c ...` gives the same bits: every operator on
+// integers and logicals (sums and products wrap around), none on floating-point numbers.
+bool exact(const Datatype& type) {
+  switch (type.reducible) {
+    case Reducible::signed_integer:
+    case Reducible::character:
+    case Reducible::unsigned_integer:
+    case Reducible::logical:
+      return true;
+    default:
+      return false;
+  }
+}
+
 Function predefined(const Datatype& type, int op) {
   switch (type.reducible) {
     case Reducible::signed_integer:
@@ -354,6 +368,7 @@ Operation operation_of(const char* call, Objects& objects, MPI_Op op, MPI_Dataty
              (index == replace || index == no_op ? " (it is for MPI_Accumulate only)" : ""));
   }
   operation.symmetric = symmetric(type, index);
+  operation.exact = exact(type);
   return operation;
 }
 

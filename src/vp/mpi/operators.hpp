@@ -27,8 +27,11 @@ struct Operation {
   bool splittable = false;
   // A predefined operator whose operands may swap without changing a bit (vp::Combine).
   bool symmetric = false;
+  // A predefined operator whose operands may be grouped and ordered in any way without changing
+  // a bit (vp::Combine::exact).
+  bool exact = false;
 
-  vp::Combine combine() const { return {function, this, splittable, symmetric}; }
+  vp::Combine combine() const { return {function, this, splittable, symmetric, exact}; }
 };
 
 // Indices of MPI_REPLACE and MPI_NO_OP among the predefined operators (MPI_Accumulate's only).

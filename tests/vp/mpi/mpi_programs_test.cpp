@@ -344,6 +344,29 @@ TEST(MpiPrograms, RanksAllocateMoveAndFreeElsewhere) {
   EXPECT_EQ(counted, 4) << exhausted.out;
 }
 
+// Collectives among 300 ranks, combined per PE: every result right (the program checks each
+// against its closed form, and that no rank leaves a barrier before the last one came) on 1 to
+// 3 PEs, with the ranks moved at every round, and across 2 processes; one checksum everywhere.
+TEST(MpiPrograms, CollectivesAmongManyRanksGiveTheirClosedForms) {
+  const ProgramResult one = run_program(MANY_VELA, "--vp 300 --pes 1 4");
+  ASSERT_EQ(one.status, 0) << one.out;
+  EXPECT_THAT(one.out, HasSubstr("collectives among 300 ranks: 4 rounds, 0 wrong")) << one.out;
+  const std::vector<std::string> checksum = lines_starting(one.out, "checksum: ");
+  ASSERT_EQ(checksum.size(), 1u) << one.out;
+  for (const char* layout : {"--vp 300 --pes 2 --lb rotate 4", "--vp 300 --pes 3 --lb greedy 4",
+                             "--vp 300 --pes 2 --vp-map round-robin 4"}) {
+    const ProgramResult r = run_program(MANY_VELA, layout);
+    ASSERT_EQ(r.status, 0) << layout << "\n" << r.out;
+    EXPECT_EQ(lines_starting(r.out, "checksum: "), checksum) << layout << "\n" << r.out;
+  }
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "sanitizer builds keep their own allocator: ranks cannot move between processes";
+#endif
+  const ProgramResult across = run_program(mpirun(2, MANY_VELA, "--vp 300 --lb rotate 4"), "");
+  ASSERT_EQ(across.status, 0) << across.out;
+  EXPECT_EQ(lines_starting(across.out, "checksum: "), checksum) << across.out;
+}
+
 // ---- ranks across processes ----
 
 // Ranks carry their stack, heap, privatized globals, a posted receive and a queued message

@@ -4,12 +4,14 @@
 // vela::rt_rank_seam and sees no other file of src/rt.
 //
 // Invariants: every function here runs on a PE's thread (on_pe() is true) unless it says
-// otherwise; none allocates but queue_behind_waiting (a message from the PE's pool); on_pe() and
-// the thread-local below cost one TLS read.
+// otherwise; none allocates but queue_behind_waiting (a message from the PE's pool) and
+// post_to_pe (a message); on_pe() and the thread-local below cost one TLS read.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
+#include <vector>
 
 #include "vela/rt/element.hpp"
 #include "vela/rt/entry.hpp"
@@ -75,5 +77,21 @@ void queue_behind_waiting(ElementBase& self) {
 // far is charged to `self` before the wait; the nested entry's time is charged with what the
 // caller runs after it (traced, it is an entry of its own).
 bool wait_in_place(ElementBase& self, HandlerId handler);
+
+// PE to PE, for the rank layer's own protocols (its per-PE collectives): `payload` is posted to
+// PE `to` of any process and run there by the handler set with set_layer_handler, on that PE's
+// thread outside any element, ahead of its entry methods (a runtime message). Counted for
+// quiescence like any message; `collection` is the rank layer's (a process that has not made it
+// yet holds the message until it has).
+void post_to_pe(PeId to, CollectionId collection, std::vector<std::byte> payload);
+using LayerHandler = void (*)(std::span<const std::byte> payload);
+// Set once, before any post_to_pe (every process sets the same handler).
+void set_layer_handler(LayerHandler handler);
+// Runs a Kind::layer message's payload through the handler (core/dispatch.cpp).
+void run_layer_message(std::span<const std::byte> payload);
+
+// This PE's number in the whole run, and how many elements of `collection` live on it now.
+PeId pe_id();
+std::uint64_t elements_here(CollectionId collection);
 
 }  // namespace vela::rt::detail

@@ -1,0 +1,347 @@
+// Collectives combined per PE: a barrier, a broadcast or an exact reduction among many ranks
+// costs each rank no message, only a step into its PE's state and, where it waits, one switch
+// out and back in. Each PE counts its ranks' arrivals at the call (combining their vectors as
+// they come); when all of its ranks came, it sends one part to PE 0; when the parts count every
+// member, PE 0 sends every PE whose ranks wait the parts, and that PE combines them and resumes
+// its waiting ranks. 2 messages per PE with ranks, against 2 (n - 1) between ranks for the trees
+// of collectives.cpp.
+//
+// Invariants:
+// - Ranks move between PEs only at migrate(), which every rank reaches after its last call:
+//   a call's PE states are all gone by then (each rank that waits for the call's result holds
+//   its PE's state until the result came; the others leave their part behind them), so the
+//   ranks living on a PE when its first rank enters a call are those that make the call there
+//   (PeCall::expected, the runtime's count of the PE's elements, O(1)).
+// - The state of a call is keyed by (context, call number), which every member numbers alike;
+//   only the members of the whole run in rank order take this path (per_pe::applies), and no two
+//   such communicators share a context (mpi/communicators.cpp).
+// - Reductions taken here are exact (every grouping and order gives the same bits: integer,
+//   logical and bitwise operators) or allowed in any order (Order::arrival): the bits do not
+//   depend on which ranks share a PE.
+// - The states live in World::PeLocal, touched by their PE's thread only (in a rank's fiber or
+//   in the runtime's layer handler); what they allocate comes from the process's heap, not a
+//   rank's (HeapPause).
+// Costs: per rank O(bytes) to combine or copy; per PE with ranks, one message to PE 0 and one
+// back; at PE 0, the parts' bytes (P of them for a reduction) sent to each PE that waits.
+#include "messaging/per_pe.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+#include "fibers/rank.hpp"
+#include "memory/active_heap.hpp"
+#include "vela/rt/rank_seam.hpp"
+
+namespace vela::vp::detail {
+
+// A rank waiting for a call's result, on its own stack.
+struct PeWaiter {
+  RankContext* rank = nullptr;
+  void* out = nullptr;  // where the result goes (nullptr: none)
+  Combine combine;      // a reduction's: combines the PEs' parts
+  bool done = false;
+};
+
+namespace per_pe {
+namespace {
+
+std::atomic<World*> served{nullptr};
+
+enum class What : std::uint8_t { part, result };
+using CallKind = PeCallKind;
+
+// Every message's head. A part (PE -> PE 0) then carries its bytes; a result (PE 0 -> PE) carries
+// `members` parts, each a PartHead and its bytes.
+struct Head {
+  What what = What::part;
+  bool answer = false;    // part: its PE has ranks waiting for the result
+  bool has_data = false;  // part: a broadcast's root gave its bytes on that PE
+  std::uint8_t unused = 0;
+  std::int32_t pe = 0;  // part: the PE that sends it
+  std::uint64_t key = 0;
+  std::uint64_t members = 0;  // part: the members it counts; result: its parts
+  std::uint64_t total = 0;    // part: the call's members
+};
+struct PartHead {
+  std::uint64_t bytes = 0;
+  std::uint64_t has_data = 0;
+};
+
+std::uint64_t key_of(const Members& members, std::uint32_t number) {
+  return (static_cast<std::uint64_t>(members.context) << 32) | number;
+}
+
+PeCalls& calls_of(World& world, int pe) {
+  return world.here[static_cast<std::size_t>(pe)].calls;
+}
+
+[[noreturn]] void corrupt(const char* what) {
+  throw std::logic_error(std::string("vela: a per-PE collective message ") + what);
+}
+
+void append(std::vector<std::byte>& to, const void* data, std::size_t bytes) {
+  const auto* b = static_cast<const std::byte*>(data);
+  to.insert(to.end(), b, b + bytes);
+}
+
+// Marks `w` done and, when its rank is blocked, ready to run on its PE; returns whether it must
+// be resumed.
+bool finish(World& world, PeWaiter& w, int pe) {
+  w.done = true;
+  RankContext& rank = *w.rank;
+  if (rank.state != RankState::blocked) return false;  // the rank that completes the call
+  rank.state = RankState::ready;
+  world.here[static_cast<std::size_t>(pe)].ready.push_back(&rank);
+  return true;
+}
+
+// At a PE whose ranks wait: the result came. Combines the parts (a reduction), gives each waiting
+// rank its bytes and resumes it: the ranks are queued to run after the running rank (inside a
+// fiber: run_on_pe takes them), else through one wake of the first, which runs the others.
+void take_result(World& world, const Head& head, std::span<const std::byte> body) {
+  const int pe = rt::detail::pe_id();
+  PeCalls& calls = calls_of(world, pe);
+  const auto it = calls.calls.find(head.key);
+  if (it == calls.calls.end()) return;
+  const PeCall call = std::move(it->second);
+  calls.calls.erase(it);
+  if (call.waiting.empty()) return;
+  std::vector<std::span<const std::byte>> parts;
+  std::span<const std::byte> data;
+  for (std::uint64_t i = 0; i < head.members; ++i) {
+    PartHead p;
+    if (body.size() < sizeof p) corrupt("is cut short");
+    std::memcpy(&p, body.data(), sizeof p);
+    body = body.subspan(sizeof p);
+    if (body.size() < p.bytes) corrupt("is cut short");
+    parts.push_back(body.first(p.bytes));
+    if (p.has_data != 0) data = parts.back();
+    body = body.subspan(p.bytes);
+  }
+  std::vector<std::byte> combined;
+  if (call.kind == CallKind::reduce && !parts.empty()) {
+    data = parts.front();
+    if (parts.size() > 1) {
+      const Combine& c = call.waiting.front()->combine;
+      combined.assign(parts.front().begin(), parts.front().end());
+      for (std::size_t i = 1; i < parts.size(); ++i) {
+        if (parts[i].size() != combined.size()) corrupt("has parts of different sizes");
+        if (call.count > 0) c.function(parts[i].data(), combined.data(), call.count, c.data);
+      }
+      data = combined;
+    }
+  }
+  RankContext* first = nullptr;
+  for (PeWaiter* w : call.waiting) {
+    if (w->out != nullptr && !data.empty()) std::memcpy(w->out, data.data(), data.size());
+    if (finish(world, *w, pe) && first == nullptr) first = w->rank;
+  }
+  if (first != nullptr && current() == nullptr) {
+    rt::detail::send_entry<&RankElement::wake>(world.ranks.id(),
+                                               static_cast<std::uint64_t>(first->rank), 0);
+  }
+}
+
+// At PE 0: a PE's part. Once the parts count every member, each PE whose ranks wait gets them
+// all, in PE order.
+void take_part(World& world, const Head& head, std::span<const std::byte> bytes) {
+  PeCalls& calls = calls_of(world, rt::detail::pe_id());
+  PeRootCall& root = calls.root[head.key];
+  root.members += head.members;
+  root.parts.push_back(
+      {head.pe, head.answer, head.has_data, std::vector<std::byte>(bytes.begin(), bytes.end())});
+  if (root.members < head.total) return;
+  if (root.members > head.total) corrupt("counts more members than the call has");
+  PeRootCall done = std::move(root);
+  calls.root.erase(head.key);
+  std::sort(done.parts.begin(), done.parts.end(),
+            [](const PeRootCall::Part& a, const PeRootCall::Part& b) { return a.pe < b.pe; });
+  Head result;
+  result.what = What::result;
+  result.key = head.key;
+  result.members = done.parts.size();
+  std::vector<std::byte> message;
+  append(message, &result, sizeof result);
+  for (const PeRootCall::Part& p : done.parts) {
+    const PartHead ph{p.bytes.size(), p.has_data ? 1u : 0u};
+    append(message, &ph, sizeof ph);
+    append(message, p.bytes.data(), p.bytes.size());
+  }
+  const std::span<const std::byte> body = std::span(message).subspan(sizeof result);
+  bool here = false;
+  for (const PeRootCall::Part& p : done.parts) {
+    if (!p.answer) continue;
+    if (p.pe == rt::detail::pe_id()) {
+      here = true;
+    } else {
+      rt::detail::post_to_pe(p.pe, world.ranks.id(), message);
+    }
+  }
+  if (here) take_result(world, result, body);
+}
+
+void on_message(std::span<const std::byte> payload) {
+  World* world = served.load(std::memory_order_acquire);
+  if (world == nullptr) return;  // the run is over
+  Head head;
+  if (payload.size() < sizeof head) corrupt("is cut short");
+  std::memcpy(&head, payload.data(), sizeof head);
+  const HeapPause pause;
+  if (head.what == What::part) {
+    take_part(*world, head, payload.subspan(sizeof head));
+  } else {
+    take_result(*world, head, payload.subspan(sizeof head));
+  }
+}
+
+// Every rank of this PE came: its part goes to PE 0 (taken here when this is PE 0), and the
+// state goes unless ranks wait on it.
+void send_part(World& world, int pe, std::uint64_t key, int total) {
+  PeCalls& calls = calls_of(world, pe);
+  PeCall& call = calls.calls.at(key);
+  Head head;
+  head.what = What::part;
+  head.answer = !call.waiting.empty();
+  head.has_data = call.has_data;
+  head.pe = pe;
+  head.key = key;
+  head.members = call.arrived;
+  head.total = static_cast<std::uint64_t>(total);
+  std::vector<std::byte> bytes = std::move(call.partial);
+  if (!head.answer) calls.calls.erase(key);
+  if (pe == 0) {
+    take_part(world, head, bytes);
+    return;
+  }
+  std::vector<std::byte> message;
+  message.reserve(sizeof head + bytes.size());
+  append(message, &head, sizeof head);
+  append(message, bytes.data(), bytes.size());
+  rt::detail::post_to_pe(0, world.ranks.id(), std::move(message));
+}
+
+// Takes a waiting rank off its call's state when it leaves early (unwound at the end of a
+// failed run).
+class Listed {
+ public:
+  Listed(World& world, int pe, std::uint64_t key, PeWaiter& waiter)
+      : world_(world), pe_(pe), key_(key), waiter_(waiter) {}
+  ~Listed() {
+    if (waiter_.done) return;
+    PeCalls& calls = calls_of(world_, pe_);
+    const auto it = calls.calls.find(key_);
+    if (it == calls.calls.end()) return;
+    std::erase(it->second.waiting, &waiter_);
+  }
+  Listed(const Listed&) = delete;
+  Listed& operator=(const Listed&) = delete;
+
+ private:
+  World& world_;
+  int pe_;
+  std::uint64_t key_;
+  PeWaiter& waiter_;
+};
+
+struct Contribution {
+  CallKind kind = CallKind::barrier;
+  const void* in = nullptr;  // a reduction's vector, or a broadcast's bytes at its root
+  std::size_t bytes = 0;
+  std::size_t count = 0;
+  Combine combine;
+  void* out = nullptr;  // where a waiting rank's result goes
+  bool waits = true;
+};
+
+// The calling rank's step into its PE's state for the call, then, if it waits, its wait.
+void contribute(const Members& members, const Contribution& c, const char* call) {
+  RankContext& rank = current(call);
+  World& world = *rank.world;
+  const std::uint64_t key = key_of(members, (*members.calls)++);
+  const int pe = rank.element->pe();
+  PeWaiter waiter{&rank, c.out, c.combine, false};
+  {
+    const HeapPause pause;
+    PeCalls& calls = calls_of(world, pe);
+    auto [it, fresh] = calls.calls.try_emplace(key);
+    PeCall& state = it->second;
+    if (fresh) {
+      state.expected = rt::detail::elements_here(world.ranks.id());
+      state.kind = c.kind;
+      state.count = c.count;
+    }
+    const auto* in = static_cast<const std::byte*>(c.in);
+    if (c.kind == CallKind::reduce) {
+      if (state.arrived == 0) {
+        state.partial.assign(in, in + c.bytes);
+      } else if (c.count > 0) {
+        c.combine.function(c.in, state.partial.data(), c.count, c.combine.data);
+      }
+    } else if (c.kind == CallKind::bcast && c.in != nullptr) {
+      state.partial.assign(in, in + c.bytes);
+      state.has_data = true;
+    }
+    if (++state.arrived > state.expected) {
+      throw std::logic_error("vela: " + std::string(call) + ": rank " + std::to_string(rank.rank) +
+                             " came to a call whose ranks on its PE had all come");
+    }
+    if (c.waits) state.waiting.push_back(&waiter);
+    if (state.arrived == state.expected) send_part(world, pe, key, members.size);
+  }
+  if (!c.waits) return;
+  const Listed listed(world, pe, key, waiter);
+  while (!waiter.done) block(rank, any_source, any_tag, true, call);
+}
+
+}  // namespace
+
+bool applies(const Members& members, std::size_t bytes, std::size_t limit) {
+  if (members.size <= 64 || bytes > limit || members.ranks != nullptr || members.first != 0 ||
+      members.stride != 1) {
+    return false;
+  }
+  const RankContext* rank = current();
+  return rank != nullptr && !rank->world->here.empty() && members.size == rank->world->size &&
+         members.index == rank->rank;
+}
+
+void barrier(const Members& members, const char* call) {
+  contribute(members, {}, call);
+}
+
+void bcast(const Members& members, void* buffer, std::size_t bytes, int root, const char* call) {
+  Contribution c;
+  c.kind = CallKind::bcast;
+  c.bytes = bytes;
+  if (members.index == root) {
+    c.in = buffer;
+    c.waits = false;
+  } else {
+    c.out = buffer;
+  }
+  contribute(members, c, call);
+}
+
+void reduce(const Members& members, const void* in, void* out, std::size_t count,
+            std::size_t element, Combine combine, int root, bool everyone, const char* call) {
+  Contribution c;
+  c.kind = CallKind::reduce;
+  c.in = in;
+  c.bytes = count * element;
+  c.count = count;
+  c.combine = combine;
+  c.waits = everyone || members.index == root;
+  c.out = c.waits ? out : nullptr;
+  contribute(members, c, call);
+}
+
+void serve(World* world) {
+  served.store(world, std::memory_order_release);
+  if (world != nullptr) rt::detail::set_layer_handler(&on_message);
+}
+
+}  // namespace per_pe
+}  // namespace vela::vp::detail

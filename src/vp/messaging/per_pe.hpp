@@ -1,0 +1,70 @@
+// Collectives combined per PE (per_pe.cpp): each PE's state, kept in World::PeLocal, and the
+// calls that collectives.cpp takes this way.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <unordered_map>
+#include <vector>
+
+#include "vela/vp/vp.hpp"
+
+namespace vela::vp::detail {
+
+struct RankContext;
+struct PeWaiter;
+struct World;
+
+enum class PeCallKind : std::uint8_t { barrier, bcast, reduce };
+
+// One collective call on one PE: its members living there, how many came, what they combined.
+struct PeCall {
+  PeCallKind kind = PeCallKind::barrier;
+  std::uint64_t expected = 0;
+  std::uint64_t arrived = 0;
+  std::size_t count = 0;  // elements of a reduction
+  std::vector<std::byte> partial;
+  bool has_data = false;  // a broadcast's root lives here and gave its bytes
+  std::vector<PeWaiter*> waiting;
+};
+
+// At PE 0: one call's parts from the PEs that have members, until every member is counted.
+struct PeRootCall {
+  std::uint64_t members = 0;
+  struct Part {
+    std::int32_t pe = 0;
+    bool answer = false;    // its PE has members waiting for the result
+    bool has_data = false;  // a broadcast's root gave its bytes there
+    std::vector<std::byte> bytes;
+  };
+  std::vector<Part> parts;
+};
+
+// A PE's calls under way, by (context, call number): only that PE's thread touches them.
+struct PeCalls {
+  std::unordered_map<std::uint64_t, PeCall> calls;
+  std::unordered_map<std::uint64_t, PeRootCall> root;  // at PE 0
+};
+
+namespace per_pe {
+
+// Whether a collective of `bytes` over `members` combines per PE: more than 64 members, the
+// whole run in rank order, on PEs, and at most `limit` bytes.
+bool applies(const Members& members, std::size_t bytes, std::size_t limit);
+inline constexpr std::size_t reduce_limit = std::size_t{64} << 10;
+inline constexpr std::size_t bcast_limit = std::size_t{1} << 20;
+
+void barrier(const Members& members, const char* call);
+void bcast(const Members& members, void* buffer, std::size_t bytes, int root, const char* call);
+// `combine` exact, or any order allowed; `out` read at the root only, or everywhere when
+// `everyone` (an allreduce).
+void reduce(const Members& members, const void* in, void* out, std::size_t count,
+            std::size_t element, Combine combine, int root, bool everyone, const char* call);
+
+// Makes `world` the one whose PEs' states the messages between PEs reach (vp::run, before its
+// ranks start; nullptr after they end), and sets the runtime's layer handler.
+void serve(World* world);
+
+}  // namespace per_pe
+}  // namespace vela::vp::detail
