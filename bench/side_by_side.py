@@ -7,8 +7,12 @@ system's compiler wrapper and run alternately, ROUNDS rounds of every (program, 
                 middle and MPI_Migrate every 10 steps; no balancing and greedy balancing (Vela
                 --lb greedy, AMPI +balancer GreedyLB; Open MPI cannot balance); its own time
                 and checksum;
-- many-ranks:   bench/ampi/many_ranks.c, 10^4 ranks on Vela and AMPI (10^4 Open MPI processes
-                would not fit): barrier + allreduce inside the program (ms), the run's seconds;
+- many-ranks:   bench/ampi/many_ranks.c, 10^4 ranks (--many N) on Vela and AMPI (10^4 Open MPI
+                processes would not fit): barrier + allreduce inside the program (ms), the
+                run's seconds; the ranks share the program's globals (Vela --vp-privatize
+                none, AMPI as built by ampicc);
+- many-ranks private: the same, each rank with globals of its own (Vela's default, AMPI
+                -pieglobals);
 - brams:        the BRAMS proxy's plain-MPI source (apps/brams/model.cpp, -DBRAMS_STANDALONE),
                 32 ranks, without and with greedy balancing; its own time and checksum;
 - lulesh:       LULESH 2.0 (lulesh=DIR: its sources), `-s 15 -i 100`, 8 ranks; the run's
@@ -25,7 +29,7 @@ table of medians (ranges) with Vela's ratios (below 1 is Vela ahead, except for 
 the load average at each round's start; docs/results/ranks.md keeps its figures.
 
     bench/side_by_side.py [--build DIR] [--charm CHARM_BUILD] [--rounds N] [--work DIR]
-                          [--only NAME,...] [lulesh=DIR] [hpcg=DIR]
+                          [--only NAME,...] [--many N] [lulesh=DIR] [hpcg=DIR]
 
 CHARM_BUILD is a Charm++ build directory with AMPI (CHARM/multicore-linux-x86_64 from
 `./build AMPI multicore-linux-x86_64 --with-production` in a Charm++ checkout; Charm++ is not a
@@ -131,6 +135,14 @@ def build_many(s: System, _source: Path | None, dest: Path) -> str:
     return str(dest / "many_ranks")
 
 
+def build_many_private(s: System, _source: Path | None, dest: Path) -> str:
+    """many_ranks.c with each rank's globals its own: AMPI's -pieglobals (Vela's default)."""
+    extra = ["-pieglobals"] if s.name == "AMPI" else []
+    build([s.cc, "-O3", *extra, str(REPO / "bench" / "ampi" / "many_ranks.c"), "-o",
+           "many_ranks"], dest)
+    return str(dest / "many_ranks")
+
+
 def build_brams(s: System, _source: Path | None, dest: Path) -> str:
     brams = REPO / "apps" / "brams"
     build([s.cxx, "-O3", "-std=c++20", "-DBRAMS_STANDALONE", *ampi_flags(s, True),
@@ -231,6 +243,7 @@ class Program:
     balanced: bool = False  # run with the systems' greedy balancing (Open MPI left out)
     systems: tuple[str, ...] = ("Vela", "Open MPI", "AMPI")
     source: str | None = None  # the PROGRAM=DIR argument it needs
+    vela_args: tuple[str, ...] = ()  # given to Vela's runs only
 
 
 STENCIL = ["--mesh", "1536", "--steps", "200", "--sync-every", "10", "--heavy", "6"]
@@ -238,7 +251,10 @@ PROGRAMS = [
     Program("pingpong", build_pingpong, measure_pingpong, 2, []),
     Program("stencil", build_stencil, measure_own_time, 8, STENCIL),
     Program("stencil greedy", build_stencil, measure_own_time, 8, STENCIL, balanced=True),
-    Program("many-ranks", build_many, measure_many, 10_000, ["10"], systems=("Vela", "AMPI")),
+    Program("many-ranks", build_many, measure_many, 10_000, ["10"], systems=("Vela", "AMPI"),
+            vela_args=("--vp-privatize", "none")),
+    Program("many-ranks private", build_many_private, measure_many, 10_000, ["10"],
+            systems=("Vela", "AMPI")),
     Program("brams", build_brams, measure_own_time, 32, []),
     Program("brams greedy", build_brams, measure_own_time, 32, [], balanced=True),
     Program("lulesh", build_lulesh, measure_lulesh, 8, ["-s", "15", "-i", "100"],
@@ -262,11 +278,19 @@ def main() -> None:
     parser.add_argument("--work", type=Path, help="where to build and run (default: a temporary "
                         "directory, removed)")
     parser.add_argument("--only", help="comma-separated program names (default: all)")
+    parser.add_argument("--many", type=int, default=10_000,
+                        help="ranks of many-ranks (default 10^4; 10^5 needs vm.max_map_count "
+                        "above 500000 on both systems)")
     parser.add_argument("sources", nargs="*", metavar="PROGRAM=DIR",
                         help="lulesh=DIR, hpcg=DIR: sources of the fetched programs")
     a = parser.parse_args()
     if a.rounds < 1:
         parser.error(f"--rounds: expected a positive count, got {a.rounds}")
+    if a.many < 2:
+        parser.error(f"--many: expected a rank count of at least 2, got {a.many}")
+    for p in PROGRAMS:
+        if p.name.startswith("many-ranks"):
+            p.ranks = a.many
     if not (a.build / "bin" / "vela-mpicxx").is_file():
         parser.error(f"--build: {a.build}/bin/vela-mpicxx not found")
     if a.charm is not None and not (a.charm / "bin" / "ampicxx").is_file():
@@ -328,7 +352,8 @@ def compare(a: argparse.Namespace, all_systems: list[System], chosen: list[Progr
                 if (p.name, s.name) not in binaries:
                     continue
                 binary, dest = binaries[p.name, s.name]
-                args = [*p.args, *(s.balance if p.balanced else [])]
+                args = [*p.args, *(s.balance if p.balanced else []),
+                        *(p.vela_args if s.name == "Vela" else [])]
                 try:
                     out, seconds, faults = run(s.launch(binary, args, p.ranks), dest)
                     results[p.name, s.name].append(p.measure(out, seconds, faults, dest))

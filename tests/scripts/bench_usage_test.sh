@@ -14,6 +14,7 @@ source "$repo/tests/support/expect.sh"
 
 sbs=("$repo/bench/side_by_side.py" --build "$build")
 expect 2 "--rounds: expected a positive count, got 0" "${sbs[@]}" --rounds 0
+expect 2 "--many: expected a rank count of at least 2, got 1" "${sbs[@]}" --many 1
 expect 2 "--build: $scratch/bin/vela-mpicxx not found" "$repo/bench/side_by_side.py" --build "$scratch"
 expect 2 "--charm: $scratch/bin/ampicxx not found" "${sbs[@]}" --charm "$scratch"
 expect 2 "--only: unknown program 'lammps'" "${sbs[@]}" --only lammps

@@ -37,14 +37,6 @@
 
 namespace vela::vp::detail {
 
-// A rank waiting for a call's result, on its own stack.
-struct PeWaiter {
-  RankContext* rank = nullptr;
-  void* out = nullptr;  // where the result goes (nullptr: none)
-  Combine combine;      // a reduction's: combines the PEs' parts
-  bool done = false;
-};
-
 namespace per_pe {
 namespace {
 
@@ -87,28 +79,16 @@ void append(std::vector<std::byte>& to, const void* data, std::size_t bytes) {
   to.insert(to.end(), b, b + bytes);
 }
 
-// Marks `w` done and, when its rank is blocked, ready to run on its PE; returns whether it must
-// be resumed.
-bool finish(World& world, PeWaiter& w, int pe) {
-  w.done = true;
-  RankContext& rank = *w.rank;
-  if (rank.state != RankState::blocked) return false;  // the rank that completes the call
-  rank.state = RankState::ready;
-  world.here[static_cast<std::size_t>(pe)].ready.push_back(&rank);
-  return true;
-}
-
-// At a PE whose ranks wait: the result came. Combines the parts (a reduction), gives each waiting
-// rank its bytes and resumes it: the ranks are queued to run after the running rank (inside a
-// fiber: run_on_pe takes them), else through one wake of the first, which runs the others.
+// At a PE whose ranks wait: the result came. Combines the parts (a reduction) into the call's
+// state, where each waiting rank takes it when it resumes, and makes them ready: they run after
+// the running rank (inside a fiber: run_on_pe takes them), else through one wake of the first,
+// which runs the others. Only the ranks' contexts are touched here, not their stacks.
 void take_result(World& world, const Head& head, std::span<const std::byte> body) {
   const int pe = rt::detail::pe_id();
   PeCalls& calls = calls_of(world, pe);
   const auto it = calls.calls.find(head.key);
   if (it == calls.calls.end()) return;
-  const PeCall call = std::move(it->second);
-  calls.calls.erase(it);
-  if (call.waiting.empty()) return;
+  PeCall& call = it->second;
   std::vector<std::span<const std::byte>> parts;
   std::span<const std::byte> data;
   for (std::uint64_t i = 0; i < head.members; ++i) {
@@ -121,24 +101,28 @@ void take_result(World& world, const Head& head, std::span<const std::byte> body
     if (p.has_data != 0) data = parts.back();
     body = body.subspan(p.bytes);
   }
-  std::vector<std::byte> combined;
   if (call.kind == CallKind::reduce && !parts.empty()) {
-    data = parts.front();
-    if (parts.size() > 1) {
-      const Combine& c = call.waiting.front()->combine;
-      combined.assign(parts.front().begin(), parts.front().end());
-      for (std::size_t i = 1; i < parts.size(); ++i) {
-        if (parts[i].size() != combined.size()) corrupt("has parts of different sizes");
-        if (call.count > 0) c.function(parts[i].data(), combined.data(), call.count, c.data);
-      }
-      data = combined;
+    call.partial.assign(parts.front().begin(), parts.front().end());
+    for (std::size_t i = 1; i < parts.size(); ++i) {
+      if (parts[i].size() != call.partial.size()) corrupt("has parts of different sizes");
+      if (call.count > 0 && call.has_combine)
+        call.combine.function(parts[i].data(), call.partial.data(), call.count, call.combine.data);
     }
+  } else {
+    call.partial.assign(data.begin(), data.end());
   }
+  call.complete = true;
+  call.readers = call.waiting.size();
   RankContext* first = nullptr;
-  for (PeWaiter* w : call.waiting) {
-    if (w->out != nullptr && !data.empty()) std::memcpy(w->out, data.data(), data.size());
-    if (finish(world, *w, pe) && first == nullptr) first = w->rank;
+  auto& ready = world.here[static_cast<std::size_t>(pe)].ready;
+  for (RankContext* rank : call.waiting) {
+    if (rank->state != RankState::blocked) continue;  // the rank that completes the call
+    rank->state = RankState::ready;
+    ready.push_back(rank);
+    if (first == nullptr) first = rank;
   }
+  call.waiting.clear();
+  if (call.readers == 0) calls.calls.erase(it);
   if (first != nullptr && current() == nullptr) {
     rt::detail::send_entry<&RankElement::wake>(world.ranks.id(),
                                                static_cast<std::uint64_t>(first->rank), 0);
@@ -223,27 +207,47 @@ void send_part(World& world, int pe, std::uint64_t key, int total) {
   rt::detail::post_to_pe(0, world.ranks.id(), std::move(message));
 }
 
-// Takes a waiting rank off its call's state when it leaves early (unwound at the end of a
-// failed run).
-class Listed {
+// A waiting rank's hold on its call's state: it takes the result (`out`, when given) and lets
+// the state go when it is the last; unwound early (the end of a failed run), it leaves the list.
+class Waiting {
  public:
-  Listed(World& world, int pe, std::uint64_t key, PeWaiter& waiter)
-      : world_(world), pe_(pe), key_(key), waiter_(waiter) {}
-  ~Listed() {
-    if (waiter_.done) return;
+  Waiting(World& world, int pe, std::uint64_t key) : world_(world), pe_(pe), key_(key) {}
+  ~Waiting() {
+    if (taken_) return;
     PeCalls& calls = calls_of(world_, pe_);
     const auto it = calls.calls.find(key_);
     if (it == calls.calls.end()) return;
-    std::erase(it->second.waiting, &waiter_);
+    PeCall& call = it->second;
+    if (!call.complete) {
+      std::erase(call.waiting, current());
+    } else if (--call.readers == 0) {
+      calls.calls.erase(it);
+    }
   }
-  Listed(const Listed&) = delete;
-  Listed& operator=(const Listed&) = delete;
+  Waiting(const Waiting&) = delete;
+  Waiting& operator=(const Waiting&) = delete;
+
+  // Whether the result came; then copies it to `out` and lets go.
+  bool take(void* out) {
+    PeCalls& calls = calls_of(world_, pe_);
+    const auto it = calls.calls.find(key_);
+    if (it == calls.calls.end() || !it->second.complete) return false;
+    PeCall& call = it->second;
+    if (out != nullptr && !call.partial.empty())
+      std::memcpy(out, call.partial.data(), call.partial.size());
+    taken_ = true;
+    if (--call.readers == 0) {
+      const HeapPause pause;
+      calls.calls.erase(it);
+    }
+    return true;
+  }
 
  private:
   World& world_;
   int pe_;
   std::uint64_t key_;
-  PeWaiter& waiter_;
+  bool taken_ = false;
 };
 
 struct Contribution {
@@ -262,7 +266,6 @@ void contribute(const Members& members, const Contribution& c, const char* call)
   World& world = *rank.world;
   const std::uint64_t key = key_of(members, (*members.calls)++);
   const int pe = rank.element->pe();
-  PeWaiter waiter{&rank, c.out, c.combine, false};
   {
     const HeapPause pause;
     PeCalls& calls = calls_of(world, pe);
@@ -288,12 +291,24 @@ void contribute(const Members& members, const Contribution& c, const char* call)
       throw std::logic_error("vela: " + std::string(call) + ": rank " + std::to_string(rank.rank) +
                              " came to a call whose ranks on its PE had all come");
     }
-    if (c.waits) state.waiting.push_back(&waiter);
+    if (c.waits) {
+      state.waiting.push_back(&rank);
+      if (!state.has_combine) state.combine = c.combine;
+      state.has_combine = true;
+    }
     if (state.arrived == state.expected) send_part(world, pe, key, members.size);
   }
   if (!c.waits) return;
-  const Listed listed(world, pe, key, waiter);
-  while (!waiter.done) block(rank, any_source, any_tag, true, call);
+  // Blocked until the result came (an arrival for the rank may resume it before: it blocks
+  // again). No wait in place (block()): the result comes as the runtime's message, not the
+  // rank's.
+  Waiting waiting(world, pe, key);
+  while (!waiting.take(c.out)) {
+    rank.waiting_source = any_source;
+    rank.waiting_tag = any_tag;
+    rank.waiting_collective = true;
+    suspend(rank, RankState::blocked, call);
+  }
 }
 
 }  // namespace

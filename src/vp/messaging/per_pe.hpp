@@ -13,20 +13,24 @@
 namespace vela::vp::detail {
 
 struct RankContext;
-struct PeWaiter;
 struct World;
 
 enum class PeCallKind : std::uint8_t { barrier, bcast, reduce };
 
-// One collective call on one PE: its members living there, how many came, what they combined.
+// One collective call on one PE: its members living there, how many came, what they combined;
+// then its result, until every rank that waited for it took it.
 struct PeCall {
   PeCallKind kind = PeCallKind::barrier;
   std::uint64_t expected = 0;
   std::uint64_t arrived = 0;
-  std::size_t count = 0;  // elements of a reduction
-  std::vector<std::byte> partial;
-  bool has_data = false;  // a broadcast's root lives here and gave its bytes
-  std::vector<PeWaiter*> waiting;
+  std::size_t count = 0;           // elements of a reduction
+  std::vector<std::byte> partial;  // this PE's part, then the result
+  bool has_data = false;           // a broadcast's root lives here and gave its bytes
+  bool complete = false;
+  Combine combine;  // a waiting rank's, which combines the PEs' parts (its stack holds `data`)
+  bool has_combine = false;
+  std::vector<RankContext*> waiting;  // ranks blocked until the result comes
+  std::uint64_t readers = 0;          // ranks yet to take the result
 };
 
 // At PE 0: one call's parts from the PEs that have members, until every member is counted.
