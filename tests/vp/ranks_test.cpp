@@ -744,11 +744,11 @@ TEST(Ranks, AReductionsOtherRanksDoNotWaitForTheRoot) {
   }
 }
 
-// Among more than 64 ranks a barrier, a broadcast and an exact reduction combine per PE: no
-// message between ranks (no same-PE hand-off on one PE), no rank leaves a barrier before every
-// rank came (a counter every rank raises before it), each result right, on 1 to 3 PEs with the
-// ranks moved between rounds; a sum of doubles in any order (Order::arrival) of integral
-// values is exact too.
+// Among more than 64 ranks a barrier, a broadcast, an exact reduction, a gather, an allgather
+// and a scatter combine per PE: no message between ranks (no same-PE hand-off on one PE), no rank
+// leaves a barrier before every rank came (a counter every rank raises before it), each result
+// right, on 1 to 3 PEs with the ranks moved between rounds; a sum of doubles in any order
+// (Order::arrival) of integral values is exact too.
 TEST(Ranks, CollectivesAmongManyRanksCombinePerPe) {
   constexpr int n = 200;
   for (const auto& [pes, lb] : {std::pair{1, ""}, std::pair{2, "rotate"}, std::pair{3, "greedy"}}) {
@@ -777,6 +777,26 @@ TEST(Ranks, CollectivesAmongManyRanksCombinePerPe) {
         if (vp::allreduce(static_cast<double>(me), vp::Op::sum, vp::Order::arrival) !=
             static_cast<double>(n) * (n - 1) / 2)
           wrong++;
+        const int two[2] = {me, round - me};
+        std::vector<int> all(2 * n, -1);
+        vp::gather(two, 2, vp::Type::i32, all.data(), root);
+        for (int r = 0; me == root && r < n; ++r) {
+          if (all[2 * static_cast<std::size_t>(r)] != r ||
+              all[2 * static_cast<std::size_t>(r) + 1] != round - r)
+            wrong++;
+        }
+        std::fill(all.begin(), all.end(), -1);
+        vp::allgather(two, 2, vp::Type::i32, all.data());
+        for (int r = 0; r < n; ++r) {
+          if (all[2 * static_cast<std::size_t>(r)] != r) wrong++;
+        }
+        std::vector<int> blocks;
+        if (me == root) {
+          for (int r = 0; r < n; ++r) blocks.insert(blocks.end(), {r, r * round, -r});
+        }
+        int got[3] = {-1, -1, -1};
+        vp::scatter(blocks.data(), 3, vp::Type::i32, got, root);
+        if (got[0] != me || got[1] != me * round || got[2] != -me) wrong++;
         if (round % 2 == 1) vp::migrate();
       }
     });
@@ -788,6 +808,10 @@ TEST(Ranks, CollectivesAmongManyRanksCombinePerPe) {
     for (int i = 0; i < 10; ++i) vp::barrier();
     long long sum = vp::allreduce(1LL, vp::Op::sum);
     vp::bcast(&sum, 1, vp::Type::i64, n - 1);
+    const int me = vp::rank();
+    std::vector<int> all(n);
+    vp::allgather(&me, 1, vp::Type::i32, all.data());
+    vp::scatter(all.data(), 1, vp::Type::i32, &sum, 3);
   });
   EXPECT_EQ(vp::last_run().handoffs, 0u);
 }

@@ -4,9 +4,10 @@
 // group's context. The algorithms work on members 0..n-1 of a group (vp::Members); the whole
 // run is the group of every rank.
 //
-// Among more than 64 members forming the whole run, barriers, broadcasts up to 1 MiB and
-// reductions up to 64 KiB that are exact or in any order combine per PE instead (per_pe.cpp:
-// no message between ranks). Otherwise:
+// Among more than 64 members forming the whole run, barriers, broadcasts up to 1 MiB,
+// reductions up to 64 KiB that are exact or in any order, gathers and scatters of up to 4 MiB
+// in all and allgathers of up to 1 MiB combine per PE instead (per_pe.cpp: no message between
+// ranks). Otherwise:
 // Trees are binomial (log2 n rounds, each member sends and receives O(log n) messages). A
 // deterministic reduction's bits depend on the member count (and for some paths the size),
 // never on placement, PE or process count, or balancing:
@@ -463,8 +464,12 @@ void reduce_scatter(const Members& members, const void* in, void* out,
 void gather(const Members& members, const void* in, std::size_t bytes, void* out, int root,
             const char* call) {
   check_member(call, "root", root, members);
-  const Collective c(members, call);
   const int n = members.size;
+  if (per_pe::applies(members, bytes * static_cast<std::size_t>(n), per_pe::gather_limit)) {
+    per_pe::gather(members, in, bytes, out, root, false, call);
+    return;
+  }
+  const Collective c(members, call);
   if (n <= 64) {
     if (members.index != root) {
       c.put(in, bytes, root);
@@ -511,6 +516,10 @@ void scatter(const Members& members, const void* in, std::size_t bytes, void* ou
     return;
   }
   check_member(call, "root", root, members);
+  if (per_pe::applies(members, bytes * static_cast<std::size_t>(n), per_pe::gather_limit)) {
+    per_pe::scatter(members, in, bytes, out, root, call);
+    return;
+  }
   const Collective c(members, call);
   const int rel = (members.index - root + n) % n;
   int span = 1;  // the subtree's width: the lowest set bit of rel (at the root, all)
@@ -539,6 +548,10 @@ void scatter(const Members& members, const void* in, std::size_t bytes, void* ou
 void allgather(const Members& members, const void* in, std::size_t bytes, void* out,
                const char* call) {
   const int n = members.size;
+  if (per_pe::applies(members, bytes * static_cast<std::size_t>(n), per_pe::allgather_limit)) {
+    per_pe::gather(members, in, bytes, out, 0, true, call);
+    return;
+  }
   if (direct(bytes, n)) {  // every block to every member: n - 1 copies in, n - 1 out
     const Collective c(members, call);
     std::vector<Request> posted = post_blocks(c, out, bytes);

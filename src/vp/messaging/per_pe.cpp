@@ -27,6 +27,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -46,12 +47,15 @@ enum class What : std::uint8_t { part, result };
 using CallKind = PeCallKind;
 
 // Every message's head. A part (PE -> PE 0) then carries its bytes; a result (PE 0 -> PE) carries
-// `members` parts, each a PartHead and its bytes.
+// `members` parts, each a PartHead and its bytes. A gather's part is its ranks' entries (the
+// member's index, 4 bytes, then its block); a scatter's, the indices of its waiting ranks in
+// the order they came, then the root's blocks where the root lives; the result of a scatter,
+// one part: the blocks of the PE's waiting ranks in that order.
 struct Head {
   What what = What::part;
   bool answer = false;    // part: its PE has ranks waiting for the result
-  bool has_data = false;  // part: a broadcast's root gave its bytes on that PE
-  std::uint8_t unused = 0;
+  bool has_data = false;  // part: a broadcast's or a scatter's root gave its bytes on that PE
+  CallKind kind = CallKind::barrier;
   std::int32_t pe = 0;  // part: the PE that sends it
   std::uint64_t key = 0;
   std::uint64_t members = 0;  // part: the members it counts; result: its parts
@@ -101,7 +105,21 @@ void take_result(World& world, const Head& head, std::span<const std::byte> body
     if (p.has_data != 0) data = parts.back();
     body = body.subspan(p.bytes);
   }
-  if (call.kind == CallKind::reduce && !parts.empty()) {
+  if (call.kind == CallKind::gather) {
+    const std::size_t entry = sizeof(std::uint32_t) + call.block;
+    call.partial.assign(call.total * call.block, std::byte{0});
+    for (const auto& part : parts) {
+      if (part.size() % entry != 0) corrupt("has a gather's part of a wrong size");
+      for (std::size_t at = 0; at < part.size(); at += entry) {
+        std::uint32_t index = 0;
+        std::memcpy(&index, part.data() + at, sizeof index);
+        if (index >= call.total) corrupt("names a member beyond the call's");
+        if (call.block > 0)
+          std::memcpy(call.partial.data() + index * call.block, part.data() + at + sizeof index,
+                      call.block);
+      }
+    }
+  } else if (call.kind == CallKind::reduce && !parts.empty()) {
     call.partial.assign(parts.front().begin(), parts.front().end());
     for (std::size_t i = 1; i < parts.size(); ++i) {
       if (parts[i].size() != call.partial.size()) corrupt("has parts of different sizes");
@@ -129,20 +147,67 @@ void take_result(World& world, const Head& head, std::span<const std::byte> body
   }
 }
 
+// The indices a scatter's part lists (its waiting ranks, in the order they came).
+std::span<const std::byte> listed(const PeRootCall::Part& part) {
+  const std::uint64_t waiting = part.members - (part.has_data ? 1 : 0);
+  if (part.bytes.size() < waiting * sizeof(std::uint32_t)) corrupt("is cut short");
+  return std::span(part.bytes).first(waiting * sizeof(std::uint32_t));
+}
+
+// At PE 0, a scatter's parts all in: each PE whose ranks wait gets their blocks, in the order
+// its part listed them.
+void answer_scatter(World& world, const Head& head, const PeRootCall& done) {
+  std::span<const std::byte> blocks;
+  for (const PeRootCall::Part& p : done.parts) {
+    if (p.has_data) blocks = std::span(p.bytes).subspan(listed(p).size());
+  }
+  if (blocks.size() % head.total != 0) corrupt("has a scatter's blocks of a wrong size");
+  const std::size_t block = blocks.size() / head.total;
+  for (const PeRootCall::Part& p : done.parts) {
+    if (!p.answer) continue;
+    const std::span<const std::byte> indices = listed(p);
+    const std::size_t count = indices.size() / sizeof(std::uint32_t);
+    Head result;
+    result.what = What::result;
+    result.key = head.key;
+    result.members = 1;
+    const PartHead ph{count * block, 1};
+    std::vector<std::byte> message;
+    message.reserve(sizeof result + sizeof ph + ph.bytes);
+    append(message, &result, sizeof result);
+    append(message, &ph, sizeof ph);
+    for (std::size_t i = 0; i < count; ++i) {
+      std::uint32_t index = 0;
+      std::memcpy(&index, indices.data() + i * sizeof index, sizeof index);
+      if (index >= head.total) corrupt("names a member beyond the call's");
+      append(message, blocks.data() + index * block, block);
+    }
+    if (p.pe == rt::detail::pe_id()) {
+      take_result(world, result, std::span(message).subspan(sizeof result));
+    } else {
+      rt::detail::post_to_pe(p.pe, world.ranks.id(), std::move(message));
+    }
+  }
+}
+
 // At PE 0: a PE's part. Once the parts count every member, each PE whose ranks wait gets them
 // all, in PE order.
 void take_part(World& world, const Head& head, std::span<const std::byte> bytes) {
   PeCalls& calls = calls_of(world, rt::detail::pe_id());
   PeRootCall& root = calls.root[head.key];
   root.members += head.members;
-  root.parts.push_back(
-      {head.pe, head.answer, head.has_data, std::vector<std::byte>(bytes.begin(), bytes.end())});
+  root.parts.push_back({head.pe, head.answer, head.has_data, head.members,
+                        std::vector<std::byte>(bytes.begin(), bytes.end())});
   if (root.members < head.total) return;
   if (root.members > head.total) corrupt("counts more members than the call has");
   PeRootCall done = std::move(root);
   calls.root.erase(head.key);
   std::sort(done.parts.begin(), done.parts.end(),
             [](const PeRootCall::Part& a, const PeRootCall::Part& b) { return a.pe < b.pe; });
+  if (head.kind == CallKind::scatter) {
+    answer_scatter(world, head, done);
+    return;
+  }
   Head result;
   result.what = What::result;
   result.key = head.key;
@@ -192,9 +257,12 @@ void send_part(World& world, int pe, std::uint64_t key, int total) {
   head.has_data = call.has_data;
   head.pe = pe;
   head.key = key;
+  head.kind = call.kind;
   head.members = call.arrived;
   head.total = static_cast<std::uint64_t>(total);
   std::vector<std::byte> bytes = std::move(call.partial);
+  append(bytes, call.root.data(), call.root.size());
+  call.root = {};
   if (!head.answer) calls.calls.erase(key);
   if (pe == 0) {
     take_part(world, head, bytes);
@@ -227,14 +295,16 @@ class Waiting {
   Waiting(const Waiting&) = delete;
   Waiting& operator=(const Waiting&) = delete;
 
-  // Whether the result came; then copies it to `out` and lets go.
-  bool take(void* out) {
+  // Whether the result came; then copies it to `out` (its bytes from `from` on, `bytes` of
+  // them; all by default) and lets go.
+  bool take(void* out, std::size_t from = 0, std::size_t bytes = SIZE_MAX) {
     PeCalls& calls = calls_of(world_, pe_);
     const auto it = calls.calls.find(key_);
     if (it == calls.calls.end() || !it->second.complete) return false;
     PeCall& call = it->second;
-    if (out != nullptr && !call.partial.empty())
-      std::memcpy(out, call.partial.data(), call.partial.size());
+    if (from > call.partial.size()) corrupt("gives a rank less than its block");
+    bytes = std::min(bytes, call.partial.size() - from);
+    if (out != nullptr && bytes > 0) std::memcpy(out, call.partial.data() + from, bytes);
     taken_ = true;
     if (--call.readers == 0) {
       const HeapPause pause;
@@ -258,6 +328,7 @@ struct Contribution {
   Combine combine;
   void* out = nullptr;  // where a waiting rank's result goes
   bool waits = true;
+  std::size_t block = 0;  // a gather's or a scatter's bytes per member
 };
 
 // The calling rank's step into its PE's state for the call, then, if it waits, its wait.
@@ -266,6 +337,7 @@ void contribute(const Members& members, const Contribution& c, const char* call)
   World& world = *rank.world;
   const std::uint64_t key = key_of(members, (*members.calls)++);
   const int pe = rank.element->pe();
+  std::size_t position = 0;  // a scatter's: among the PE's waiting ranks
   {
     const HeapPause pause;
     PeCalls& calls = calls_of(world, pe);
@@ -275,9 +347,23 @@ void contribute(const Members& members, const Contribution& c, const char* call)
       state.expected = rt::detail::elements_here(world.ranks.id());
       state.kind = c.kind;
       state.count = c.count;
+      state.block = c.block;
+      state.total = static_cast<std::uint64_t>(members.size);
     }
     const auto* in = static_cast<const std::byte*>(c.in);
-    if (c.kind == CallKind::reduce) {
+    const auto index = static_cast<std::uint32_t>(members.index);
+    if (c.kind == CallKind::gather) {
+      append(state.partial, &index, sizeof index);
+      append(state.partial, c.in, c.block);
+    } else if (c.kind == CallKind::scatter) {
+      if (!c.waits) {  // the root
+        state.root.assign(in, in + c.block * state.total);
+        state.has_data = true;
+      } else {
+        position = state.waiting.size();
+        append(state.partial, &index, sizeof index);
+      }
+    } else if (c.kind == CallKind::reduce) {
       if (state.arrived == 0) {
         state.partial.assign(in, in + c.bytes);
       } else if (c.count > 0) {
@@ -303,7 +389,8 @@ void contribute(const Members& members, const Contribution& c, const char* call)
   // again). No wait in place (block()): the result comes as the runtime's message, not the
   // rank's.
   Waiting waiting(world, pe, key);
-  while (!waiting.take(c.out)) {
+  const bool sliced = c.kind == CallKind::scatter;
+  while (!waiting.take(c.out, sliced ? position * c.block : 0, sliced ? c.block : SIZE_MAX)) {
     rank.waiting_source = any_source;
     rank.waiting_tag = any_tag;
     rank.waiting_collective = true;
@@ -350,6 +437,34 @@ void reduce(const Members& members, const void* in, void* out, std::size_t count
   c.combine = combine;
   c.waits = everyone || members.index == root;
   c.out = c.waits ? out : nullptr;
+  contribute(members, c, call);
+}
+
+void gather(const Members& members, const void* in, std::size_t bytes, void* out, int root,
+            bool everyone, const char* call) {
+  Contribution c;
+  c.kind = CallKind::gather;
+  c.in = in;
+  c.block = bytes;
+  c.waits = everyone || members.index == root;
+  c.out = c.waits ? out : nullptr;
+  contribute(members, c, call);
+}
+
+void scatter(const Members& members, const void* in, std::size_t bytes, void* out, int root,
+             const char* call) {
+  Contribution c;
+  c.kind = CallKind::scatter;
+  c.block = bytes;
+  if (members.index == root) {
+    c.in = in;
+    c.waits = false;
+    if (bytes > 0)
+      std::memmove(out, static_cast<const std::byte*>(in) + static_cast<std::size_t>(root) * bytes,
+                   bytes);
+  } else {
+    c.out = out;
+  }
   contribute(members, c, call);
 }
 

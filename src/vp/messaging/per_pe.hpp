@@ -15,7 +15,7 @@ namespace vela::vp::detail {
 struct RankContext;
 struct World;
 
-enum class PeCallKind : std::uint8_t { barrier, bcast, reduce };
+enum class PeCallKind : std::uint8_t { barrier, bcast, reduce, gather, scatter };
 
 // One collective call on one PE: its members living there, how many came, what they combined;
 // then its result, until every rank that waited for it took it.
@@ -24,7 +24,10 @@ struct PeCall {
   std::uint64_t expected = 0;
   std::uint64_t arrived = 0;
   std::size_t count = 0;           // elements of a reduction
+  std::size_t block = 0;           // bytes per member of a gather or a scatter
+  std::uint64_t total = 0;         // the call's members
   std::vector<std::byte> partial;  // this PE's part, then the result
+  std::vector<std::byte> root;     // a scatter's blocks, given by its root living here
   bool has_data = false;           // a broadcast's root lives here and gave its bytes
   bool complete = false;
   Combine combine;  // a waiting rank's, which combines the PEs' parts (its stack holds `data`)
@@ -39,7 +42,8 @@ struct PeRootCall {
   struct Part {
     std::int32_t pe = 0;
     bool answer = false;    // its PE has members waiting for the result
-    bool has_data = false;  // a broadcast's root gave its bytes there
+    bool has_data = false;  // a broadcast's or a scatter's root gave its bytes there
+    std::uint64_t members = 0;
     std::vector<std::byte> bytes;
   };
   std::vector<Part> parts;
@@ -58,6 +62,9 @@ namespace per_pe {
 bool applies(const Members& members, std::size_t bytes, std::size_t limit);
 inline constexpr std::size_t reduce_limit = std::size_t{64} << 10;
 inline constexpr std::size_t bcast_limit = std::size_t{1} << 20;
+// Of the whole array (members times the block): each member of an allgather copies it.
+inline constexpr std::size_t gather_limit = std::size_t{4} << 20;
+inline constexpr std::size_t allgather_limit = std::size_t{1} << 20;
 
 void barrier(const Members& members, const char* call);
 void bcast(const Members& members, void* buffer, std::size_t bytes, int root, const char* call);
@@ -65,6 +72,13 @@ void bcast(const Members& members, void* buffer, std::size_t bytes, int root, co
 // `everyone` (an allreduce).
 void reduce(const Members& members, const void* in, void* out, std::size_t count,
             std::size_t element, Combine combine, int root, bool everyone, const char* call);
+// Blocks of `bytes` per member, in member order at `out` (the root's, or everyone's when
+// `everyone`: an allgather).
+void gather(const Members& members, const void* in, std::size_t bytes, void* out, int root,
+            bool everyone, const char* call);
+// The root's blocks of `bytes` per member (member order, at `in`), member i's to its `out`.
+void scatter(const Members& members, const void* in, std::size_t bytes, void* out, int root,
+             const char* call);
 
 // Makes `world` the one whose PEs' states the messages between PEs reach (vp::run, before its
 // ranks start; nullptr after they end), and sets the runtime's layer handler.

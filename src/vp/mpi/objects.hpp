@@ -104,11 +104,14 @@ struct Info {
   std::vector<std::pair<std::string, std::string>> entries;  // in insertion order
 };
 
-// Objects of one kind, by index. Freed places are reused last-freed first.
+// Objects of one kind, by index. Freed places are reused last-freed first. The table grows and
+// keeps its list of freed places in the rank's heap whatever the caller's heap (an MPI call runs
+// with the process's): a place freed before the rank moves to another process is reused there.
 template <class T>
 class Table {
  public:
   int add(T value) {
+    const vp::detail::RankHeapScope heap;
     if (!free_.empty()) {
       const int index = free_.back();
       free_.pop_back();
@@ -123,6 +126,7 @@ class Table {
     return items_[static_cast<std::size_t>(index)].get();
   }
   void remove(int index) {
+    const vp::detail::RankHeapScope heap;
     items_[static_cast<std::size_t>(index)].reset();
     free_.push_back(index);
   }

@@ -4,7 +4,9 @@
  * root that changes every round, MPI_Allreduce of ints and long longs under every integer
  * operator, MPI_Reduce to a changing root (the other ranks do not wait for it: each reports to
  * the root after its call, and the root takes every report before making its own), the same on
- * a duplicate of MPI_COMM_WORLD, and an MPI_Allreduce of doubles between them. MPI_Migrate
+ * a duplicate of MPI_COMM_WORLD, MPI_Gather, MPI_Scatter and MPI_Allgather from and to that
+ * root, MPI_Comm_split into three colours with keys reversing the ranks' order (each part's
+ * ranks, size and sum checked), and an MPI_Allreduce of doubles. MPI_Migrate
  * after every round. Prints one line per rank with a problem, then rank 0 prints
  * "collectives among N ranks: R rounds, W wrong" and a checksum of every result.
  *   many [ROUNDS]      (default 4) */
@@ -114,6 +116,39 @@ static void round_on(Tally* t, MPI_Comm comm, int round) {
   }
   MPI_Bcast(&total, 1, MPI_LONG_LONG, root, comm);
   mix(t, (unsigned long long)total);
+
+  int pair[2] = {me, round * me}, *pairs = malloc(sizeof(int) * 2 * (size_t)n);
+  for (int i = 0; i < 2 * n; ++i) pairs[i] = -1;
+  MPI_Gather(pair, 2, MPI_INT, pairs, 2, MPI_INT, root, comm);
+  int gathered = 1;
+  for (int r = 0; me == root && r < n; ++r)
+    gathered = gathered && pairs[2 * r] == r && pairs[2 * r + 1] == round * r;
+  check(t, gathered, me, round, "MPI_Gather");
+  for (int i = 0; i < 2 * n; ++i) pairs[i] = me == root ? i * 3 + round : -1;
+  int two[2] = {-1, -1};
+  MPI_Scatter(pairs, 2, MPI_INT, two, 2, MPI_INT, root, comm);
+  check(t, two[0] == 6 * me + round && two[1] == 6 * me + 3 + round, me, round, "MPI_Scatter");
+  MPI_Allgather(pair, 2, MPI_INT, pairs, 2, MPI_INT, comm);
+  int everywhere = 1;
+  for (int r = 0; r < n; ++r)
+    everywhere = everywhere && pairs[2 * r] == r && pairs[2 * r + 1] == round * r;
+  check(t, everywhere, me, round, "MPI_Allgather");
+  free(pairs);
+
+  /* Three colours, keys reversing the order: rank r of colour c is r's place from the top. */
+  MPI_Comm part;
+  MPI_Comm_split(comm, me % 3, -me, &part);
+  int part_rank = -1, part_size = -1, part_sum = -1;
+  MPI_Comm_rank(part, &part_rank);
+  MPI_Comm_size(part, &part_size);
+  MPI_Allreduce(&me, &part_sum, 1, MPI_INT, MPI_SUM, part);
+  const int colour_size = (n - me % 3 + 2) / 3;
+  int expected_sum = 0;
+  for (int r = me % 3; r < n; r += 3) expected_sum += r;
+  check(t, part_size == colour_size && part_rank == (n - 1 - me) / 3 && part_sum == expected_sum,
+        me, round, "MPI_Comm_split");
+  mix(t, (unsigned long long)part_sum);
+  MPI_Comm_free(&part);
 
   /* Doubles take the rank-ordered tree, between the per-PE calls. */
   double x = 0.5 * me, xs = 0.0;
