@@ -718,6 +718,48 @@ TEST(Ranks, ReductionsAmongFewRanksFoldInRankOrder) {
   EXPECT_EQ(allreduce_bits.size(), 1u);
 }
 
+// Among more than 64 ranks a floating-point reduction is gathered per PE and folded in rank
+// order where its result is wanted: the bits of ((x0 + x1) + x2) + ..., which each order of the
+// additions would change, for a reduce to a root and an allreduce on every rank, on 1 to 3 PEs
+// with the ranks moved between the calls.
+TEST(Ranks, ReductionsAmongManyRanksFoldInRankOrder) {
+  constexpr int ranks = 150;
+  const auto term = [](int rank, int i) {
+    return std::pow(10.0, static_cast<double>((rank * 7 + i) % 17) - 8.0) *
+               (rank % 2 == 0 ? 1 : -1) +
+           1.0 / static_cast<double>(rank + 3 + i);
+  };
+  const auto folded = [&](int i) {
+    double acc = term(0, i);
+    for (int r = 1; r < ranks; ++r) acc += term(r, i);
+    return acc;
+  };
+  for (const auto& [pes, lb] : {std::pair{1, ""}, std::pair{2, "rotate"}, std::pair{3, "greedy"}}) {
+    std::atomic<int> wrong{0};
+    run({ranks, pes, lb, "round-robin"}, [&] {
+      const int me = vp::rank();
+      const double in[3] = {term(me, 0), term(me, 1), term(me, 2)};
+      double out[3] = {0, 0, 0};
+      vp::migrate();
+      vp::reduce(in, out, 3, vp::Type::f64, vp::Op::sum, 77);
+      for (int i = 0; me == 77 && i < 3; ++i) {
+        if (std::bit_cast<std::uint64_t>(out[i]) != std::bit_cast<std::uint64_t>(folded(i)))
+          wrong++;
+      }
+      vp::migrate();
+      vp::allreduce(in, out, 3, vp::Type::f64, vp::Op::sum);
+      for (int i = 0; i < 3; ++i) {
+        if (std::bit_cast<std::uint64_t>(out[i]) != std::bit_cast<std::uint64_t>(folded(i)))
+          wrong++;
+      }
+      double largest = term(0, 5);
+      for (int r = 1; r < ranks; ++r) largest = std::max(largest, term(r, 5));
+      if (vp::allreduce(term(me, 5), vp::Op::max) != largest) wrong++;
+    });
+    EXPECT_EQ(wrong.load(), 0) << pes << " PEs, " << lb;
+  }
+}
+
 // The ranks other than the root send their part of a reduction and go on: here every one of
 // them reports to the root after its MPI_Reduce-like call, and the root takes all the reports
 // before it makes the call itself (an exchange by blocks, where every rank folds a block, would

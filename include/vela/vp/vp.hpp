@@ -409,6 +409,9 @@ struct Combine {
   // bitwise operators): a reduction among many members may then combine the members of each PE
   // as they come, whatever the placement (src/vp/messaging/per_pe.cpp).
   bool exact = false;
+  // Whether the operator is the library's own, no program code: it may then run outside the
+  // rank that gave it (on its PE, combining what other ranks sent).
+  bool predefined = false;
 };
 
 // The primitives of a layer's own collective algorithms: one collective call on `members`, its

@@ -5,9 +5,11 @@
 // run is the group of every rank.
 //
 // Among more than 64 members forming the whole run, barriers, broadcasts up to 1 MiB,
-// reductions up to 64 KiB that are exact or in any order, gathers and scatters of up to 4 MiB
-// in all and allgathers of up to 1 MiB combine per PE instead (per_pe.cpp: no message between
-// ranks). Otherwise:
+// reductions by a predefined operator up to 64 KiB that are exact or in any order, gathers and
+// scatters of up to 4 MiB in all and allgathers of up to 1 MiB combine per PE instead
+// (per_pe.cpp: no message between ranks); the other reductions by a predefined operator whose
+// vectors take at most 1 MiB in all are gathered per PE and folded in member order where their
+// result is wanted, ((x0 op x1) op x2) ..., the bits of a fold at a root. Otherwise:
 // Trees are binomial (log2 n rounds, each member sends and receives O(log n) messages). A
 // deterministic reduction's bits depend on the member count (and for some paths the size),
 // never on placement, PE or process count, or balancing:
@@ -277,9 +279,14 @@ void reduce_to(const Members& members, const void* in, void* out, std::size_t co
                const char* call) {
   if (!everyone) check_member(call, "root", root, members);
   const std::size_t bytes = count * element;
-  if ((combine.exact || order == Order::arrival) &&
+  if ((combine.exact || order == Order::arrival) && combine.predefined &&
       per_pe::applies(members, bytes, per_pe::reduce_limit)) {
     per_pe::reduce(members, in, out, count, element, combine, root, everyone, call);
+    return;
+  }
+  if (combine.predefined && per_pe::applies(members, bytes * static_cast<std::size_t>(members.size),
+                                            per_pe::allgather_limit)) {
+    per_pe::fold(members, in, out, count, element, combine, root, everyone, call);
     return;
   }
   const Collective c(members, call);
@@ -645,8 +652,8 @@ void reduce_typed(const char* call, const void* in, void* out, std::size_t count
   const bool floating = type == Type::f32 || type == Type::f64 || type == Type::f128;
   const bool symmetric = !pairs && (!floating || op == Op::sum || op == Op::prod);
   const bool exact = !pairs && !floating;
-  reduce_to(m, in, out, count, size_of(type), {&combine_typed, &t, true, symmetric, exact}, root,
-            order, everyone_gets, call);
+  reduce_to(m, in, out, count, size_of(type), {&combine_typed, &t, true, symmetric, exact, true},
+            root, order, everyone_gets, call);
 }
 
 }  // namespace

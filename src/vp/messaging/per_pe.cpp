@@ -105,7 +105,7 @@ void take_result(World& world, const Head& head, std::span<const std::byte> body
     if (p.has_data != 0) data = parts.back();
     body = body.subspan(p.bytes);
   }
-  if (call.kind == CallKind::gather) {
+  if (call.kind == CallKind::gather || call.kind == CallKind::fold) {
     const std::size_t entry = sizeof(std::uint32_t) + call.block;
     call.partial.assign(call.total * call.block, std::byte{0});
     for (const auto& part : parts) {
@@ -118,6 +118,16 @@ void take_result(World& world, const Head& head, std::span<const std::byte> body
           std::memcpy(call.partial.data() + index * call.block, part.data() + at + sizeof index,
                       call.block);
       }
+    }
+    if (call.kind == CallKind::fold && call.total > 0) {
+      // Block i becomes block i - 1 op block i: the last holds the fold in member order.
+      for (std::uint64_t i = 1; i < call.total && call.count > 0 && call.has_combine; ++i) {
+        call.combine.function(call.partial.data() + (i - 1) * call.block,
+                              call.partial.data() + i * call.block, call.count, call.combine.data);
+      }
+      call.partial.erase(
+          call.partial.begin(),
+          call.partial.begin() + static_cast<std::ptrdiff_t>((call.total - 1) * call.block));
     }
   } else if (call.kind == CallKind::reduce && !parts.empty()) {
     call.partial.assign(parts.front().begin(), parts.front().end());
@@ -352,7 +362,7 @@ void contribute(const Members& members, const Contribution& c, const char* call)
     }
     const auto* in = static_cast<const std::byte*>(c.in);
     const auto index = static_cast<std::uint32_t>(members.index);
-    if (c.kind == CallKind::gather) {
+    if (c.kind == CallKind::gather || c.kind == CallKind::fold) {
       append(state.partial, &index, sizeof index);
       append(state.partial, c.in, c.block);
     } else if (c.kind == CallKind::scatter) {
@@ -433,6 +443,19 @@ void reduce(const Members& members, const void* in, void* out, std::size_t count
   c.kind = CallKind::reduce;
   c.in = in;
   c.bytes = count * element;
+  c.count = count;
+  c.combine = combine;
+  c.waits = everyone || members.index == root;
+  c.out = c.waits ? out : nullptr;
+  contribute(members, c, call);
+}
+
+void fold(const Members& members, const void* in, void* out, std::size_t count, std::size_t element,
+          Combine combine, int root, bool everyone, const char* call) {
+  Contribution c;
+  c.kind = CallKind::fold;
+  c.in = in;
+  c.block = count * element;
   c.count = count;
   c.combine = combine;
   c.waits = everyone || members.index == root;

@@ -31,7 +31,9 @@ struct Operation {
   // a bit (vp::Combine::exact).
   bool exact = false;
 
-  vp::Combine combine() const { return {function, this, splittable, symmetric, exact}; }
+  vp::Combine combine() const {
+    return {function, this, splittable, symmetric, exact, user == nullptr};
+  }
 };
 
 // Indices of MPI_REPLACE and MPI_NO_OP among the predefined operators (MPI_Accumulate's only).
