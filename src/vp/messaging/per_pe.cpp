@@ -437,12 +437,16 @@ void bcast(const Members& members, void* buffer, std::size_t bytes, int root, co
   contribute(members, c, call);
 }
 
-void reduce(const Members& members, const void* in, void* out, std::size_t count,
-            std::size_t element, Combine combine, int root, bool everyone, const char* call) {
+namespace {
+
+// A reduction's step: `kind` reduce (combined per PE) or fold (gathered, folded in member order).
+void reduction(CallKind kind, const Members& members, const void* in, void* out, std::size_t count,
+               std::size_t element, Combine combine, int root, bool everyone, const char* call) {
   Contribution c;
-  c.kind = CallKind::reduce;
+  c.kind = kind;
   c.in = in;
   c.bytes = count * element;
+  c.block = kind == CallKind::fold ? c.bytes : 0;
   c.count = count;
   c.combine = combine;
   c.waits = everyone || members.index == root;
@@ -450,17 +454,16 @@ void reduce(const Members& members, const void* in, void* out, std::size_t count
   contribute(members, c, call);
 }
 
+}  // namespace
+
+void reduce(const Members& members, const void* in, void* out, std::size_t count,
+            std::size_t element, Combine combine, int root, bool everyone, const char* call) {
+  reduction(CallKind::reduce, members, in, out, count, element, combine, root, everyone, call);
+}
+
 void fold(const Members& members, const void* in, void* out, std::size_t count, std::size_t element,
           Combine combine, int root, bool everyone, const char* call) {
-  Contribution c;
-  c.kind = CallKind::fold;
-  c.in = in;
-  c.block = count * element;
-  c.count = count;
-  c.combine = combine;
-  c.waits = everyone || members.index == root;
-  c.out = c.waits ? out : nullptr;
-  contribute(members, c, call);
+  reduction(CallKind::fold, members, in, out, count, element, combine, root, everyone, call);
 }
 
 void gather(const Members& members, const void* in, std::size_t bytes, void* out, int root,

@@ -221,29 +221,6 @@ Function pair_op(const Datatype& type, int op) {
   }
 }
 
-// The function of predefined operator `op` on `type`, or nullptr where it does not apply.
-// Whether `a op b` has the bits of `b op a`: every operator on integers and logicals; sums and
-// products of floating-point numbers (IEEE operations commute; only which of two NaNs' payloads
-// survives may differ); sums of complex numbers. Not the maxima and minima of floating-point
-// numbers (the sign of a zero, a NaN) nor the pairs' location operators (not needed).
-bool symmetric(const Datatype& type, int op) {
-  switch (type.reducible) {
-    case Reducible::signed_integer:
-    case Reducible::character:
-    case Reducible::unsigned_integer:
-    case Reducible::logical:
-      return true;
-    case Reducible::floating:
-    case Reducible::quad:
-      return op == sum || op == prod;
-    case Reducible::complex:
-    case Reducible::quad_complex:
-      return op == sum;
-    default:
-      return false;
-  }
-}
-
 // Whether any grouping and order of `a op b op c ...` gives the same bits: every operator on
 // integers and logicals (sums and products wrap around), none on floating-point numbers.
 bool exact(const Datatype& type) {
@@ -258,6 +235,25 @@ bool exact(const Datatype& type) {
   }
 }
 
+// Whether `a op b` has the bits of `b op a`: every exact operator; sums and products of
+// floating-point numbers (IEEE operations commute; only which of two NaNs' payloads survives may
+// differ); sums of complex numbers. Not the maxima and minima of floating-point numbers (the
+// sign of a zero, a NaN) nor the pairs' location operators (not needed).
+bool symmetric(const Datatype& type, int op) {
+  if (exact(type)) return true;
+  switch (type.reducible) {
+    case Reducible::floating:
+    case Reducible::quad:
+      return op == sum || op == prod;
+    case Reducible::complex:
+    case Reducible::quad_complex:
+      return op == sum;
+    default:
+      return false;
+  }
+}
+
+// The function of predefined operator `op` on `type`, or nullptr where it does not apply.
 Function predefined(const Datatype& type, int op) {
   switch (type.reducible) {
     case Reducible::signed_integer:
