@@ -82,12 +82,15 @@ Block allocate(std::uint64_t& state, int k) {
   return b;
 }
 
-// Where the 1 GiB blocks go, so that the compiler cannot elide their allocation.
-void* volatile sink = nullptr;
+// Shows the compiler that `p` is used, so that it cannot elide a 1 GiB block's allocation (no
+// global to store it in: the ranks share the program's globals in builds without images).
+void keep(void* p) {
+  asm volatile("" : : "r"(p) : "memory");
+}
 
 const char* one_gib_malloc() {
   void* p = std::malloc(std::size_t{1} << 30);
-  sink = p;
+  keep(p);
   if (p == nullptr) return "nullptr";
   static_cast<unsigned char*>(p)[0] = 1;
   static_cast<unsigned char*>(p)[(std::size_t{1} << 30) - 1] = 1;
@@ -98,7 +101,7 @@ const char* one_gib_malloc() {
 const char* one_gib_new() {
   try {
     auto* p = new unsigned char[std::size_t{1} << 30];
-    sink = p;
+    keep(p);
     p[0] = 1;
     delete[] p;
     return "given";
