@@ -1,28 +1,32 @@
-// Collectives combined per PE: a barrier, a broadcast or an exact reduction among many ranks
-// costs each rank no message, only a step into its PE's state and, where it waits, one switch
-// out and back in. Each PE counts its ranks' arrivals at the call (combining their vectors as
-// they come); when all of its ranks came, it sends one part to PE 0; when the parts count every
-// member, PE 0 sends every PE whose ranks wait the parts, and that PE combines them and resumes
-// its waiting ranks. 2 messages per PE with ranks, against 2 (n - 1) between ranks for the trees
-// of collectives.cpp.
+// Collectives combined per PE: a barrier, a broadcast, a reduction, a gather, a scatter or an
+// allgather among many ranks costs each rank no message, only a step into its PE's state and,
+// where it waits, one switch out and back in. Each PE counts its ranks' arrivals at the call
+// (combining their vectors as they come, or collecting their blocks); when all of its ranks
+// came, it sends one part to PE 0; when the parts count every member, PE 0 sends every PE whose
+// ranks wait the parts (a scatter: just their blocks), and that PE combines them and resumes its
+// waiting ranks, each of which copies its result from the PE's state. 2 messages per PE with
+// ranks, against 2 (n - 1) between ranks for the trees of collectives.cpp.
 //
 // Invariants:
 // - Ranks move between PEs only at migrate(), which every rank reaches after its last call:
 //   a call's PE states are all gone by then (each rank that waits for the call's result holds
-//   its PE's state until the result came; the others leave their part behind them), so the
+//   its PE's state until it took the result; the others leave their part behind them), so the
 //   ranks living on a PE when its first rank enters a call are those that make the call there
 //   (PeCall::expected, the runtime's count of the PE's elements, O(1)).
 // - The state of a call is keyed by (context, call number), which every member numbers alike;
 //   only the members of the whole run in rank order take this path (per_pe::applies), and no two
-//   such communicators share a context (mpi/communicators.cpp).
-// - Reductions taken here are exact (every grouping and order gives the same bits: integer,
-//   logical and bitwise operators) or allowed in any order (Order::arrival): the bits do not
-//   depend on which ranks share a PE.
+//   such communicators share a context (mpi/communicators.cpp). Every member takes the same path
+//   (the choice depends on the call's arguments that MPI requires alike everywhere).
+// - Reductions combined per PE are exact (every grouping and order gives the same bits: integer,
+//   logical and bitwise operators) or allowed in any order (Order::arrival); the others (fold)
+//   are gathered and folded in member order where their result is wanted: the bits never depend
+//   on which ranks share a PE. Only predefined operators run here (outside the ranks).
 // - The states live in World::PeLocal, touched by their PE's thread only (in a rank's fiber or
 //   in the runtime's layer handler); what they allocate comes from the process's heap, not a
 //   rank's (HeapPause).
 // Costs: per rank O(bytes) to combine or copy; per PE with ranks, one message to PE 0 and one
-// back; at PE 0, the parts' bytes (P of them for a reduction) sent to each PE that waits.
+// back; at PE 0, the parts' bytes (P of them for a reduction, n blocks for a gather or a fold)
+// sent to each PE that waits.
 #include "messaging/per_pe.hpp"
 
 #include <algorithm>
