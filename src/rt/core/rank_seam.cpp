@@ -1,5 +1,6 @@
 // The runtime's side of the rank seam (vela/rt/rank_seam.hpp): what a rank may ask of its PE,
-// answered from the PE's and the run's state. Each call is a few loads and no allocation.
+// answered from the PE's and the run's state. Each call is a few loads and no allocation, but
+// those that post a message (queue_behind_waiting, post_to_pe).
 #include "vela/rt/rank_seam.hpp"
 
 #include <atomic>

@@ -85,7 +85,7 @@ bool wait_in_place(ElementBase& self, HandlerId handler);
 // yet holds the message until it has).
 void post_to_pe(PeId to, CollectionId collection, std::vector<std::byte> payload);
 using LayerHandler = void (*)(std::span<const std::byte> payload);
-// Set once, before any post_to_pe (every process sets the same handler).
+// Set before any post_to_pe; a later call replaces it (every process sets the same handler).
 void set_layer_handler(LayerHandler handler);
 // Runs a Kind::layer message's payload through the handler (core/dispatch.cpp).
 void run_layer_message(std::span<const std::byte> payload);
