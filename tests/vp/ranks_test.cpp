@@ -858,6 +858,56 @@ TEST(Ranks, CollectivesAmongManyRanksCombinePerPe) {
   EXPECT_EQ(vp::last_run().handoffs, 0u);
 }
 
+// Two groups of more than 64 ranks sharing one context (the even and the odd ranks, as two
+// halves of a split would) combine per PE apart: no rank of a group leaves its barrier before
+// every rank of that group came, each group's sum is its own, on 1 to 3 PEs with moves; on one
+// PE nothing is handed from rank to rank.
+TEST(Ranks, GroupsSharingAContextCombinePerPeApart) {
+  constexpr int n = 260;
+  for (const auto& [pes, lb] : {std::pair{1, ""}, std::pair{2, "rotate"}, std::pair{3, "greedy"}}) {
+    std::atomic<int> came[2] = {0, 0};
+    std::atomic<int> wrong{0};
+    run({n, pes, lb, "round-robin"}, [&] {
+      const int me = vp::rank();
+      const int half = me % 2;
+      std::uint32_t calls = 0;
+      vp::Members group;
+      group.context = 4242;
+      group.size = n / 2;
+      group.index = me / 2;
+      group.first = half;
+      group.stride = 2;
+      group.calls = &calls;
+      const vela::vp::Combine add{[](const void* in, void* inout, std::size_t count, const void*) {
+                                    for (std::size_t i = 0; i < count; ++i)
+                                      static_cast<long long*>(inout)[i] +=
+                                          static_cast<const long long*>(in)[i];
+                                  },
+                                  nullptr,
+                                  true,
+                                  true,
+                                  true,
+                                  true};
+      for (int round = 0; round < 4; ++round) {
+        came[half]++;
+        vp::group::barrier(group, "barrier");
+        if (came[half].load() < n / 2 * (round + 1)) wrong++;
+        const long long mine = me;
+        long long sum = -1;
+        vp::group::allreduce(group, &mine, &sum, 1, sizeof mine, add, "allreduce");
+        long long expected = 0;
+        for (int r = half; r < n; r += 2) expected += r;
+        if (sum != expected) wrong++;
+        if (round % 2 == 1) vp::migrate();
+      }
+    });
+    EXPECT_EQ(wrong.load(), 0) << pes << " PEs, " << lb;
+    if (pes == 1) {
+      EXPECT_EQ(vp::last_run().handoffs, 0u);
+    }
+  }
+}
+
 // A scatter among more than 64 ranks goes down a tree: every rank gets its own block, from a
 // root in the middle, on 1 and 2 PEs.
 TEST(Ranks, ScatterAmongManyRanksGivesEachItsBlock) {

@@ -456,7 +456,7 @@ namespace group {
 // Reductions fold in member order, or combine along a tree fixed by the member count and the
 // size, the lower members the left operand: the same bits for any placement, PE count and
 // balancer (which path a call takes: src/vp/messaging/collectives.cpp). Among more than 64
-// members forming the whole run, barriers, broadcasts, reductions, gathers, scatters and
+// members, barriers, broadcasts, reductions, gathers, scatters and
 // allgathers combine per PE (src/vp/messaging/per_pe.cpp), reductions whose operator is not
 // exact folded in member order.
 void barrier(const Members& members, const char* call);

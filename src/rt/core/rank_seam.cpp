@@ -77,4 +77,9 @@ std::uint64_t elements_here(CollectionId collection) {
   return this_pe()->table(collection).local;
 }
 
+bool element_here(CollectionId collection, std::uint64_t linear) {
+  const CollectionTable& table = this_pe()->table(collection);
+  return linear < table.slots.size() && table.slots[linear].element != nullptr;
+}
+
 }  // namespace vela::rt::detail

@@ -4,7 +4,7 @@
 // group's context. The algorithms work on members 0..n-1 of a group (vp::Members); the whole
 // run is the group of every rank.
 //
-// Among more than 64 members forming the whole run, barriers, broadcasts up to 1 MiB,
+// Among more than 64 members, barriers, broadcasts up to 1 MiB,
 // reductions by a predefined operator up to 64 KiB that are exact or in any order, gathers and
 // scatters of up to 4 MiB in all and allgathers of up to 1 MiB combine per PE instead
 // (per_pe.cpp: no message between ranks); the other reductions by a predefined operator whose

@@ -12,11 +12,12 @@
 //   a call's PE states are all gone by then (each rank that waits for the call's result holds
 //   its PE's state until it took the result; the others leave their part behind them), so the
 //   ranks living on a PE when its first rank enters a call are those that make the call there
-//   (PeCall::expected, the runtime's count of the PE's elements, O(1)).
-// - The state of a call is keyed by (context, call number), which every member numbers alike;
-//   only the members of the whole run in rank order take this path (per_pe::applies), and no two
-//   such communicators share a context (mpi/communicators.cpp). Every member takes the same path
-//   (the choice depends on the call's arguments that MPI requires alike everywhere).
+//   (PeCall::expected: the runtime's count of the PE's elements for the whole run, O(1); for
+//   another group, its members looked up in the PE's table, O(n)).
+// - The state of a call is keyed by (context, call number, the group's member 0), which every
+//   member numbers alike; groups that share a context are disjoint (mpi/communicators.cpp), so
+//   their members 0 differ. Every member takes the same path (the choice depends on the call's
+//   arguments, which MPI requires alike everywhere).
 // - Reductions combined per PE are exact (every grouping and order gives the same bits: integer,
 //   logical and bitwise operators) or allowed in any order (Order::arrival); the others (fold)
 //   are gathered and folded in member order where their result is wanted: the bits never depend
@@ -61,7 +62,7 @@ struct Head {
   bool has_data = false;  // part: a broadcast's or a scatter's root gave its bytes on that PE
   CallKind kind = CallKind::barrier;
   std::int32_t pe = 0;  // part: the PE that sends it
-  std::uint64_t key = 0;
+  PeCallKey key;
   std::uint64_t members = 0;  // part: the members it counts; result: its parts
   std::uint64_t total = 0;    // part: the call's members
 };
@@ -70,8 +71,23 @@ struct PartHead {
   std::uint64_t has_data = 0;
 };
 
-std::uint64_t key_of(const Members& members, std::uint32_t number) {
-  return (static_cast<std::uint64_t>(members.context) << 32) | number;
+PeCallKey key_of(const Members& members, std::uint32_t number) {
+  return {(static_cast<std::uint64_t>(members.context) << 32) | number, members.rank_of(0), 0};
+}
+
+// The members of the call's group living on this PE: the runtime's count for the whole run in
+// rank order, else each member looked up in this PE's table (O(n), no rank's memory touched).
+std::uint64_t members_here(const World& world, const Members& members) {
+  const rt::CollectionId ranks = world.ranks.id();
+  if (members.size == world.size && members.ranks == nullptr && members.first == 0 &&
+      members.stride == 1) {
+    return rt::detail::elements_here(ranks);
+  }
+  std::uint64_t here = 0;
+  for (int i = 0; i < members.size; ++i) {
+    if (rt::detail::element_here(ranks, static_cast<std::uint64_t>(members.rank_of(i)))) ++here;
+  }
+  return here;
 }
 
 PeCalls& calls_of(World& world, int pe) {
@@ -262,7 +278,7 @@ void on_message(std::span<const std::byte> payload) {
 
 // Every rank of this PE came: its part goes to PE 0 (taken here when this is PE 0), and the
 // state goes unless ranks wait on it.
-void send_part(World& world, int pe, std::uint64_t key, int total) {
+void send_part(World& world, int pe, const PeCallKey& key, int total) {
   PeCalls& calls = calls_of(world, pe);
   PeCall& call = calls.calls.at(key);
   Head head;
@@ -293,7 +309,7 @@ void send_part(World& world, int pe, std::uint64_t key, int total) {
 // the state go when it is the last; unwound early (the end of a failed run), it leaves the list.
 class Waiting {
  public:
-  Waiting(World& world, int pe, std::uint64_t key) : world_(world), pe_(pe), key_(key) {}
+  Waiting(World& world, int pe, const PeCallKey& key) : world_(world), pe_(pe), key_(key) {}
   ~Waiting() {
     if (taken_) return;
     PeCalls& calls = calls_of(world_, pe_);
@@ -330,7 +346,7 @@ class Waiting {
  private:
   World& world_;
   int pe_;
-  std::uint64_t key_;
+  PeCallKey key_;
   bool taken_ = false;
 };
 
@@ -349,7 +365,7 @@ struct Contribution {
 void contribute(const Members& members, const Contribution& c, const char* call) {
   RankContext& rank = current(call);
   World& world = *rank.world;
-  const std::uint64_t key = key_of(members, (*members.calls)++);
+  const PeCallKey key = key_of(members, (*members.calls)++);
   const int pe = rank.element->pe();
   std::size_t position = 0;  // a scatter's: among the PE's waiting ranks
   {
@@ -358,7 +374,7 @@ void contribute(const Members& members, const Contribution& c, const char* call)
     auto [it, fresh] = calls.calls.try_emplace(key);
     PeCall& state = it->second;
     if (fresh) {
-      state.expected = rt::detail::elements_here(world.ranks.id());
+      state.expected = members_here(world, members);
       state.kind = c.kind;
       state.count = c.count;
       state.block = c.block;
@@ -415,13 +431,10 @@ void contribute(const Members& members, const Contribution& c, const char* call)
 }  // namespace
 
 bool applies(const Members& members, std::size_t bytes, std::size_t limit) {
-  if (members.size <= 64 || bytes > limit || members.ranks != nullptr || members.first != 0 ||
-      members.stride != 1) {
-    return false;
-  }
+  if (members.size <= 64 || bytes > limit) return false;
   const RankContext* rank = current();
-  return rank != nullptr && !rank->world->here.empty() && members.size == rank->world->size &&
-         members.index == rank->rank;
+  return rank != nullptr && !rank->world->here.empty() &&
+         members.rank_of(members.index) == rank->rank;
 }
 
 void barrier(const Members& members, const char* call) {

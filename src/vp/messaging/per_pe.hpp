@@ -1,9 +1,10 @@
 // Collectives combined per PE (per_pe.cpp): each PE's state, kept in World::PeLocal, and the
-// calls that collectives.cpp takes this way.
+// calls that collectives.cpp takes this way among more than 64 members of any group.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <unordered_map>
 #include <vector>
@@ -50,16 +51,30 @@ struct PeRootCall {
   std::vector<Part> parts;
 };
 
-// A PE's calls under way, by (context, call number): only that PE's thread touches them.
+// A call: its group's context and call number (context << 32 | number), and the run rank of
+// the group's member 0 (groups that share a context are disjoint: their members 0 differ).
+struct PeCallKey {
+  std::uint64_t call = 0;
+  std::int32_t group = 0;
+  std::int32_t unused = 0;
+  bool operator==(const PeCallKey& o) const { return call == o.call && group == o.group; }
+};
+struct PeCallKeyHash {
+  std::size_t operator()(const PeCallKey& k) const {
+    return std::hash<std::uint64_t>{}(k.call ^ (static_cast<std::uint64_t>(k.group) << 40));
+  }
+};
+
+// A PE's calls under way: only that PE's thread touches them.
 struct PeCalls {
-  std::unordered_map<std::uint64_t, PeCall> calls;
-  std::unordered_map<std::uint64_t, PeRootCall> root;  // at PE 0
+  std::unordered_map<PeCallKey, PeCall, PeCallKeyHash> calls;
+  std::unordered_map<PeCallKey, PeRootCall, PeCallKeyHash> root;  // at PE 0
 };
 
 namespace per_pe {
 
-// Whether a collective of `bytes` over `members` combines per PE: more than 64 members, the
-// whole run in rank order, on PEs, and at most `limit` bytes.
+// Whether a collective of `bytes` over `members` combines per PE: more than 64 members of
+// ranks on PEs, at most `limit` bytes.
 bool applies(const Members& members, std::size_t bytes, std::size_t limit);
 inline constexpr std::size_t reduce_limit = std::size_t{64} << 10;
 inline constexpr std::size_t bcast_limit = std::size_t{1} << 20;

@@ -148,6 +148,21 @@ static void round_on(Tally* t, MPI_Comm comm, int round) {
   check(t, part_size == colour_size && part_rank == (n - 1 - me) / 3 && part_sum == expected_sum,
         me, round, "MPI_Comm_split");
   mix(t, (unsigned long long)part_sum);
+  /* The part's own collectives (among more than 64 ranks each: combined per PE too). */
+  MPI_Barrier(part);
+  int from_top = part_rank == part_size - 1 ? round + 1000 : -1;
+  MPI_Bcast(&from_top, 1, MPI_INT, part_size - 1, part);
+  check(t, from_top == round + 1000, me, round, "MPI_Bcast on a part");
+  const double half = 0.5 * me;
+  double halves = 0.0;
+  MPI_Allreduce(&half, &halves, 1, MPI_DOUBLE, MPI_SUM, part);
+  check(t, halves == 0.5 * expected_sum, me, round, "MPI_Allreduce of doubles on a part");
+  int* members = malloc(sizeof(int) * (size_t)part_size);
+  MPI_Allgather(&me, 1, MPI_INT, members, 1, MPI_INT, part);
+  int ordered = 1;
+  for (int i = 1; i < part_size; ++i) ordered = ordered && members[i] == members[i - 1] - 3;
+  check(t, ordered && members[part_rank] == me, me, round, "MPI_Allgather on a part");
+  free(members);
   MPI_Comm_free(&part);
 
   /* Doubles take the rank-ordered tree, between the per-PE calls. */

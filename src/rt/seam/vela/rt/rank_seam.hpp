@@ -90,8 +90,10 @@ void set_layer_handler(LayerHandler handler);
 // Runs a Kind::layer message's payload through the handler (core/dispatch.cpp).
 void run_layer_message(std::span<const std::byte> payload);
 
-// This PE's number in the whole run, and how many elements of `collection` live on it now.
+// This PE's number in the whole run, how many elements of `collection` live on it now, and
+// whether element `linear` of it does (a lookup in the PE's table).
 PeId pe_id();
 std::uint64_t elements_here(CollectionId collection);
+bool element_here(CollectionId collection, std::uint64_t linear);
 
 }  // namespace vela::rt::detail
