@@ -138,7 +138,7 @@ struct RankContext {
   World* world = nullptr;
   RankElement* element = nullptr;  // the element carrying it now (changes when it migrates)
   RankState state = RankState::created;
-  std::uint64_t switches = 0;  // beside the other fields a switch touches: one cache line less
+  std::uint64_t switches = 0;   // beside the other fields a switch touches: one cache line less
   const char* waiting_in = "";  // the call it is blocked in, for deadlock reports
   const char* label = nullptr;  // the outer API's call under way (CallLabel), named instead
   int waiting_source = any_source;
