@@ -379,6 +379,25 @@ TEST(Ranks, AnEndedWaitResumesBehindTheMessagesWaitingOnThePe) {
   EXPECT_EQ(seen_by_first.load(), 11);
 }
 
+// Inside ranks 0 and 1: `rounds` messages each way, each checked (rank 0 sends i, rank 1
+// answers -i); other ranks return at once.
+void exchange_between_ranks_0_and_1(int rounds) {
+  const int me = vp::rank();
+  for (int i = 0; me < 2 && i < rounds; ++i) {
+    int value = me == 0 ? i : -1;
+    if (me == 0) {
+      vp::send(&value, 1, vp::Type::i32, 1, 0);
+      vp::recv(&value, 1, vp::Type::i32, 1, 0);
+      EXPECT_EQ(value, -i);
+    } else {
+      vp::recv(&value, 1, vp::Type::i32, 0, 0);
+      EXPECT_EQ(value, i);
+      value = -value;
+      vp::send(&value, 1, vp::Type::i32, 0, 0);
+    }
+  }
+}
+
 // A pinned PE whose core a busy thread of another program shares finds it so
 // (RunStats::shared_cores) and stops yielding while it polls: each yield handed the busy thread a
 // whole time slice, and the 20,000 round trips below took 3 to 19 s instead of 0.03.
@@ -416,16 +435,7 @@ TEST(Ranks, APinnedPeWhoseCoreIsSharedStopsYieldingIt) {
       pinned = sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) == 1;
       pe1_cpu = pinned ? sched_getcpu() : -2;
     }
-    for (int i = 0; i < 20000; ++i) {
-      int value = i;
-      if (me == 0) {
-        vp::send(&value, 1, vp::Type::i32, 1, 0);
-        vp::recv(&value, 1, vp::Type::i32, 1, 0);
-      } else {
-        vp::recv(&value, 1, vp::Type::i32, 0, 0);
-        vp::send(&value, 1, vp::Type::i32, 0, 0);
-      }
-    }
+    exchange_between_ranks_0_and_1(20000);
   });
   stop = true;
   busy.join();
@@ -457,22 +467,7 @@ vp::RunInfo ping_pong_on_two_pes(int rounds, vp::Options v) {
   options.pin = false;
   vela::rt::Runtime runtime(options);
   v.ranks = 2;
-  vp::run(runtime, v, [rounds] {
-    const int me = vp::rank();
-    for (int i = 0; i < rounds; ++i) {
-      int value = me == 0 ? i : -1;
-      if (me == 0) {
-        vp::send(&value, 1, vp::Type::i32, 1, 0);
-        vp::recv(&value, 1, vp::Type::i32, 1, 0);
-        EXPECT_EQ(value, -i);
-      } else {
-        vp::recv(&value, 1, vp::Type::i32, 0, 0);
-        EXPECT_EQ(value, i);
-        value = -value;
-        vp::send(&value, 1, vp::Type::i32, 0, 0);
-      }
-    }
-  });
+  vp::run(runtime, v, [rounds] { exchange_between_ranks_0_and_1(rounds); });
   return vp::last_run();
 }
 
@@ -578,17 +573,7 @@ TEST(Ranks, ManyHandOffsInARowLeaveTheSchedulerItsTurn) {
       }
       return;
     }
-    for (int i = 0; i < 10000; ++i) {
-      int v = i;
-      if (me == 0) {
-        vp::send(&v, 1, vp::Type::i32, 1, 0);
-        vp::recv(&v, 1, vp::Type::i32, 1, 0);
-      } else {
-        vp::recv(&v, 1, vp::Type::i32, 0, 0);
-        EXPECT_EQ(v, i);
-        vp::send(&v, 1, vp::Type::i32, 0, 0);
-      }
-    }
+    exchange_between_ranks_0_and_1(10000);
     if (me == 1) {
       yields_during_pair = yields.load();
       pair_done = true;

@@ -177,6 +177,17 @@ void take_result(World& world, const Head& head, std::span<const std::byte> body
   }
 }
 
+// A result (its Head, then its parts) to PE `pe`: taken at once on this PE, else posted.
+void answer(World& world, int pe, std::vector<std::byte> message) {
+  if (pe != rt::detail::pe_id()) {
+    rt::detail::post_to_pe(pe, world.ranks.id(), std::move(message));
+    return;
+  }
+  Head head;
+  std::memcpy(&head, message.data(), sizeof head);
+  take_result(world, head, std::span(message).subspan(sizeof head));
+}
+
 // The indices a scatter's part lists (its waiting ranks, in the order they came).
 std::span<const std::byte> listed(const PeRootCall::Part& part) {
   const std::uint64_t waiting = part.members - (part.has_data ? 1 : 0);
@@ -212,11 +223,7 @@ void answer_scatter(World& world, const Head& head, const PeRootCall& done) {
       if (index >= head.total) corrupt("names a member beyond the call's");
       append(message, blocks.data() + index * block, block);
     }
-    if (p.pe == rt::detail::pe_id()) {
-      take_result(world, result, std::span(message).subspan(sizeof result));
-    } else {
-      rt::detail::post_to_pe(p.pe, world.ranks.id(), std::move(message));
-    }
+    answer(world, p.pe, std::move(message));
   }
 }
 
@@ -249,17 +256,14 @@ void take_part(World& world, const Head& head, std::span<const std::byte> bytes)
     append(message, &ph, sizeof ph);
     append(message, p.bytes.data(), p.bytes.size());
   }
-  const std::span<const std::byte> body = std::span(message).subspan(sizeof result);
-  bool here = false;
+  // The other PEs first: this PE's own answer makes its ranks ready, which can wait.
+  const int here = rt::detail::pe_id();
   for (const PeRootCall::Part& p : done.parts) {
-    if (!p.answer) continue;
-    if (p.pe == rt::detail::pe_id()) {
-      here = true;
-    } else {
-      rt::detail::post_to_pe(p.pe, world.ranks.id(), message);
-    }
+    if (p.answer && p.pe != here) answer(world, p.pe, message);
   }
-  if (here) take_result(world, result, body);
+  for (const PeRootCall::Part& p : done.parts) {
+    if (p.answer && p.pe == here) answer(world, p.pe, std::move(message));
+  }
 }
 
 void on_message(std::span<const std::byte> payload) {
@@ -441,37 +445,52 @@ void barrier(const Members& members, const char* call) {
   contribute(members, {}, call);
 }
 
-void bcast(const Members& members, void* buffer, std::size_t bytes, int root, const char* call) {
+namespace {
+
+// A call toward a root (a reduction, a gather): every member gives `in`; the root, or every
+// member of an all- call, waits for `out`.
+Contribution toward_root(CallKind kind, const Members& members, const void* in, void* out, int root,
+                         bool everyone) {
   Contribution c;
-  c.kind = CallKind::bcast;
-  c.bytes = bytes;
-  if (members.index == root) {
-    c.in = buffer;
-    c.waits = false;
-  } else {
-    c.out = buffer;
-  }
-  contribute(members, c, call);
+  c.kind = kind;
+  c.in = in;
+  c.waits = everyone || members.index == root;
+  c.out = c.waits ? out : nullptr;
+  return c;
 }
 
-namespace {
+// A call from a root (a broadcast, a scatter): the root gives `in` and goes on; the others wait
+// for `out`.
+Contribution from_root(CallKind kind, const Members& members, const void* in, void* out, int root) {
+  Contribution c;
+  c.kind = kind;
+  if (members.index == root) {
+    c.in = in;
+    c.waits = false;
+  } else {
+    c.out = out;
+  }
+  return c;
+}
 
 // A reduction's step: `kind` reduce (combined per PE) or fold (gathered, folded in member order).
 void reduction(CallKind kind, const Members& members, const void* in, void* out, std::size_t count,
                std::size_t element, Combine combine, int root, bool everyone, const char* call) {
-  Contribution c;
-  c.kind = kind;
-  c.in = in;
+  Contribution c = toward_root(kind, members, in, out, root, everyone);
   c.bytes = count * element;
   c.block = kind == CallKind::fold ? c.bytes : 0;
   c.count = count;
   c.combine = combine;
-  c.waits = everyone || members.index == root;
-  c.out = c.waits ? out : nullptr;
   contribute(members, c, call);
 }
 
 }  // namespace
+
+void bcast(const Members& members, void* buffer, std::size_t bytes, int root, const char* call) {
+  Contribution c = from_root(CallKind::bcast, members, buffer, buffer, root);
+  c.bytes = bytes;
+  contribute(members, c, call);
+}
 
 void reduce(const Members& members, const void* in, void* out, std::size_t count,
             std::size_t element, Combine combine, int root, bool everyone, const char* call) {
@@ -485,28 +504,18 @@ void fold(const Members& members, const void* in, void* out, std::size_t count, 
 
 void gather(const Members& members, const void* in, std::size_t bytes, void* out, int root,
             bool everyone, const char* call) {
-  Contribution c;
-  c.kind = CallKind::gather;
-  c.in = in;
+  Contribution c = toward_root(CallKind::gather, members, in, out, root, everyone);
   c.block = bytes;
-  c.waits = everyone || members.index == root;
-  c.out = c.waits ? out : nullptr;
   contribute(members, c, call);
 }
 
 void scatter(const Members& members, const void* in, std::size_t bytes, void* out, int root,
              const char* call) {
-  Contribution c;
-  c.kind = CallKind::scatter;
+  Contribution c = from_root(CallKind::scatter, members, in, out, root);
   c.block = bytes;
-  if (members.index == root) {
-    c.in = in;
-    c.waits = false;
-    if (bytes > 0)
-      std::memmove(out, static_cast<const std::byte*>(in) + static_cast<std::size_t>(root) * bytes,
-                   bytes);
-  } else {
-    c.out = out;
+  if (members.index == root && bytes > 0) {  // its own block, moved within itself
+    std::memmove(out, static_cast<const std::byte*>(in) + static_cast<std::size_t>(root) * bytes,
+                 bytes);
   }
   contribute(members, c, call);
 }
