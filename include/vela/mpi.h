@@ -1573,8 +1573,11 @@ VMPI_DECLARE(int, Rget_accumulate,
 typedef void (*MPI_MigrateFn)(void);
 VMPI_DECLARE(int, Migrate, (void));
 VMPI_DECLARE(int, Yield, (void));
-/* A balancing point with hints: MPI_INFO_LB_SYNC (or MPI_INFO_NULL) is MPI_Migrate; with
- * MPI_INFO_LB_ASYNC the rank goes on at once, its load measured as usual (no balancing here). */
+/* A balancing point with hints, collective as MPI_Migrate: MPI_INFO_NULL is MPI_Migrate (as
+ * the run says: --lb-async or not); MPI_INFO_LB_SYNC balances here inline; MPI_INFO_LB_ASYNC
+ * hands the measured loads to the balancing thread and returns once every rank is measured, an
+ * earlier answer that is ready being applied here (the moves of this one come at a later
+ * balancing point). */
 VMPI_DECLARE(int, Migrate_info, (MPI_Info hints));
 /* At the next balancing point the calling rank moves to PE `pe` (0..MPI_Num_pes - 1). */
 VMPI_DECLARE(int, Migrate_to_pe, (int pe));

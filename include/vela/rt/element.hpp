@@ -53,6 +53,13 @@ class CommTable {
 };
 }  // namespace detail
 
+// How a balancing point balances (ElementBase::at_sync): as the run says (--lb-async or not);
+// inline (the elements wait for the strategy's answer and resume where it put them); or
+// asynchronously (the elements resume once measured, the strategy runs on the balancing thread
+// and its answer is applied at a later balancing point: docs/architecture.md, "Asynchronous
+// balancing"). Every element of the collection names the same at one point.
+enum class SyncBalance : std::uint8_t { as_run, inline_step, asynchronous };
+
 class ElementBase {
  public:
   // Picks up its collection and index from the runtime that is constructing it.
@@ -75,8 +82,9 @@ class ElementBase {
 
   // A balancing point: the collection balances once every element has reached it (every
   // `--lb-period` times), then resume_from_sync() runs on each element. Once per point: a
-  // second call before resume_from_sync() throws std::logic_error.
-  void at_sync();
+  // second call before resume_from_sync() throws std::logic_error. `how`: as the run says, or
+  // this point inline or asynchronously (SyncBalance).
+  void at_sync(SyncBalance how = SyncBalance::as_run);
 
   // What the next balancing step sees of this element (AMPI's MPI_Migrate_to_pe and load calls).
   // request_pe: at the next balancing point the element moves to PE `pe`, whatever the strategy

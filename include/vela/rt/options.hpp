@@ -3,6 +3,7 @@
 
 #include <CLI/CLI.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "vela/lb/model/params.hpp"
@@ -62,6 +63,16 @@ struct Options {
   // empty: every lb_period-th sync point. Its "strategy" parameter defaults to `lb`.
   std::string lb_policy;
   std::vector<std::string> lb_policy_params;  // policy parameters, "key=value"
+  // Asynchronous balancing (also the policy parameter async=true): at a balancing step the
+  // measurements go to a balancing thread and the elements resume at once; the answer is
+  // applied at the first sync point after it is ready (a periodic collection: when it is). The
+  // thread is not pinned and runs at this nice value (0 to 19), below the PEs where it shares
+  // their cores.
+  bool lb_async = false;
+  int lb_async_nice = 10;
+  // Every strategy run takes at least this many seconds of its thread's CPU time: it computes,
+  // then keeps working until then (a slower strategy, to study when balancing pays). 0: none.
+  double lb_strategy_time = 0.0;
   double lb_startup = 0.0;   // seconds per object migrated (T_s), for policies' cost estimates
   double lb_per_byte = 0.0;  // seconds per byte migrated (t_w), likewise
   std::string trace;         // Chrome trace file to write, empty: none
@@ -84,7 +95,7 @@ struct Options {
 
 // Adds --pes, --pes-per-process, --mpi-progress, --clusters, --cluster-threshold-us,
 // --wan-latency, --grid-queue-period, --pe-speed, --no-pin, --lb, --lb-period, --lb-param,
-// --lb-policy, --lb-policy-param,
+// --lb-policy, --lb-policy-param, --lb-async, --lb-async-nice, --lb-strategy-time,
 // --lb-startup, --lb-per-byte, --trace, --lb-dump, --checkpoint, --checkpoint-every,
 // --restart, --lb-fan-in, --lb-cpu-time, --no-instrument,
 // --idle and
@@ -98,7 +109,15 @@ void add_runtime_options(CLI::App& app, Options& options);
 void validate(const Options& options);
 
 // The policy parameters `options` give, with "strategy" set to options.lb when the policy has
-// such a parameter and the user did not set it. Throws lb::ParamError on a malformed one.
+// such a parameter and the user did not set it, and without async (the runtime's: every policy
+// takes it). Throws lb::ParamError on a malformed one.
 lb::RawParams policy_params(const Options& options);
+
+// The policy parameter every policy takes in the runtime: async=true is --lb-async.
+inline constexpr std::string_view async_param = "async";
+// Whether --lb-policy-param async=... asks for asynchronous balancing. Throws
+// std::invalid_argument for a value other than true, false, 1 or 0, lb::ParamError for a
+// malformed parameter.
+bool policy_async(const Options& options);
 
 }  // namespace vela::rt

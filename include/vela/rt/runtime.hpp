@@ -208,9 +208,18 @@ struct RunStats {
   std::uint64_t lb_steps = 0;    // balancing steps that ran a strategy
   std::uint64_t migrations = 0;  // elements moved
   std::uint64_t migrated_bytes = 0;
-  double lb_seconds = 0.0;             // strategy time, summed
-  double lb_collect_seconds = 0.0;     // from asking for measurements to the instance, summed
-  double lb_migrate_seconds = 0.0;     // from the central strategy's moves to their last arrival
+  double lb_seconds = 0.0;          // strategy time, summed
+  double lb_collect_seconds = 0.0;  // from asking for measurements to the instance, summed
+  double lb_migrate_seconds = 0.0;  // from the central strategy's moves to their last arrival
+  // Asynchronous balancing: instances handed to the balancing thread, answers that came back,
+  // answers applied; steps skipped (due while the thread was busy: the replay's dropped
+  // decisions); answers never applied (superseded by an inline step, or still being computed or
+  // waiting for a sync point when the run ended).
+  std::uint64_t lb_async_started = 0;
+  std::uint64_t lb_async_answers = 0;
+  std::uint64_t lb_async_applied = 0;
+  std::uint64_t lb_async_skipped = 0;
+  std::uint64_t lb_async_unapplied = 0;
   std::uint64_t wan_messages = 0;      // messages between PEs of different clusters
   std::uint64_t wan_bytes = 0;         // their argument bytes
   std::uint64_t grid_messages = 0;     // messages run from a Grid Queue (to border elements)
@@ -222,7 +231,9 @@ struct RunStats {
   std::uint64_t restored_sync = 0;     // the sync point they were saved at (the last one's)
 
   // "lb: C ms collecting, S ms in the strategy per step, M ms migrating per step\n" (per
-  // balancing step), or "" when no step balanced: the line the applications print.
+  // balancing step), or "" when no step balanced: the line the applications print. With
+  // asynchronous steps a second line: "lb async: H handed over, A applied, S skipped while
+  // busy, U never applied\n".
   std::string balancing_line() const;
 };
 

@@ -499,10 +499,16 @@ void remote(int dest, std::span<const std::byte> data);
 // as any message of `context` and `tag` (copied: the handler never waits).
 void answer(int dest, const void* data, std::size_t bytes, int tag, std::uint32_t context);
 
+// How a balancing point balances (MPI_Migrate_info's hints): as the run says (--lb-async or
+// not), inline, or asynchronously (the strategy runs on the balancing thread; the ranks go on
+// once measured and its answer is applied at a later point). Every rank gives the same.
+enum class MigrateHint : std::uint8_t { as_run, inline_step, asynchronous };
+
 // The balancing point (AMPI's MPI_Migrate): collective over all ranks. The runtime's strategy
 // (--lb, or --lb-policy) runs on the ranks' measured loads and moved ranks resume on their new
-// PE. Without --lb it is a barrier.
-void migrate();
+// PE (asynchronously: an earlier point's answer, when one is ready). Without --lb it is a
+// barrier.
+void migrate(MigrateHint hint = MigrateHint::as_run);
 // Lets the other ranks and messages of this PE run, then continues.
 void yield();
 // Ends the whole run with `code` (MPI_Abort).

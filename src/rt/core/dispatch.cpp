@@ -71,6 +71,15 @@ void dispatch_system(PeState& pe, Message& message) {
     case Kind::layer:
       run_layer_message(message.payload());
       return;
+    case Kind::lb_answer:
+      on_lb_answer(pe, message);
+      return;
+    case Kind::lb_apply:
+      on_lb_apply(pe, message);
+      return;
+    case Kind::lb_applied:
+      on_lb_applied(pe, message);
+      return;
   }
 }
 

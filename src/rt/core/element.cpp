@@ -160,7 +160,7 @@ void ElementBase::outside(const Index& to) const {
                           to_string(to, shape_->dims) + " is outside the collection");
 }
 
-void ElementBase::at_sync() {
+void ElementBase::at_sync(SyncBalance how) {
   if (at_sync_) {
     throw std::logic_error("element " + to_string(index_, shape_->dims) + " of collection " +
                            pe_->runtime->collection(collection_).name +
@@ -168,10 +168,12 @@ void ElementBase::at_sync() {
                            "balancing point");
   }
   at_sync_ = true;
-  // A requested move travels with the element's arrival at the root: (from, to).
+  // A requested move and a way of balancing travel with the element's arrival at the root;
+  // neither (the usual case): nothing.
   std::vector<std::byte> request;
-  if (requested_pe_ >= 0) {  // staying where it is is a request too: the strategy may not move it
-    request = pup::pack(std::pair<PeId, PeId>{pe(), requested_pe_});
+  if (requested_pe_ >= 0 || how != SyncBalance::as_run) {
+    // Staying where it is is a request too: the strategy may not move it.
+    request = pup::pack(detail::SyncArrival{pe(), requested_pe_, static_cast<std::uint8_t>(how)});
   }
   requested_pe_ = -1;
   detail::post_system(*pe_->runtime, 0, detail::Kind::at_sync, collection_, linear_,

@@ -41,6 +41,9 @@ enum class Kind : std::uint8_t {
   checkpoint_part,     // PE -> root: its elements, packed
   restore,             // root -> PE: build these elements from a checkpoint
   layer,               // PE -> PE: the rank layer's own (rank_seam.hpp, post_to_pe)
+  lb_answer,           // balancing thread -> LB root: an asynchronous strategy's answer
+  lb_apply,            // LB root -> every PE: move your elements where the answer says
+  lb_applied,          // PE -> LB root: its part of the answer's moves is ordered
 };
 
 // Runtime messages overtake entry methods queued on the same PE, whatever their priority.

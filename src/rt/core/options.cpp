@@ -77,6 +77,15 @@ void add_runtime_options(CLI::App& app, Options& options) {
                  "its strategy defaults to --lb");
   app.add_option("--lb-policy-param", options.lb_policy_params,
                  "Policy parameter key=value (repeatable)");
+  app.add_flag("--lb-async", options.lb_async,
+               "Balance asynchronously: the strategy runs on a balancing thread while the "
+               "elements go on; its answer is applied at the next sync point after it is ready");
+  ranged(app, "--lb-async-nice", options.lb_async_nice, 0, 19,
+         "With --lb-async: the balancing thread's nice value (it is not pinned; 19: it runs "
+         "only where a core would idle)");
+  ranged(app, "--lb-strategy-time", options.lb_strategy_time, 0.0, 1e6,
+         "Every strategy run takes at least this many seconds of CPU time (a slower strategy, "
+         "to study when balancing pays)");
   ranged(app, "--lb-startup", options.lb_startup, 0.0, 1e6,
          "Seconds per migrated object (T_s), for the policy's cost estimates");
   ranged(app, "--lb-per-byte", options.lb_per_byte, 0.0, 1e6,
@@ -143,6 +152,8 @@ void check_ranges(const Options& o) {
   check_range(o.spin_us, 0.0, 1e6, "--spin-us", "microseconds in [0, 1e6]");
   check_range(o.lb_startup, 0.0, 1e6, "--lb-startup", "seconds in [0, 1e6]");
   check_range(o.lb_per_byte, 0.0, 1e6, "--lb-per-byte", "seconds in [0, 1e6]");
+  check_range(o.lb_async_nice, 0, 19, "--lb-async-nice", "a nice value from 0 to 19");
+  check_range(o.lb_strategy_time, 0.0, 1e6, "--lb-strategy-time", "seconds in [0, 1e6]");
 }
 
 void check_checkpoint(const Options& options) {
@@ -198,6 +209,7 @@ void parse_policy(const Options& options, detail::BalancingSettings& settings) {
   } catch (const lb::ParamError& e) {
     throw std::invalid_argument(std::string("--lb-policy: ") + e.what());
   }
+  settings.asynchronous = settings.asynchronous || policy_async(options);
 }
 
 }  // namespace
@@ -210,6 +222,10 @@ detail::BalancingSettings detail::parse_balancing(const Options& options) {
   }
   check_checkpoint(options);
   BalancingSettings settings;
+  settings.asynchronous = options.lb_async;
+  if (options.lb_async && options.lb.empty()) {
+    throw std::invalid_argument("--lb-async given without --lb (no strategy to run)");
+  }
   parse_strategy(options, settings);
   parse_policy(options, settings);
   return settings;
@@ -219,9 +235,21 @@ void validate(const Options& options) {
   detail::parse_balancing(options);
 }
 
+bool policy_async(const Options& options) {
+  lb::RawParams raw;
+  for (const std::string& s : options.lb_policy_params) lb::parse_param(s, raw);
+  const auto it = raw.find(std::string(async_param));
+  if (it == raw.end()) return false;
+  if (it->second == "true" || it->second == "1") return true;
+  if (it->second == "false" || it->second == "0") return false;
+  throw std::invalid_argument("--lb-policy-param async=" + it->second +
+                              ": expected true, false, 1 or 0");
+}
+
 lb::RawParams policy_params(const Options& options) {
   lb::RawParams raw;
   for (const std::string& s : options.lb_policy_params) lb::parse_param(s, raw);
+  raw.erase(std::string(async_param));  // the runtime's, not the policy's
   for (const lb::PolicyInfo& info : lb::policies()) {
     if (info.name != options.lb_policy) continue;
     for (const lb::ParamSpec& spec : info.params) {

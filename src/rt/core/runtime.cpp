@@ -291,12 +291,21 @@ bool Runtime::same_code_on_every_process() {
 }
 
 std::string RunStats::balancing_line() const {
-  if (lb_steps == 0) return {};
-  const auto steps = static_cast<double>(lb_steps);
-  return fmt::format(
-      "lb: {:.3f} ms collecting, {:.3f} ms in the strategy per step, {:.3f} ms migrating per "
-      "step\n",
-      1e3 * lb_collect_seconds / steps, 1e3 * lb_seconds / steps, 1e3 * lb_migrate_seconds / steps);
+  std::string line;
+  if (lb_steps > 0) {
+    const auto steps = static_cast<double>(lb_steps);
+    line = fmt::format(
+        "lb: {:.3f} ms collecting, {:.3f} ms in the strategy per step, {:.3f} ms migrating per "
+        "step\n",
+        1e3 * lb_collect_seconds / steps, 1e3 * lb_seconds / steps,
+        1e3 * lb_migrate_seconds / steps);
+  }
+  if (lb_async_started > 0) {
+    line += fmt::format(
+        "lb async: {} handed over, {} applied, {} skipped while busy, {} never applied\n",
+        lb_async_started, lb_async_applied, lb_async_skipped, lb_async_unapplied);
+  }
+  return line;
 }
 
 const RunStats& Runtime::stats() const {
@@ -344,6 +353,7 @@ int Runtime::run(const std::function<void(Context&)>& main) {
     detail::free_message(m);  // main runs in process 0 only
   }
   if (state.transport) state.transport->start();
+  detail::remember_process_cores(state);  // before start_pes pins anything
   detail::start_pes(state);
   detail::join_pes(state);
 

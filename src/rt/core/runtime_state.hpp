@@ -20,6 +20,7 @@
 #include "core/scheduler.hpp"
 #include "core/topology.hpp"
 #include "services/checkpoint.hpp"
+#include "services/lb_async.hpp"
 #include "services/lb_manager.hpp"
 #include "services/location.hpp"
 #include "services/reduction.hpp"
@@ -93,6 +94,12 @@ struct RuntimeState {
 
   std::unique_ptr<Pinning> pinning;  // with --no-pin: none
   Balancing lb;  // the balancing service's settings and clock (services/lb_manager.hpp)
+  // Asynchronous balancing's thread (services/lb_async.hpp), PE 0's process, made on the first
+  // job; closed once the PEs stopped (join_pes). The process's cores, taken before any PE was
+  // pinned: that thread runs on any of them.
+  std::unique_ptr<AsyncBalancer> lb_async;
+  cpu_set_t process_cores{};
+  bool process_cores_known = false;
   std::unique_ptr<trace::Timeline> timeline;  // with --trace (services/timeline.hpp)
   RunStats stats;
 

@@ -155,6 +155,13 @@ void join_pes(RuntimeState& state) {
     watch->joined = true;
     watch->changed.notify_all();
   }
+  // No answer of the balancing thread comes after this: any it posted is freed below.
+  if (state.lb_async) state.stats.lb_async_unapplied += state.lb_async->close();
+  // Answers that came back but met no sync point after them are dropped too.
+  const std::size_t collections = state.collection_count.load(std::memory_order_acquire);
+  for (std::size_t c = 0; c < collections; ++c) {
+    if (state.collections[c]->lb.answer) state.stats.lb_async_unapplied += 1;
+  }
   for (auto& pe : state.pe) {
     for (auto batch = pe->inbox.take_all(); batch.first != nullptr;) {
       Message* next = batch.first->next;

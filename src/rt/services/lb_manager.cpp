@@ -6,11 +6,17 @@
 // (hilbert-distributed, diffusion) runs without a policy on the PEs instead: nothing is
 // gathered, each PE's agent (vela/lb/strategies/distributed.hpp) decides with the agents its
 // algorithm names, and each PE migrates its own elements (docs/architecture.md, "Distributed
-// strategies").
+// strategies"). Asynchronously (--lb-async, or a point's SyncBalance) the root hands the
+// instance to the balancing thread (services/lb_async.hpp) and resumes the elements at once; the
+// answer is applied at the first sync point after it came back (periodic collections: when it
+// comes), each PE moving its own elements as the answer says (docs/architecture.md,
+// "Asynchronous balancing").
 #include <deque>
 #include <filesystem>
 
 #include "services/lb_manager.hpp"
+
+#include "services/lb_async.hpp"
 
 #include "core/runtime_state.hpp"
 #include "services/timeline.hpp"
@@ -36,6 +42,14 @@ bool distributed_strategy(const RuntimeState& state) {
   return state.options.lb_policy.empty() && lb::has_distributed_form(state.options.lb);
 }
 
+// The root's request for measurements: the step, and whether the PEs' agents balance it
+// (a distributed strategy's inline step).
+struct CollectRequest {
+  std::uint64_t step = 0;
+  std::uint8_t distributed = 0;
+  void pup(pup::Archive& ar) { ar | step | distributed; }
+};
+
 // An agent's message on the wire, with the step it belongs to.
 struct AgentWire {
   std::uint64_t step = 0;
@@ -57,8 +71,15 @@ void finish_step(RuntimeState& state, CollectionInfo& info) {
 
 // The step ends once its moves are decided, --lb-dump is written and every migration arrived.
 void finish_when_settled(RuntimeState& state, CollectionInfo& info) {
-  const LbRound& round = info.lb;
+  LbRound& round = info.lb;
   if (round.decided && !round.dump_pending && round.awaited_migrations == 0) {
+    if (round.applying) {  // an asynchronous answer, applied: its span on the root's track
+      round.applying = false;
+      if (state.timeline) {
+        state.timeline->complete(0, trace::Category::lb, "apply " + round.answer_name,
+                                 round.apply_from, Clock::now(), info.name);
+      }
+    }
     finish_step(state, info);
   }
 }
@@ -81,6 +102,29 @@ void order_moves(RuntimeState& state, CollectionInfo& info,
   }
 }
 
+// The answer waiting (round.answer) applied: every PE moves its elements that the answer puts
+// elsewhere (where each element is now, whatever moved since the answer's instance), requested
+// moves winning; the step ends when every PE has ordered its part and the moves arrived.
+void apply_answer(RuntimeState& state, CollectionInfo& info) {
+  LbRound& round = info.lb;
+  std::vector<PeId> placement = std::move(*round.answer);
+  round.answer.reset();
+  for (const LbRound::Request& r : round.requested) {
+    if (r.element < placement.size()) placement[static_cast<std::size_t>(r.element)] = r.to;
+  }
+  round.requested.clear();
+  round.distributed = false;
+  round.dump_pending = false;
+  round.decided = false;
+  round.awaited_migrations = 0;
+  round.applying = true;
+  round.applied = 0;
+  round.apply_from = Clock::now();
+  round.migrate_from = round.apply_from;
+  const std::vector<std::byte> bytes = pup::pack(placement);
+  for (PeId p = 0; p < state.pes; ++p) post_system(state, p, Kind::lb_apply, info.id, 0, bytes);
+}
+
 // A sync point with requested moves and no strategy step: only those moves.
 void move_requested(RuntimeState& state, CollectionInfo& info) {
   LbRound& round = info.lb;
@@ -98,11 +142,27 @@ void move_requested(RuntimeState& state, CollectionInfo& info) {
   order_moves(state, info, moves, count);
 }
 
+// A sync point that runs no strategy: an answer that is ready is applied, else requested moves
+// are made, else the elements resume.
+void apply_or_finish(RuntimeState& state, CollectionInfo& info) {
+  if (info.lb.answer) {
+    apply_answer(state, info);
+    return;
+  }
+  if (!info.lb.requested.empty()) {
+    move_requested(state, info);
+    return;
+  }
+  finish_step(state, info);
+}
+
 void start_step(RuntimeState& state, CollectionInfo& info) {
   LbRound& round = info.lb;
   round.collect_start = tick_clock::now();
   round.strategy_from = Clock::now();
-  round.distributed = distributed_strategy(state);
+  // Asynchronously, a distributed strategy runs its central form on the balancing thread (the
+  // same answer).
+  round.distributed = distributed_strategy(state) && !round.async_point;
   round.decided = false;
   round.awaited_migrations = 0;
   round.ready = 0;
@@ -120,7 +180,8 @@ void start_step(RuntimeState& state, CollectionInfo& info) {
     round.instance.pes[p].speed = state.topology.speed[p];
     round.instance.pes[p].cluster = state.topology.cluster[p];
   }
-  const std::vector<std::byte> step = pup::pack(round.syncs);
+  const std::vector<std::byte> step =
+      pup::pack(CollectRequest{round.syncs, static_cast<std::uint8_t>(round.distributed)});
   for (PeId p = 0; p < state.pes; ++p) post_system(state, p, Kind::lb_collect, info.id, 0, step);
 }
 
@@ -139,9 +200,11 @@ void dump(const RuntimeState& state, const CollectionInfo& info, const lb::Insta
 // parameters of its own, else one made on first use (with --lb-param too when it is --lb's
 // strategy, the decision's parameters over them) and kept, so strategies with state (curve
 // caches, invocation counts) keep it between calls.
+// caches, invocation counts) keep it between calls. The balancing thread's come from
+// `async_named` instead, never --lb's own object: an inline step may run that one meanwhile.
 lb::Strategy* named_strategy(const RuntimeState& state, LbRound& round,
-                             const lb::Decision& decision) {
-  if (decision.strategy == state.options.lb && decision.params.empty()) {
+                             const lb::Decision& decision, bool asynchronous) {
+  if (!asynchronous && decision.strategy == state.options.lb && decision.params.empty()) {
     return round.strategy.get();
   }
   lb::RawParams params;
@@ -149,11 +212,39 @@ lb::Strategy* named_strategy(const RuntimeState& state, LbRound& round,
   for (const auto& [key, value] : decision.params) params[key] = value;
   std::string key = decision.strategy;
   for (const auto& [k, v] : params) key += " " + k + "=" + v;
-  auto it = round.named.find(key);
-  if (it == round.named.end()) {
-    it = round.named.emplace(key, lb::make_strategy(decision.strategy, params)).first;
+  auto& kept = asynchronous ? round.async_named : round.named;
+  auto it = kept.find(key);
+  if (it == kept.end()) {
+    it = kept.emplace(key, lb::make_strategy(decision.strategy, params)).first;
   }
   return it->second.get();
+}
+
+// An asynchronous step decided: the instance goes to the balancing thread, unless an answer is
+// still being computed (then this decision is dropped, as the replay drops it). Whether it went.
+bool hand_over(PeState& pe, CollectionInfo& info, const lb::Decision& decision) {
+  RuntimeState& state = *pe.runtime;
+  LbRound& round = info.lb;
+  if (round.in_flight) {
+    state.stats.lb_async_skipped += 1;
+    info.lb.instance = {};
+    return false;
+  }
+  if (!state.lb_async) state.lb_async = std::make_unique<AsyncBalancer>(state);
+  AsyncJob job;
+  job.collection = info.id;
+  job.step = round.syncs;
+  job.name = decision.strategy;
+  job.strategy = named_strategy(state, round, decision, true);
+  job.instance = std::move(round.instance);
+  round.instance = {};
+  round.in_flight = true;
+  state.stats.lb_async_started += 1;
+  if (state.timeline) {
+    state.timeline->instant(pe.id, trace::Category::lb, "lb handed over", Clock::now(), info.name);
+  }
+  state.lb_async->submit(std::move(job));
+  return true;
 }
 
 // The gathered instance in element order, checked.
@@ -178,54 +269,72 @@ void order_instance(CollectionInfo& info) {
   }
 }
 
+// A strategy's answer counted: statistics, the policy told, the timeline's span (on the
+// root's track inline, on the balancing thread's otherwise).
+void record_answer(PeState& pe, CollectionInfo& info, const AsyncAnswer& answer,
+                   bool asynchronous) {
+  RuntimeState& state = *pe.runtime;
+  LbRound& round = info.lb;
+  state.stats.lb_steps += 1;
+  state.stats.lb_seconds += answer.seconds;
+  round.last_strategy_seconds = answer.seconds;
+  if (state.timeline) {
+    const Clock::time_point from{Clock::duration(answer.from_ns)};
+    const Clock::time_point to{Clock::duration(answer.to_ns)};
+    const int track = asynchronous ? state.timeline->balancer_track() : pe.id;
+    state.timeline->complete(track, trace::Category::lb, answer.name, from, to, info.name);
+  }
+  if (round.policy) {
+    lb::BalanceOutcome outcome;
+    outcome.step = static_cast<std::size_t>(answer.step - 1);
+    outcome.strategy = answer.name;
+    outcome.strategy_seconds = answer.seconds;
+    outcome.migrations = static_cast<std::size_t>(answer.moved);
+    outcome.migration_seconds = state.options.lb_startup * static_cast<double>(answer.moved) +
+                                state.options.lb_per_byte * static_cast<double>(answer.moved_bytes);
+    outcome.imbalance_before = answer.imbalance_before;
+    outcome.imbalance_after = answer.imbalance_after;
+    round.policy->balanced(outcome);
+  }
+}
+
 void balance(PeState& pe, CollectionInfo& info) {
   RuntimeState& state = *pe.runtime;
   LbRound& round = info.lb;
   lb::Instance& instance = round.instance;
   order_instance(info);
-  std::string name = state.options.lb;
-  lb::Strategy* strategy = round.strategy.get();
+  lb::Decision decision{state.options.lb, {}};
   if (round.policy) {
     lb::PolicyInput input;
     input.step = static_cast<std::size_t>(round.syncs - 1);
     input.instance = &instance;
     input.costs = {state.options.lb_startup, state.options.lb_per_byte,
                    round.last_strategy_seconds};
-    const lb::Decision decision = round.policy->decide(input);
+    decision = round.policy->decide(input);
     if (!decision.balance()) {
       instance = {};
-      move_requested(state, info);  // none: the step just ends
+      apply_or_finish(state, info);
       return;
     }
-    name = decision.strategy;
-    strategy = named_strategy(state, round, decision);
   }
   if (!state.options.lb_dump.empty()) dump(state, info, instance);
-
-  const auto from = Clock::now();
-  const lb::StrategyReport report = lb::run_strategy(*strategy, name, instance);
-  const auto to = Clock::now();
-  state.stats.lb_steps += 1;
-  state.stats.lb_seconds += report.time_ms / 1000.0;
-  round.last_strategy_seconds = report.time_ms / 1000.0;
-  if (state.timeline) {
-    state.timeline->complete(pe.id, trace::Category::lb, name.c_str(), from, to, info.name);
+  if (round.async_point) {
+    // A collection balanced periodically goes on with its step until the answer is applied.
+    if (!hand_over(pe, info, decision) || !round.periodic) apply_or_finish(state, info);
+    return;
   }
-  if (round.policy) {
-    lb::BalanceOutcome outcome;
-    outcome.step = static_cast<std::size_t>(round.syncs - 1);
-    outcome.strategy = name;
-    outcome.strategy_seconds = round.last_strategy_seconds;
-    outcome.migrations = static_cast<std::size_t>(report.moved.count);
-    outcome.migration_seconds = state.options.lb_startup * static_cast<double>(report.moved.count) +
-                                state.options.lb_per_byte * static_cast<double>(report.moved.bytes);
-    outcome.imbalance_before = report.before.imbalance;
-    outcome.imbalance_after = report.after.imbalance;
-    round.policy->balanced(outcome);
+  // Inline: an answer computed asynchronously and not yet applied is superseded by this one.
+  if (round.answer) {
+    round.answer.reset();
+    state.stats.lb_async_unapplied += 1;
   }
+  lb::Strategy& strategy = *named_strategy(state, round, decision, false);
+  AsyncAnswer answer = solve(strategy, decision.strategy, instance, state.options.lb_strategy_time);
+  answer.step = round.syncs;
+  record_answer(pe, info, answer, false);
 
   // Requested moves win over the strategy's (an element's id is its position: order_instance).
-  std::vector<PeId> assignment = report.assignment.pe;
+  std::vector<PeId>& assignment = answer.placement;
   for (const LbRound::Request& r : round.requested) {
     assignment[static_cast<std::size_t>(r.element)] = r.to;
   }
@@ -414,12 +523,32 @@ void on_at_sync(PeState& pe, Message& message) {
                            " is balanced periodically: its elements must not call at_sync()");
   }
   if (!message.payload().empty()) {
-    std::pair<PeId, PeId> move;
-    pup::unpack(message.payload(), move);
-    round.requested.push_back({message.element, move.first, move.second});
+    SyncArrival arrival;
+    pup::unpack(message.payload(), arrival);
+    if (arrival.to >= 0) round.requested.push_back({message.element, arrival.from, arrival.to});
+    const auto how = static_cast<SyncBalance>(arrival.how);
+    if (how != SyncBalance::as_run) {
+      if (round.how_given > 0 && how != round.how) {
+        throw std::logic_error("collection " + info.name +
+                               ": its elements asked one balancing point to balance both inline "
+                               "and asynchronously (every element must ask the same)");
+      }
+      round.how = how;
+      ++round.how_given;
+    }
   }
   if (++round.arrived < info.shape.size()) return;
   round.arrived = 0;
+  if (round.how_given != 0 && round.how_given != info.shape.size()) {
+    throw std::logic_error("collection " + info.name + ": " + std::to_string(round.how_given) +
+                           " of its " + std::to_string(info.shape.size()) +
+                           " elements asked how a balancing point balances, the others did not "
+                           "(every element must ask the same)");
+  }
+  round.async_point = round.how == SyncBalance::asynchronous ||
+                      (round.how == SyncBalance::as_run && state.lb.settings.asynchronous);
+  round.how = SyncBalance::as_run;
+  round.how_given = 0;
   ++round.syncs;
   if (state.timeline) state.timeline->instant(pe.id, trace::Category::lb, "at_sync", Clock::now());
   if (start_checkpoint(state, info)) return;
@@ -430,15 +559,23 @@ void continue_sync(RuntimeState& state, CollectionInfo& info) {
   LbRound& round = info.lb;
   // A policy decides at every sync point, on the measurements of the step; otherwise every
   // lb_period-th sync point balances. Requested moves happen at every sync point: alone where
-  // no strategy runs (or a distributed one would: its agents know nothing of them).
-  if (!round.strategy ||
-      (!round.policy && round.syncs % static_cast<std::uint64_t>(state.options.lb_period) != 0) ||
-      (!round.requested.empty() && !round.policy && distributed_strategy(state))) {
-    if (!round.requested.empty()) {
-      move_requested(state, info);
+  // no strategy runs (or a distributed one would inline: its agents know nothing of them).
+  const bool due =
+      round.strategy &&
+      (round.policy || round.syncs % static_cast<std::uint64_t>(state.options.lb_period) == 0);
+  if (round.async_point) {
+    // Measured where the policy decides (at every point: it sees every step) or where a step is
+    // due and the balancing thread is free; a due step while it is busy is dropped.
+    if (due && (round.policy || !round.in_flight)) {
+      start_step(state, info);
       return;
     }
-    finish_step(state, info);
+    if (due) state.stats.lb_async_skipped += 1;
+    apply_or_finish(state, info);
+    return;
+  }
+  if (!due || (!round.requested.empty() && !round.policy && distributed_strategy(state))) {
+    apply_or_finish(state, info);
     return;
   }
   start_step(state, info);
@@ -451,6 +588,7 @@ void balance_periodic_collections(PeState& pe) {
     CollectionInfo& info = *state.collections[c];
     if (!info.lb.periodic || !info.lb.strategy || info.lb.in_progress) continue;
     info.lb.in_progress = true;
+    info.lb.async_point = state.lb.settings.asynchronous;
     ++info.lb.syncs;
     start_step(state, info);
   }
@@ -490,15 +628,15 @@ void on_lb_collect(PeState& pe, Message& message) {
       std::max(0.0, tick_clock::seconds(now - pe.period_start - pe.idle_ticks - collection_ticks));
   pe.idle_ticks = 0;
   pe.period_start = now;
-  std::uint64_t step = 0;
-  pup::unpack(message.payload(), step);
+  CollectRequest request;
+  pup::unpack(message.payload(), request);
   std::vector<Report> own;
-  if (distributed_strategy(state)) {
+  if (request.distributed != 0) {
     if (!state.options.lb_dump.empty()) {
       own.push_back(report);
       gather_reports(pe, message.collection, std::move(own));
     }
-    start_agent(pe, message.collection, step, report);
+    start_agent(pe, message.collection, request.step, report);
     return;
   }
   own.push_back(std::move(report));
@@ -586,6 +724,73 @@ void on_lb_done(PeState& pe, Message& message) {
                                round.strategy_from, to, info.name);
     }
     round.decided = true;
+  }
+  finish_when_settled(state, info);
+}
+
+// The root: the balancing thread's answer. Kept for the next sync point; a collection balanced
+// periodically applies it at once (its elements never stop).
+void on_lb_answer(PeState& pe, Message& message) {
+  RuntimeState& state = *pe.runtime;
+  CollectionInfo& info = state.collection(message.collection);
+  LbRound& round = info.lb;
+  AsyncAnswer answer;
+  pup::unpack(message.payload(), answer);
+  round.in_flight = false;
+  if (!answer.error.empty()) {
+    throw std::runtime_error("balance: collection " + info.name + ": strategy " + answer.name +
+                             " (on the balancing thread) failed: " + answer.error);
+  }
+  if (answer.placement.size() != info.shape.size()) {
+    throw std::logic_error("balance: collection " + info.name + ": an answer for " +
+                           std::to_string(answer.placement.size()) + " elements, expected " +
+                           std::to_string(info.shape.size()));
+  }
+  record_answer(pe, info, answer, true);
+  state.stats.lb_async_answers += 1;
+  if (state.timeline) {
+    state.timeline->instant(pe.id, trace::Category::lb, "lb answer ready", Clock::now(), info.name);
+  }
+  if (round.answer) state.stats.lb_async_unapplied += 1;  // an older one never applied
+  round.answer = std::move(answer.placement);
+  round.answer_name = answer.name;
+  if (round.periodic) apply_answer(state, info);
+}
+
+// Every PE: its elements that the answer puts on another PE go there.
+void on_lb_apply(PeState& pe, Message& message) {
+  RuntimeState& state = *pe.runtime;
+  std::vector<PeId> placement;
+  pup::unpack(message.payload(), placement);
+  const CollectionTable& table = pe.table(message.collection);
+  std::vector<std::pair<std::uint64_t, PeId>> moves;
+  for (std::uint64_t i = 0; i < table.slots.size() && i < placement.size(); ++i) {
+    const PeId to = placement[static_cast<std::size_t>(i)];
+    if (table.slots[i].element == nullptr || to == pe.id) continue;
+    if (to < 0 || to >= state.pes) {
+      throw std::logic_error("balance: an answer puts element " + std::to_string(i) + " on PE " +
+                             std::to_string(to) + " of " + std::to_string(state.pes));
+    }
+    moves.emplace_back(i, to);
+  }
+  if (!moves.empty()) {
+    post_system(state, pe.id, Kind::migrate_order, message.collection, 0, pup::pack(moves));
+  }
+  post_system(state, 0, Kind::lb_applied, message.collection, 0,
+              pup::pack(static_cast<std::uint64_t>(moves.size())));
+}
+
+// The root: a PE ordered its moves; once every PE has, the step waits for their arrivals only.
+void on_lb_applied(PeState& pe, Message& message) {
+  RuntimeState& state = *pe.runtime;
+  CollectionInfo& info = state.collection(message.collection);
+  LbRound& round = info.lb;
+  std::uint64_t moves = 0;
+  pup::unpack(message.payload(), moves);
+  round.awaited_migrations += static_cast<std::int64_t>(moves);
+  if (++round.applied == state.pes) {
+    round.decided = true;
+    state.stats.lb_async_applied += 1;
   }
   finish_when_settled(state, info);
 }

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,7 @@
 #include "vela/lb/policy/policy.hpp"
 #include "vela/lb/strategies/distributed.hpp"
 #include "vela/lb/strategies/registry.hpp"
+#include "vela/rt/element.hpp"
 #include "vela/rt/index.hpp"
 #include "vela/rt/options.hpp"
 
@@ -39,6 +41,9 @@ struct BalancingSettings {
   // them, later ones get their own.
   std::unique_ptr<lb::Strategy> strategy_made;
   std::unique_ptr<lb::Policy> policy_made;
+  // --lb-async, or the policy parameter async=true: balancing steps run on the balancing
+  // thread (services/lb_async.hpp) while the elements go on.
+  bool asynchronous = false;
 };
 // Checks every option as rt::validate does (it runs this) and returns the balancing settings
 // parsed. Throws std::invalid_argument naming the option for an unknown strategy or policy, a
@@ -50,6 +55,15 @@ BalancingSettings parse_balancing(const Options& options);
 struct Balancing {
   BalancingSettings settings;
   Ticks next_periodic = 0;  // PE 0 only: when the next periodic step is due
+};
+
+// What an element's arrival at a sync point says when it says anything (ElementBase::at_sync):
+// the move it asked for (to < 0: none) and how the point balances (a SyncBalance).
+struct SyncArrival {
+  PeId from = 0;
+  PeId to = -1;
+  std::uint8_t how = 0;
+  void pup(pup::Archive& ar) { ar | from | to | how; }
 };
 
 // A PE's measurements of one collection since the last balancing step (sent up the
@@ -127,6 +141,22 @@ struct LbRound {
     PeId to = 0;
   };
   std::vector<Request> requested;
+  // How the elements asked this sync point to balance (ElementBase::at_sync's argument), and
+  // so how it does: inline, or asynchronously (services/lb_async.hpp).
+  SyncBalance how = SyncBalance::as_run;
+  std::uint64_t how_given = 0;  // arrivals that named it, this point
+  bool async_point = false;
+  // Asynchronous balancing: a job is on the balancing thread; an answer waits for the next
+  // sync point (by element: its PE); PEs that ordered their part of the answer being applied.
+  bool in_flight = false;
+  std::optional<std::vector<PeId>> answer;
+  std::string answer_name;
+  bool applying = false;
+  PeId applied = 0;
+  Clock::time_point apply_from;
+  // The strategies the balancing thread runs, made on first use and used by it alone (an
+  // inline step at a later point may run --lb's own object while a job is out).
+  std::map<std::string, std::unique_ptr<lb::Strategy>> async_named;
 };
 
 // Handlers (services/lb_manager.cpp), each taking its message's payload.
@@ -137,6 +167,9 @@ SystemHandler on_migrated;    // an element arrived where the strategy sent it (
 SystemHandler on_resume;      // the step is over: this PE's elements go on
 SystemHandler on_lb_agent;    // a distributed strategy's agents talk
 SystemHandler on_lb_ready, on_lb_proceed, on_lb_done;  // a distributed step's barriers
+SystemHandler on_lb_answer;   // the balancing thread's answer (to the root)
+SystemHandler on_lb_apply;    // the root -> every PE: move your elements as the answer says
+SystemHandler on_lb_applied;  // a PE ordered its part of the answer's moves (to the root)
 // The rest of a sync point: balance, or resume the elements.
 void continue_sync(RuntimeState& state, CollectionInfo& info);
 // On PE 0: starts a step for every collection balanced periodically whose turn has come.

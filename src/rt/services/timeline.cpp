@@ -168,7 +168,7 @@ std::string_view category_name(Category category) {
 }
 
 Timeline::Timeline(int pes, TimePoint start, int process)
-    : start_(start), process_(process), tracks_(static_cast<std::size_t>(std::max(pes, 0))) {
+    : start_(start), process_(process), tracks_(static_cast<std::size_t>(std::max(pes, 0)) + 1) {
   if (pes <= 0) {
     throw std::invalid_argument("trace timeline: the number of PEs must be positive, got " +
                                 std::to_string(pes));
@@ -180,7 +180,7 @@ Timeline::Track::Track() {
 }
 
 Timeline::Track& Timeline::track(int pe) {
-  assert(pe >= 0 && pe < pes() && "PE index out of range");
+  assert(pe >= 0 && pe <= balancer_track() && "PE index out of range");
   return tracks_[static_cast<std::size_t>(pe)];
 }
 
@@ -277,6 +277,15 @@ void Timeline::write(const std::string& path) const {
     out.integer(pe);
     out.text("}}");
   }
+  if (!tracks_.back().events.empty()) {
+    out.text(",\n");
+    begin_event(out, "thread_name", "M", process_, balancer_track());
+    out.text(",\"args\":{\"name\":\"balancer\"}},\n");
+    begin_event(out, "thread_sort_index", "M", process_, balancer_track());
+    out.text(",\"args\":{\"sort_index\":");
+    out.integer(balancer_track());
+    out.text("}}");
+  }
 
   const auto write_event = [&](int pe, const Track& track, const Event& event) {
     const bool is_instant = event.duration_ns < 0;
@@ -309,7 +318,7 @@ void Timeline::write(const std::string& path) const {
     }
     out.text("}");
   };
-  for (int pe = 0; pe < pes(); ++pe) {
+  for (int pe = 0; pe <= balancer_track(); ++pe) {
     const Track& track = tracks_[static_cast<std::size_t>(pe)];
     for (const std::vector<Event>& block : track.events) {
       for (const Event& event : block) write_event(pe, track, event);

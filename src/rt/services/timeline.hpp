@@ -29,7 +29,9 @@ inline constexpr std::int64_t no_bytes = -1;
 // Records events into one buffer per PE, without locks, and writes them out after the run.
 //
 // Threading contract: buffer p is written only by the thread of PE p (the `pe` argument of
-// complete / instant), so PEs never share a buffer and recording takes no lock. Reading the
+// complete / instant), so PEs never share a buffer and recording takes no lock. One more
+// buffer, balancer_track(), holds what the balancing thread computed (asynchronous balancing):
+// PE 0's thread writes it, when the answer comes back. Reading the
 // buffers (write, event_count) must happen after every PE thread has stopped recording (e.g.
 // after joining them). set_enabled / enabled may be called from any thread at any time.
 class Timeline {
@@ -53,7 +55,9 @@ class Timeline {
   // Pauses or resumes recording; events recorded while paused are dropped.
   void set_enabled(bool on) { enabled_.store(on, std::memory_order_relaxed); }
 
-  int pes() const { return static_cast<int>(tracks_.size()); }
+  int pes() const { return static_cast<int>(tracks_.size()) - 1; }
+  // The balancing thread's track (written as the thread "balancer", after the PEs').
+  int balancer_track() const { return pes(); }
   TimePoint start() const { return start_; }
 
   // Records a span [begin, end] on PE `pe`'s track: an entry method (name = its name or

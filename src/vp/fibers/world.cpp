@@ -480,10 +480,12 @@ bool declare_grid(const std::array<std::int32_t, 3>& sides, int dims) {
   return true;
 }
 
-void migrate() {
+void migrate(MigrateHint hint) {
   RankContext& rank = current("migrate");
   const HeapPause pause;
-  rank.element->at_sync();
+  static_assert(static_cast<int>(MigrateHint::asynchronous) ==
+                static_cast<int>(rt::SyncBalance::asynchronous));
+  rank.element->at_sync(static_cast<rt::SyncBalance>(hint));
   suspend(rank, RankState::at_sync, "migrate");
 }
 

@@ -27,7 +27,7 @@ int rank_call(const char* call, void (*what)()) {
 }  // namespace
 
 // A balancing point with the rank's callbacks around it.
-void balancing_point(Objects& objects) {
+void balancing_point(Objects& objects, vp::MigrateHint hint) {
   const MPI_MigrateFn about = objects.about_to_migrate;
   const MPI_MigrateFn just = objects.just_migrated;
   // The program's functions allocate from the rank's heap, as its own code does.
@@ -37,7 +37,7 @@ void balancing_point(Objects& objects) {
   }
   const int pe = vp::pe();
   const int process = vp::process();
-  vp::migrate();
+  vp::migrate(hint);
   if (just != nullptr && (vp::pe() != pe || vp::process() != process)) {
     const InRankHeap heap;
     just();
@@ -48,14 +48,17 @@ void after_world_collective(Objects& objects, MPI_Comm comm, vp::BalanceAt call)
   if (comm != MPI_COMM_WORLD) return;
   const RunState* state = current_run.load(std::memory_order_acquire);
   if (state == nullptr || state->balance_at != call) return;
-  if (++objects.balanced_calls % state->balance_every == 0) balancing_point(objects);
+  if (++objects.balanced_calls % state->balance_every == 0) {
+    balancing_point(objects, vp::MigrateHint::as_run);
+  }
 }
 
 namespace {
 
-// Whether `hints` ask for no balancing here (AMPI's "ampi_load_balance": "async" or "false").
-bool asynchronous(const char* call, Objects& objects, MPI_Info hints) {
-  if (hints == MPI_INFO_NULL) return false;
+// How `hints` ask this point to balance (AMPI's "ampi_load_balance": "sync" or "true" inline,
+// "async" or "false" asynchronously; none: as the run says).
+vp::MigrateHint hint_of(const char* call, Objects& objects, MPI_Info hints) {
+  if (hints == MPI_INFO_NULL) return vp::MigrateHint::as_run;
   const auto value = reinterpret_cast<std::uintptr_t>(hints);
   const Info* info = nullptr;
   if ((value & ~std::uintptr_t{VMPI_INDEX_MASK}) == VMPI_INFO_BASE)
@@ -65,12 +68,12 @@ bool asynchronous(const char* call, Objects& objects, MPI_Info hints) {
   }
   for (const auto& [key, text] : info->entries) {
     if (key != "ampi_load_balance") continue;
-    if (text == "sync" || text == "true") return false;
-    if (text == "async" || text == "false") return true;
+    if (text == "sync" || text == "true") return vp::MigrateHint::inline_step;
+    if (text == "async" || text == "false") return vp::MigrateHint::asynchronous;
     fail(call, MPI_ERR_INFO,
          "hint ampi_load_balance=" + text + ": expected sync, async, true or false");
   }
-  return false;
+  return vp::MigrateHint::as_run;
 }
 
 int where(const char* call, int (*what)()) {
@@ -92,14 +95,16 @@ extern "C" {
 
 int VPMPI_Migrate(void) {
   constexpr const char* call = "MPI_Migrate";
-  return guarded(call, [&](const Label& label) { balancing_point(active(call, label)); });
+  return guarded(call, [&](const Label& label) {
+    balancing_point(active(call, label), vp::MigrateHint::as_run);
+  });
 }
 
 int VPMPI_Migrate_info(MPI_Info hints) {
   constexpr const char* call = "MPI_Migrate_info";
   return guarded(call, [&](const Label& label) {
     Objects& objects = active(call, label);
-    if (!asynchronous(call, objects, hints)) balancing_point(objects);
+    balancing_point(objects, hint_of(call, objects, hints));
   });
 }
 

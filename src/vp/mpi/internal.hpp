@@ -63,7 +63,7 @@ struct RunState {
 extern std::atomic<RunState*> current_run;
 
 // A balancing point (MPI_Migrate's), with the rank's migration callbacks around it.
-void balancing_point(Objects& objects);
+void balancing_point(Objects& objects, vp::MigrateHint hint);
 // After a collective `call` on `comm` completed: a balancing point when `comm` is
 // MPI_COMM_WORLD and this is the K-th such call of --vp-balance-every CALL:K.
 void after_world_collective(Objects& objects, MPI_Comm comm, vp::BalanceAt call);

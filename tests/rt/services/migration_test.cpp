@@ -253,7 +253,7 @@ class Worker : public vela::rt::ElementBase {
 // 32 workers poking each other for 300 rounds on 2 PEs, balanced every 2 ms with `strategy`
 // (and the policy, when one is named); every worker must finish with its own state intact.
 vela::rt::RunStats run_periodic(const std::string& policy = "", const std::string& param = "",
-                                const std::string& strategy = "greedy") {
+                                const std::string& strategy = "greedy", bool async = false) {
   periodic::finished = 0;
   periodic::pokes = 0;
   periodic::wrong_state = 0;
@@ -261,6 +261,7 @@ vela::rt::RunStats run_periodic(const std::string& policy = "", const std::strin
   options.pes = 2;
   options.lb = strategy;
   options.lb_interval = 0.002;
+  options.lb_async = async;
   options.lb_policy = policy;
   if (!param.empty()) options.lb_policy_params = {param};
   static constexpr std::int32_t elements = 32, rounds = 300;
@@ -290,6 +291,16 @@ TEST(Migration, PeriodicBalancingRunsTheDistributedStrategies) {
     const vela::rt::RunStats stats = run_periodic("", "", strategy);
     EXPECT_GT(stats.lb_steps, 0u) << strategy;
     EXPECT_GT(stats.migrations, 0u) << strategy;
+  }
+}
+
+// --lb-async: the balancing thread's answers move the workers as they come, while they run.
+TEST(Migration, PeriodicBalancingAsynchronously) {
+  for (const std::string strategy : {"greedy", "hilbert-distributed"}) {
+    const vela::rt::RunStats stats = run_periodic("", "", strategy, true);
+    EXPECT_GT(stats.lb_async_applied, 0u) << strategy;
+    EXPECT_GT(stats.migrations, 0u) << strategy;
+    EXPECT_EQ(stats.lb_async_applied + stats.lb_async_unapplied, stats.lb_async_started);
   }
 }
 

@@ -200,7 +200,6 @@ TEST(MpiExtensions, StatedAndUnmeasuredLoadsAreWhatTheBalancerSees) {
         int error_class = -1;
         MPI_Error_class(MPI_Load_set_value(-1.0), &error_class);
         EXPECT_EQ(error_class, MPI_ERR_ARG);
-        MPI_Migrate_info(MPI_INFO_LB_ASYNC);  // no balancing point: nothing is dumped
         MPI_Migrate_info(MPI_INFO_LB_SYNC);
         MPI_Finalize();
         ++ranks_done;
@@ -218,6 +217,48 @@ TEST(MpiExtensions, StatedAndUnmeasuredLoadsAreWhatTheBalancerSees) {
   EXPECT_GT(instance.objects[1].load, 0.05);  // 60 ms computed and measured
   EXPECT_DOUBLE_EQ(instance.objects[3].load, 7.5);
   std::filesystem::remove_all(dir);
+}
+
+// MPI_INFO_LB_ASYNC: the point hands the measurements to the balancing thread and the ranks go
+// on where they are (rotate would move every rank, inline); the answer moves them at a later
+// point, and every point after the first balances on the thread as well. MPI_INFO_LB_SYNC then
+// balances inline.
+std::atomic<int> first_move{-1};
+std::atomic<int> moved_at_sync{0};
+
+TEST(MpiExtensions, AnAsynchronousHintMovesTheRanksAtALaterPoint) {
+  ranks_done = 0;
+  first_move = -1;
+  moved_at_sync = 0;
+  const Outcome o = run_mpi(
+      4,
+      [](int argc, char** argv) {
+        MPI_Init(&argc, &argv);
+        const int me = world_rank();
+        int pe = MPI_My_pe();
+        int first = -1;
+        for (int point = 0; point < 1000000 && first < 0; ++point) {
+          MPI_Migrate_info(MPI_INFO_LB_ASYNC);
+          if (MPI_My_pe() != pe) first = point;
+          // Whether any rank moved: every rank leaves the loop at the same point.
+          int moved = first >= 0 ? 1 : 0;
+          int any = 0;
+          MPI_Allreduce(&moved, &any, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
+          if (any != 0 && first < 0) first = point;
+        }
+        if (me == 0) first_move = first;
+        pe = MPI_My_pe();
+        MPI_Migrate_info(MPI_INFO_LB_SYNC);
+        if (MPI_My_pe() != pe) ++moved_at_sync;
+        MPI_Finalize();
+        ++ranks_done;
+        return 0;
+      },
+      "rotate");
+  EXPECT_EQ(o.error, "");
+  EXPECT_EQ(ranks_done, 4);
+  EXPECT_GE(first_move.load(), 1);  // never at the point that handed the step over
+  EXPECT_EQ(moved_at_sync.load(), 4);
 }
 
 }  // namespace

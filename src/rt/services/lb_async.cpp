@@ -1,0 +1,113 @@
+// The balancing thread of asynchronous balancing (services/lb_async.hpp): jobs from the root,
+// answers back to it as runtime messages. The thread is not pinned (it may run on any core of
+// the process, a free one where there is one) and lowers its priority to --lb-async-nice, so
+// that where it shares a core with a busy PE it takes the core's idle time first.
+#include "services/lb_async.hpp"
+
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "core/run_entry.hpp"
+#include "core/runtime_state.hpp"
+#include "vela/lb/model/evaluate.hpp"
+
+namespace vela::rt::detail {
+
+AsyncAnswer solve(lb::Strategy& strategy, const std::string& name, const lb::Instance& instance,
+                  double at_least) {
+  const double cpu_from = thread_cpu_seconds();
+  const auto from = Clock::now();
+  const lb::StrategyReport report = lb::run_strategy(strategy, name, instance);
+  const auto burn_from = Clock::now();
+  // --lb-strategy-time: the rest of the time as work, so that it competes for the core as a
+  // slower strategy would. The loop's arithmetic is kept (volatile), never optimized away.
+  volatile double sink = 0.0;
+  while (thread_cpu_seconds() - cpu_from < at_least) {
+    for (int i = 0; i < 10000; ++i) sink = sink + 1e-9 * i;
+  }
+  const auto to = Clock::now();
+  AsyncAnswer answer;
+  answer.name = name;
+  answer.placement = report.assignment.pe;
+  // The strategy's own time (as an inline step counts it) plus the time made up to at_least.
+  answer.seconds = report.time_ms / 1000.0 + std::chrono::duration<double>(to - burn_from).count();
+  answer.moved = report.moved.count;
+  answer.moved_bytes = report.moved.bytes;
+  answer.imbalance_before = report.before.imbalance;
+  answer.imbalance_after = report.after.imbalance;
+  answer.from_ns = from.time_since_epoch().count();
+  answer.to_ns = to.time_since_epoch().count();
+  return answer;
+}
+
+AsyncBalancer::AsyncBalancer(RuntimeState& state) : state_(state) {}
+
+AsyncBalancer::~AsyncBalancer() {
+  close();
+}
+
+void AsyncBalancer::submit(AsyncJob job) {
+  const std::lock_guard lock(mutex_);
+  if (closed_) return;  // the run is over: nothing would take the answer
+  jobs_.push_back(std::move(job));
+  if (!thread_.joinable()) thread_ = std::thread([this] { work(); });
+  wake_.notify_one();
+}
+
+std::uint64_t AsyncBalancer::close() {
+  {
+    const std::lock_guard lock(mutex_);
+    if (!closed_) {
+      closed_ = true;
+      dropped_ += jobs_.size();
+      jobs_.clear();
+    }
+    wake_.notify_one();
+  }
+  if (thread_.joinable()) thread_.join();
+  const std::lock_guard lock(mutex_);
+  return dropped_;
+}
+
+void AsyncBalancer::work() {
+  if (state_.process_cores_known) {
+    sched_setaffinity(0, sizeof state_.process_cores, &state_.process_cores);
+  }
+  // Per thread on Linux: the thread id names this thread alone. A refusal leaves it at the PEs'
+  // priority, which only changes who waits on a shared core.
+  setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), state_.options.lb_async_nice);
+  std::unique_lock lock(mutex_);
+  for (;;) {
+    wake_.wait(lock, [this] { return closed_ || !jobs_.empty(); });
+    if (closed_) return;
+    AsyncJob job = std::move(jobs_.front());
+    jobs_.pop_front();
+    lock.unlock();
+    AsyncAnswer answer;
+    try {
+      answer = solve(*job.strategy, job.name, job.instance, state_.options.lb_strategy_time);
+    } catch (const std::exception& e) {
+      answer.name = job.name;
+      answer.error = e.what();
+    }
+    answer.step = job.step;
+    std::vector<std::byte> payload = pup::pack(answer);
+    lock.lock();
+    if (closed_) {  // the PEs are gone: the answer has no one to take it
+      ++dropped_;
+      return;
+    }
+    // Under the lock: close() cannot pass between the check and the post, so the message is
+    // queued before the PEs' leftovers are freed.
+    post_system(state_, 0, Kind::lb_answer, job.collection, 0, std::move(payload));
+  }
+}
+
+void remember_process_cores(RuntimeState& state) {
+  CPU_ZERO(&state.process_cores);
+  state.process_cores_known =
+      sched_getaffinity(0, sizeof state.process_cores, &state.process_cores) == 0;
+}
+
+}  // namespace vela::rt::detail
