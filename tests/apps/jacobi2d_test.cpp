@@ -11,6 +11,7 @@
 
 #include "support/program.hpp"
 #include "vela/lb/io/io.hpp"
+#include "vela/lb/strategies/registry.hpp"
 
 namespace {
 
@@ -67,6 +68,31 @@ TEST(Jacobi2d, ChecksumIsTheSameForAnyPesBlocksAndBalancer) {
       }
     }
   }
+}
+
+// Balanced asynchronously (--lb-async), by every strategy of the registry: the strategy runs on
+// the balancing thread and its answers move the blocks at later sync points; the checksum is
+// the one of one PE. A strategy made slower (--lb-strategy-time) leaves answers for later
+// points and after the run's end: the same checksum.
+TEST(Jacobi2d, AsynchronousBalancingGivesTheSameChecksumUnderEveryStrategy) {
+  const std::string problem = "--mesh 96 --steps 30 --heavy 4 --sync-every 3 --objects 8";
+  const std::string reference = checksum(problem + " --pes 1");
+  ASSERT_FALSE(reference.empty());
+  for (const vela::lb::StrategyInfo& info : vela::lb::strategies()) {
+    if (info.name == "optimal") continue;  // at most 60 objects: 49 below
+    for (const int pes : {2, 3}) {
+      const std::string args =
+          problem + " --pes " + std::to_string(pes) + " --lb " + info.name + " --lb-async";
+      EXPECT_EQ(checksum(args), reference) << args;
+    }
+  }
+  EXPECT_EQ(checksum("--mesh 96 --steps 30 --heavy 4 --sync-every 3 --objects 7 --pes 2 --lb "
+                     "optimal --lb-async"),
+            checksum("--mesh 96 --steps 30 --heavy 4 --sync-every 3 --objects 7 --pes 1"));
+  const std::string slow = problem + " --pes 2 --lb rotate --lb-async --lb-strategy-time 0.02";
+  EXPECT_EQ(checksum(slow), reference) << slow;
+  const Result r = run_program(JACOBI2D_BINARY, slow + " --no-pin");
+  EXPECT_NE(r.out.find("lb async: "), std::string::npos) << r.out;
 }
 
 // The MPI version (ranks.c on vela/mpi.h): ranks that migrate at MPI_Migrate give the object

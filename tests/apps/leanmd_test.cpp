@@ -12,6 +12,7 @@
 
 #include "support/program.hpp"
 #include "vela/lb/io/io.hpp"
+#include "vela/lb/strategies/registry.hpp"
 
 namespace {
 
@@ -59,6 +60,19 @@ TEST(Leanmd, ChecksumIsTheSameForAnyPesAndBalancer) {
   EXPECT_NE(moved.out.find("cells: 27  computes: 378 "), std::string::npos) << moved.out;
   EXPECT_NE(run("--cells 4 --atoms-per-cell 1 --steps 1").out.find("cells: 64  computes: 896 "),
             std::string::npos);
+}
+
+// Balanced asynchronously (--lb-async) by every strategy: the same checksum as one PE.
+TEST(Leanmd, AsynchronousBalancingGivesTheSameChecksumUnderEveryStrategy) {
+  const std::string problem =
+      "--cells 3 --atoms-per-cell 8 --steps 20 --sync-every 5 --migrate-every 5";
+  const std::string reference = checksum(problem + " --pes 1");
+  ASSERT_FALSE(reference.empty());
+  for (const vela::lb::StrategyInfo& info : vela::lb::strategies()) {
+    if (info.name == "optimal") continue;  // at most 60 objects (this run has 405)
+    const std::string args = problem + " --pes 3 --lb " + info.name + " --lb-async";
+    EXPECT_EQ(checksum(args), reference) << args;
+  }
 }
 
 TEST(Leanmd, AtomsMoveBetweenCellsAndTheChecksumStaysTheSame) {

@@ -8,6 +8,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <cstdio>
+
 #include "core/run_entry.hpp"
 #include "core/runtime_state.hpp"
 #include "vela/lb/model/evaluate.hpp"
@@ -96,6 +98,11 @@ void AsyncBalancer::work() {
     lock.lock();
     if (closed_) {  // the PEs are gone: the answer has no one to take it
       ++dropped_;
+      if (!answer.error.empty()) {  // said all the same: the user's strategy failed
+        std::fprintf(stderr,
+                     "vela: strategy %s failed on the balancing thread after the run's end: %s\n",
+                     answer.name.c_str(), answer.error.c_str());
+      }
       return;
     }
     // Under the lock: close() cannot pass between the check and the post, so the message is

@@ -169,6 +169,30 @@ TEST(AsyncBalancing, AnAnswerAfterTheRunsEndIsDroppedCleanly) {
   EXPECT_EQ(stats.migrations, 0u);
 }
 
+// A strategy that fails on the balancing thread (optimal takes at most 60 objects) ends the run
+// with its message once the answer is back.
+TEST(AsyncBalancing, AStrategysFailureEndsTheRunWithItsMessage) {
+  Book b(64, 1 << 30);
+  book = &b;
+  vela::rt::Options options = async_options("optimal", 2);
+  options.pin = false;
+  vela::rt::Runtime runtime(options);
+  try {
+    runtime.run([](vela::rt::Context& ctx) {
+      auto steppers = ctx.create<Stepper>("steppers", vela::rt::Shape::line(64),
+                                          vela::rt::InitialMap::block, 0);
+      steppers.broadcast<&Stepper::start>();
+    });
+    ADD_FAILURE() << "the run did not fail";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("collection steppers: strategy optimal (on the balancing "
+                                         "thread) failed: optimal: the instance has 64"),
+              std::string::npos)
+        << e.what();
+  }
+  book = nullptr;
+}
+
 // The policy parameter async=true is --lb-async; the policy still decides at every point.
 TEST(AsyncBalancing, ThePolicyParameterAsksForIt) {
   vela::rt::Options options;
