@@ -276,6 +276,30 @@ TEST_F(VelaLbReport, UtilizationIsEachPesBusyShareOverTime) {
   EXPECT_FALSE(group(html, "data-utilization-entry-0").empty());
 }
 
+// Asynchronous balancing: the balancing thread's track (named "balancer") is not drawn as a PE;
+// the end of each of its spans is a placement decided, marked on the timeline; PE 0's "apply"
+// span, where the answer moved the elements, is a balancing mark as any lb span.
+TEST_F(VelaLbReport, TheBalancingThreadsAnswersAreMarkedAndItIsNoPe) {
+  SKIP_WITHOUT_MATPLOTLIB();
+  std::string trace = read(chrome_trace());
+  const std::string extra = R"(,
+{"name":"thread_name","ph":"M","pid":0,"tid":2,"args":{"name":"balancer"}},
+{"name":"greedy","ph":"X","pid":0,"tid":2,"cat":"lb","ts":5000,"dur":10000},
+{"name":"apply greedy","ph":"X","pid":0,"tid":0,"cat":"lb","ts":30000,"dur":200})";
+  trace.insert(trace.rfind("\n]}"), extra);
+  write(path("async.json"), trace);
+  const Result r = vela_lb("report " + path("async.json") + " --bins 8 -o " + path("r.html") +
+                           " --summary " + path("s.json"));
+  ASSERT_EQ(r.status, 0) << r.out;
+  const nlohmann::json t = nlohmann::json::parse(read(path("s.json")))["traces"][0];
+  EXPECT_EQ(t["pes"], nlohmann::json::array({0, 1}));
+  ASSERT_EQ(t["decided"].size(), 1u);
+  EXPECT_NEAR(t["decided"][0].get<double>(), 0.015, 1e-9);  // 5 ms + 10 ms
+  ASSERT_EQ(t["balancing"].size(), 2u);
+  EXPECT_NEAR(t["balancing"][1][0].get<double>(), 0.030, 1e-9);
+  EXPECT_FALSE(group(read(path("r.html")), "data-decided-0-0").empty());
+}
+
 TEST_F(VelaLbReport, ReplayJsonHasEachPolicysSeriesStepByStep) {
   ASSERT_EQ(vela_lb("trace generate --nx 8 --ny 8 --pes 4 --steps 12 -o " + path("t.json")).status,
             0);

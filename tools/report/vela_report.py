@@ -447,9 +447,17 @@ def utilization_picture(page, plt, trace, index):
     for begin, end in trace["balancing"]:
         for ax in (top, bottom):
             ax.axvline(begin, color="red", lw=0.8, alpha=0.7)
+    # Asynchronous balancing: when the balancing thread's answers were ready (their moves are the
+    # red "apply" marks at the next sync point).
+    for k, at in enumerate(trace.get("decided", [])):
+        for ax in (top, bottom):
+            line = ax.axvline(at, color="tab:purple", lw=0.8, ls="--", alpha=0.8)
+            line.set_gid(f"data-decided-{index}-{k}")
     bar = fig.colorbar(image, ax=[top, bottom], fraction=0.03, pad=0.02)
     bar.set_label("busy in entry methods (%)")
-    bottom.set_title("Busy share per PE (red lines: balancing)")
+    bottom.set_title("Busy share per PE (red lines: balancing; purple dashes: an "
+                     "asynchronous answer ready)" if trace.get("decided") else
+                     "Busy share per PE (red lines: balancing)")
     bottom.set_xlabel("time since the trace's first event (s)")
     bottom.set_ylabel("PE")
     if rows <= 16:

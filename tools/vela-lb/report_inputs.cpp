@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <string_view>
@@ -258,6 +259,20 @@ json read_chrome_trace(const std::string& path, const json& document, std::size_
   };
   std::vector<Span> spans;
   std::vector<std::pair<double, double>> balancing;  // the lb spans, to mark on the timeline
+  // Asynchronous balancing: the balancing thread's track (the thread named "balancer") is no PE;
+  // each of its spans is a placement decided at the span's end.
+  std::set<std::pair<long, long>> balancer;  // (pid, tid)
+  for (const json& e : events) {
+    if (!e.is_object() || e.value("ph", "") != "M" || e.value("name", "") != "thread_name")
+      continue;
+    const auto args = e.find("args");
+    if (args == e.end() || !args->is_object() || args->value("name", "") != "balancer") continue;
+    if (e.contains("tid") && e["tid"].is_number_integer()) {
+      balancer.emplace(e.contains("pid") && e["pid"].is_number_integer() ? e["pid"].get<long>() : 0,
+                       e["tid"].get<long>());
+    }
+  }
+  std::vector<double> decided;
   double first = 0.0, last = 0.0;
   for (std::size_t i = 0; i < events.size(); ++i) {
     const json& e = events[i];
@@ -271,6 +286,11 @@ json read_chrome_trace(const std::string& path, const json& document, std::size_
     const json& tid = field(path, e, "tid", where);
     if (!tid.is_number_integer() || tid.get<long>() < 0 || tid.get<long>() > (1L << 24)) {
       bad(path, where + ".tid: expected a PE number >= 0");
+    }
+    const long pid = e.contains("pid") && e["pid"].is_number_integer() ? e["pid"].get<long>() : 0;
+    if (balancer.count({pid, tid.get<long>()}) != 0) {
+      decided.push_back(ts + dur);
+      continue;
     }
     const auto category = e.find("cat");
     spans.push_back(
@@ -318,8 +338,15 @@ json read_chrome_trace(const std::string& path, const json& document, std::size_
   }
   json marks = json::array();
   for (const auto& [b, e] : balancing) marks.push_back({(b - first) * 1e-6, (e - first) * 1e-6});
-  return {{"path", path},          {"pes", std::move(pes)},      {"seconds", (last - first) * 1e-6},
-          {"bins", bins},          {"share", std::move(shares)}, {"balancing", std::move(marks)},
+  json decisions = json::array();
+  for (const double at : decided) decisions.push_back((at - first) * 1e-6);
+  return {{"path", path},
+          {"pes", std::move(pes)},
+          {"seconds", (last - first) * 1e-6},
+          {"bins", bins},
+          {"share", std::move(shares)},
+          {"balancing", std::move(marks)},
+          {"decided", std::move(decisions)},
           {"events", spans.size()}};
 }
 

@@ -66,10 +66,10 @@ struct Options {
   // Asynchronous balancing (also the policy parameter async=true): at a balancing step the
   // measurements go to a balancing thread and the elements resume at once; the answer is
   // applied at the first sync point after it is ready (a periodic collection: when it is). The
-  // thread is not pinned and runs at this nice value (0 to 19), below the PEs where it shares
-  // their cores.
+  // thread is not pinned and runs at this nice value (0 to 19): at 19 it takes, where it shares a
+  // core with a PE, mostly the time that PE would idle (docs/results/policies.md, section 5).
   bool lb_async = false;
-  int lb_async_nice = 10;
+  int lb_async_nice = 19;
   // Every strategy run takes at least this many seconds of its thread's CPU time: it computes,
   // then keeps working until then (a slower strategy, to study when balancing pays). 0: none.
   double lb_strategy_time = 0.0;

@@ -81,8 +81,8 @@ void add_runtime_options(CLI::App& app, Options& options) {
                "Balance asynchronously: the strategy runs on a balancing thread while the "
                "elements go on; its answer is applied at the next sync point after it is ready");
   ranged(app, "--lb-async-nice", options.lb_async_nice, 0, 19,
-         "With --lb-async: the balancing thread's nice value (it is not pinned; 19: it runs "
-         "only where a core would idle)");
+         "With --lb-async: the balancing thread's nice value (it is not pinned; 19, the "
+         "default: it takes mostly the time a PE would idle; 0: the PEs' priority)");
   ranged(app, "--lb-strategy-time", options.lb_strategy_time, 0.0, 1e6,
          "Every strategy run takes at least this many seconds of CPU time (a slower strategy, "
          "to study when balancing pays)");

@@ -1,7 +1,8 @@
 // The balancing thread of asynchronous balancing (services/lb_async.hpp): jobs from the root,
 // answers back to it as runtime messages. The thread is not pinned (it may run on any core of
-// the process, a free one where there is one) and lowers its priority to --lb-async-nice, so
-// that where it shares a core with a busy PE it takes the core's idle time first.
+// the process, a free one where there is one) and lowers its priority to --lb-async-nice (19 by
+// default), so that where it shares a core with a busy PE it takes mostly the time the PE would
+// idle: an imbalanced run, whose underloaded PEs wait, gives it the most.
 #include "services/lb_async.hpp"
 
 #include <sys/resource.h>

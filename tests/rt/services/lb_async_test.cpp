@@ -3,8 +3,13 @@
 // is accounted for, and an answer the run no longer waits for is dropped cleanly.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <atomic>
+#include <filesystem>
+#include <fstream>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -191,6 +196,37 @@ TEST(AsyncBalancing, AStrategysFailureEndsTheRunWithItsMessage) {
         << e.what();
   }
   book = nullptr;
+}
+
+// The trace (--trace): the balancing thread's strategy runs on a track of its own, named
+// "balancer" after the PEs'; where an answer moved the elements, an "apply" span on PE 0.
+TEST(AsyncBalancing, TheTraceShowsTheBalancingThreadOnItsOwnTrack) {
+  const auto file = std::filesystem::temp_directory_path() /
+                    ("vela_lb_async_" + std::to_string(::getpid()) + ".json");
+  vela::rt::Options options = async_options("rotate", 2);
+  options.trace = file.string();
+  std::set<std::int32_t> moved;
+  run_steps(options, 16, 1 << 30, &moved, true);
+  ASSERT_FALSE(moved.empty());
+  std::ifstream in(file);
+  const nlohmann::json trace = nlohmann::json::parse(in);
+  std::filesystem::remove(file);
+  int balancer_tid = -1;
+  for (const auto& e : trace["traceEvents"]) {
+    if (e["ph"] == "M" && e["name"] == "thread_name" && e["args"]["name"] == "balancer") {
+      balancer_tid = e["tid"].get<int>();
+    }
+  }
+  EXPECT_EQ(balancer_tid, 2);  // after PEs 0 and 1
+  std::size_t computed = 0, applied = 0;
+  for (const auto& e : trace["traceEvents"]) {
+    if (e["ph"] != "X" || e["cat"] != "lb") continue;
+    if (e["tid"] == balancer_tid && e["name"] == "rotate") ++computed;
+    if (e["tid"] == 0 && e["name"] == "apply rotate") ++applied;
+  }
+  EXPECT_GT(computed, 0u);
+  EXPECT_GT(applied, 0u);
+  EXPECT_GE(computed, applied);
 }
 
 // The policy parameter async=true is --lb-async; the policy still decides at every point.
