@@ -66,10 +66,12 @@ struct Options {
   // Asynchronous balancing (also the policy parameter async=true): at a balancing step the
   // measurements go to a balancing thread and the elements resume at once; the answer is
   // applied at the first sync point after it is ready (a periodic collection: when it is). The
-  // thread is not pinned and runs at this nice value (0 to 19): at 19 it takes, where it shares a
-  // core with a PE, mostly the time that PE would idle (docs/results/policies.md, section 5).
+  // thread is not pinned; it runs at this nice value (0 to 19) or, lb_async_idle (the default),
+  // in Linux's idle class: on a core it shares with a PE, only when the PE would idle
+  // (docs/results/policies.md, section 5).
   bool lb_async = false;
-  int lb_async_nice = 19;
+  static constexpr int lb_async_idle = 20;
+  int lb_async_nice = lb_async_idle;
   // Every strategy run takes at least this many seconds of its thread's CPU time: it computes,
   // then keeps working until then (a slower strategy, to study when balancing pays). 0: none.
   double lb_strategy_time = 0.0;
@@ -95,7 +97,7 @@ struct Options {
 
 // Adds --pes, --pes-per-process, --mpi-progress, --clusters, --cluster-threshold-us,
 // --wan-latency, --grid-queue-period, --pe-speed, --no-pin, --lb, --lb-period, --lb-param,
-// --lb-policy, --lb-policy-param, --lb-async, --lb-async-nice, --lb-strategy-time,
+// --lb-policy, --lb-policy-param, --lb-async, --lb-async-priority, --lb-strategy-time,
 // --lb-startup, --lb-per-byte, --trace, --lb-dump, --checkpoint, --checkpoint-every,
 // --restart, --lb-fan-in, --lb-cpu-time, --no-instrument,
 // --idle and

@@ -80,9 +80,23 @@ void add_runtime_options(CLI::App& app, Options& options) {
   app.add_flag("--lb-async", options.lb_async,
                "Balance asynchronously: the strategy runs on a balancing thread while the "
                "elements go on; its answer is applied at the next sync point after it is ready");
-  ranged(app, "--lb-async-nice", options.lb_async_nice, 0, 19,
-         "With --lb-async: the balancing thread's nice value (it is not pinned; 19, the "
-         "default: it takes mostly the time a PE would idle; 0: the PEs' priority)");
+  app.add_option("--lb-async-priority", options.lb_async_nice,
+                 "With --lb-async: the balancing thread's priority: idle (the default: it runs "
+                 "only where a core would idle) or a nice value 0 to 19 (0: the PEs' own)")
+      ->transform(CLI::Validator(
+          [](std::string& text) -> std::string {
+            if (text == "idle") {
+              text = std::to_string(Options::lb_async_idle);
+              return {};
+            }
+            const bool digits = !text.empty() && text.size() <= 2 &&
+                                text.find_first_not_of("0123456789") == std::string::npos;
+            if (!digits || std::stoi(text) > 19) {
+              return "expected idle or a nice value from 0 to 19, got " + text;
+            }
+            return {};
+          },
+          "idle|0..19"));
   ranged(app, "--lb-strategy-time", options.lb_strategy_time, 0.0, 1e6,
          "Every strategy run takes at least this many seconds of CPU time (a slower strategy, "
          "to study when balancing pays)");
@@ -152,7 +166,8 @@ void check_ranges(const Options& o) {
   check_range(o.spin_us, 0.0, 1e6, "--spin-us", "microseconds in [0, 1e6]");
   check_range(o.lb_startup, 0.0, 1e6, "--lb-startup", "seconds in [0, 1e6]");
   check_range(o.lb_per_byte, 0.0, 1e6, "--lb-per-byte", "seconds in [0, 1e6]");
-  check_range(o.lb_async_nice, 0, 19, "--lb-async-nice", "a nice value from 0 to 19");
+  check_range(o.lb_async_nice, 0, Options::lb_async_idle, "--lb-async-priority",
+              "idle or a nice value from 0 to 19");
   check_range(o.lb_strategy_time, 0.0, 1e6, "--lb-strategy-time", "seconds in [0, 1e6]");
 }
 

@@ -156,7 +156,11 @@ void join_pes(RuntimeState& state) {
     watch->changed.notify_all();
   }
   // No answer of the balancing thread comes after this: any it posted is freed below.
-  if (state.lb_async) state.stats.lb_async_unapplied += state.lb_async->close();
+  if (state.lb_async) {
+    // Dropped by the thread, or posted but never taken by PE 0 (freed below).
+    state.stats.lb_async_unapplied += state.lb_async->close();
+    state.stats.lb_async_unapplied += state.lb_async->posted() - state.stats.lb_async_answers;
+  }
   // Answers that came back but met no sync point after them are dropped too.
   const std::size_t collections = state.collection_count.load(std::memory_order_acquire);
   for (std::size_t c = 0; c < collections; ++c) {

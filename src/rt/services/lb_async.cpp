@@ -1,8 +1,9 @@
 // The balancing thread of asynchronous balancing (services/lb_async.hpp): jobs from the root,
 // answers back to it as runtime messages. The thread is not pinned (it may run on any core of
-// the process, a free one where there is one) and lowers its priority to --lb-async-nice (19 by
-// default), so that where it shares a core with a busy PE it takes mostly the time the PE would
-// idle: an imbalanced run, whose underloaded PEs wait, gives it the most.
+// the process, a free one where there is one) and lowers its priority as --lb-async-priority
+// says: by default to Linux's idle class, so that where it shares a core with a PE it runs only
+// while the PE waits (an imbalanced run, whose underloaded PEs wait, gives it the most), and a
+// PE that wakes takes the core back at once.
 #include "services/lb_async.hpp"
 
 #include <sys/resource.h>
@@ -73,13 +74,23 @@ std::uint64_t AsyncBalancer::close() {
   return dropped_;
 }
 
+std::uint64_t AsyncBalancer::posted() {
+  const std::lock_guard lock(mutex_);
+  return posted_;
+}
+
 void AsyncBalancer::work() {
   if (state_.process_cores_known) {
     sched_setaffinity(0, sizeof state_.process_cores, &state_.process_cores);
   }
-  // Per thread on Linux: the thread id names this thread alone. A refusal leaves it at the PEs'
-  // priority, which only changes who waits on a shared core.
-  setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), state_.options.lb_async_nice);
+  // Per thread on Linux (0 and the thread id name this thread alone). A refusal leaves it at the
+  // PEs' priority, which only changes who waits on a shared core.
+  if (state_.options.lb_async_nice == Options::lb_async_idle) {
+    const sched_param none{};
+    sched_setscheduler(0, SCHED_IDLE, &none);
+  } else {
+    setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), state_.options.lb_async_nice);
+  }
   std::unique_lock lock(mutex_);
   for (;;) {
     wake_.wait(lock, [this] { return closed_ || !jobs_.empty(); });
@@ -109,6 +120,7 @@ void AsyncBalancer::work() {
     // Under the lock: close() cannot pass between the check and the post, so the message is
     // queued before the PEs' leftovers are freed.
     post_system(state_, 0, Kind::lb_answer, job.collection, 0, std::move(payload));
+    ++posted_;
   }
 }
 

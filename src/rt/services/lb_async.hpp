@@ -83,6 +83,8 @@ class AsyncBalancer {
   // After the PEs stopped: no answer is posted any more; waits for the job running (if any) and
   // drops the queued ones. Returns how many answers were dropped. Idempotent.
   std::uint64_t close();
+  // Answers posted to PE 0 (after close(): all there will be).
+  std::uint64_t posted();
 
  private:
   void work();
@@ -93,6 +95,7 @@ class AsyncBalancer {
   std::deque<AsyncJob> jobs_;
   bool closed_ = false;
   std::uint64_t dropped_ = 0;
+  std::uint64_t posted_ = 0;
   std::thread thread_;
 };
 

@@ -262,6 +262,7 @@ vela::rt::RunStats run_periodic(const std::string& policy = "", const std::strin
   options.lb = strategy;
   options.lb_interval = 0.002;
   options.lb_async = async;
+  options.lb_async_nice = 0;  // the idle class could wait without bound while the workers run
   options.lb_policy = policy;
   if (!param.empty()) options.lb_policy_params = {param};
   static constexpr std::int32_t elements = 32, rounds = 300;
