@@ -11,7 +11,9 @@ speed, a few microseconds) inline and asynchronously, never balancing over the i
 BRAMS the replay's prediction of the same ratios from the run's recorded loads
 (`brams --record`, `vela-lb replay --strategy-time S [--async]`). Then, at 10 steps, where the
 balancing thread runs: in Linux's idle class (the default), at nice 19, at the PEs' priority
-(nice 0), and on a core set aside for it (one PE: on 2 cores, the application loses a core).
+(nice 0), and on a core set aside for it (one PE: on 2 cores, the application loses a core);
+and with sync points at every step, balancing at every K-th (--lb-period K), so that an answer
+is applied at the first step after it is ready.
 
     bench/lb_async.py [--build DIR] [--rounds N] [--steps X,Y,...] [--every K] [--app brams|graph]
 
@@ -82,16 +84,23 @@ class App:
         self.name = name
         if name == "brams":
             self.binary = build / "apps" / "brams" / "brams"
-            self.base = ["--ranks", "32", "--steps", "240", "--lb-every", str(every), "--quiet"]
+            self.base = ["--ranks", "32", "--steps", "240", "--quiet"]
+            self.points = ["--lb-every", str(every)]
+            # Sync points at every step, balancing at every K-th (--lb-period): an answer is
+            # applied at the first step after it is ready, as the replay's model applies it.
+            self.every_step = ["--lb-every", "1", "--lb-period", str(every)]
         else:
             self.binary = build / "apps" / "graph-bench" / "graph-bench"
-            self.base = ["--gen", "cluster", "--drift", "5", "--steps", "200", "--sync-every",
-                         str(every), "--quiet"]
+            self.base = ["--gen", "cluster", "--drift", "5", "--steps", "200", "--quiet"]
+            self.points = ["--sync-every", str(every)]
+            self.every_step = ["--sync-every", "1", "--lb-period", str(every)]
         if not self.binary.is_file():
             usage_error(f"--build: {self.binary} not found (build the {name} target)")
 
-    def time(self, extra: list[str], pes: int = 2) -> tuple[float, str]:
-        out = run([str(self.binary), *self.base, "--pes", str(pes), *extra])
+    def time(self, extra: list[str], pes: int = 2, points: list[str] | None = None
+             ) -> tuple[float, str]:
+        out = run([str(self.binary), *self.base, *(self.points if points is None else points),
+                   "--pes", str(pes), *extra])
         return field(out, "time"), out
 
 
@@ -135,7 +144,7 @@ def main() -> None:
     print(f"{app.name}: balanced step {1e3 * step:.2f} ms (greedy inline), "
           f"{ideal_time:.3f} s per run; {rounds} rounds, balancing every {every} steps\n")
 
-    configs: dict[str, tuple[list[str], int]] = {
+    configs: dict[str, tuple[list[str], int] | tuple[list[str], int, list[str]]] = {
         "never": ([], 2),
         "ideal": (["--lb", "greedy"], 2),
     }
@@ -149,12 +158,13 @@ def main() -> None:
     configs["nice 19"] = ([*async10, "--lb-async-priority", "19"], 2)
     configs["nice 0"] = ([*async10, "--lb-async-priority", "0"], 2)
     configs["set aside"] = (async10, 1)
+    configs["every step"] = (async10, 2, app.every_step)
 
     times: dict[str, list[float]] = {name: [] for name in configs}
     answers: dict[str, str] = {}
     for r in range(rounds):
-        for name, (extra, pes) in configs.items():
-            t, out = app.time(extra, pes)
+        for name, config in configs.items():
+            t, out = app.time(*config)
             times[name].append(t)
             m = re.search(r"^lb async: (.*)$", out, re.M)
             if m:
@@ -165,7 +175,7 @@ def main() -> None:
     if app.name == "brams":
         with tempfile.TemporaryDirectory() as scratch:
             trace = Path(scratch) / "brams.json"
-            run([str(app.binary), *app.base, "--pes", "2", "--record", str(trace),
+            run([str(app.binary), *app.base, *app.points, "--pes", "2", "--record", str(trace),
                  "--record-pes", "2"])
             for x in xs:
                 predicted[x] = replay_ratios(build, trace, every, x * step)
@@ -198,7 +208,9 @@ def main() -> None:
     print("|---|---:|---|")
     rows = [("Linux's idle class (the default), 2 PEs", "async 10" if 10.0 in xs else None),
             ("nice 19, 2 PEs", "nice 19"), ("at the PEs' priority (nice 0), 2 PEs", "nice 0"),
-            ("a core set aside (1 PE + the thread)", "set aside")]
+            ("a core set aside (1 PE + the thread)", "set aside"),
+            ("idle class, 2 PEs, sync points at every step (balancing at every "
+             f"{every}th: --lb-period)", "every step")]
     for label, name in rows:
         if name is None:
             continue
