@@ -16,9 +16,8 @@
 
 #include "services/lb_manager.hpp"
 
-#include "services/lb_async.hpp"
-
 #include "core/runtime_state.hpp"
+#include "services/lb_async.hpp"
 #include "services/timeline.hpp"
 #include "vela/lb/io/io.hpp"
 #include "vela/lb/model/evaluate.hpp"
@@ -199,7 +198,6 @@ void dump(const RuntimeState& state, const CollectionInfo& info, const lb::Insta
 // The strategy a policy's decision names: --lb's own object when it is --lb's strategy with no
 // parameters of its own, else one made on first use (with --lb-param too when it is --lb's
 // strategy, the decision's parameters over them) and kept, so strategies with state (curve
-// caches, invocation counts) keep it between calls.
 // caches, invocation counts) keep it between calls. The balancing thread's come from
 // `async_named` instead, never --lb's own object: an inline step may run that one meanwhile.
 lb::Strategy* named_strategy(const RuntimeState& state, LbRound& round,
@@ -221,7 +219,7 @@ lb::Strategy* named_strategy(const RuntimeState& state, LbRound& round,
 }
 
 // An asynchronous step decided: the instance goes to the balancing thread, unless an answer is
-// still being computed (then this decision is dropped, as the replay drops it). Whether it went.
+// still being computed (then this decision is skipped, as the replay drops it). Whether it went.
 bool hand_over(PeState& pe, CollectionInfo& info, const lb::Decision& decision) {
   RuntimeState& state = *pe.runtime;
   LbRound& round = info.lb;
@@ -565,7 +563,7 @@ void continue_sync(RuntimeState& state, CollectionInfo& info) {
       (round.policy || round.syncs % static_cast<std::uint64_t>(state.options.lb_period) == 0);
   if (round.async_point) {
     // Measured where the policy decides (at every point: it sees every step) or where a step is
-    // due and the balancing thread is free; a due step while it is busy is dropped.
+    // due and the balancing thread is free; a due step while it is busy is skipped (counted).
     if (due && (round.policy || !round.in_flight)) {
       start_step(state, info);
       return;
@@ -703,6 +701,16 @@ void on_lb_proceed(PeState& pe, Message& message) {
   pump(pe, message.collection, at->second, out);
 }
 
+// The root: a PE says how many moves it ordered (lb_done, lb_applied); they are awaited. Whether
+// every PE has now said it (`reported` counts them).
+bool count_ordered_moves(const RuntimeState& state, LbRound& round, PeId& reported,
+                         Message& message) {
+  std::uint64_t moves = 0;
+  pup::unpack(message.payload(), moves);
+  round.awaited_migrations += static_cast<std::int64_t>(moves);
+  return ++reported == state.pes;
+}
+
 // The root: a PE's agent is done and its moves ordered. Once every PE's is, the step is
 // decided: its time (from the request for measurements, as nothing is gathered) is the
 // strategy's, as the central path counts its strategy's run.
@@ -710,10 +718,7 @@ void on_lb_done(PeState& pe, Message& message) {
   RuntimeState& state = *pe.runtime;
   CollectionInfo& info = state.collection(message.collection);
   LbRound& round = info.lb;
-  std::uint64_t moves = 0;
-  pup::unpack(message.payload(), moves);
-  round.awaited_migrations += static_cast<std::int64_t>(moves);
-  if (++round.done == state.pes) {
+  if (count_ordered_moves(state, round, round.done, message)) {
     const auto to = Clock::now();
     const double seconds = std::chrono::duration<double>(to - round.strategy_from).count();
     state.stats.lb_steps += 1;
@@ -785,10 +790,7 @@ void on_lb_applied(PeState& pe, Message& message) {
   RuntimeState& state = *pe.runtime;
   CollectionInfo& info = state.collection(message.collection);
   LbRound& round = info.lb;
-  std::uint64_t moves = 0;
-  pup::unpack(message.payload(), moves);
-  round.awaited_migrations += static_cast<std::int64_t>(moves);
-  if (++round.applied == state.pes) {
+  if (count_ordered_moves(state, round, round.applied, message)) {
     round.decided = true;
     state.stats.lb_async_applied += 1;
   }

@@ -9,6 +9,7 @@
 // changed. Each call is O(1) but the balancing points, which are collective.
 #include <cmath>
 #include <cstring>
+#include <optional>
 #include <string>
 
 #include "internal.hpp"
@@ -56,8 +57,8 @@ void after_world_collective(Objects& objects, MPI_Comm comm, vp::BalanceAt call)
 namespace {
 
 // How `hints` ask this point to balance (AMPI's "ampi_load_balance": "sync" or "true" inline,
-// "async" or "false" asynchronously; none: as the run says).
-vp::MigrateHint hint_of(const char* call, Objects& objects, MPI_Info hints) {
+// "async" asynchronously, "false" not at all: no point, nullopt; none: as the run says).
+std::optional<vp::MigrateHint> hint_of(const char* call, Objects& objects, MPI_Info hints) {
   if (hints == MPI_INFO_NULL) return vp::MigrateHint::as_run;
   const auto value = reinterpret_cast<std::uintptr_t>(hints);
   const Info* info = nullptr;
@@ -69,7 +70,8 @@ vp::MigrateHint hint_of(const char* call, Objects& objects, MPI_Info hints) {
   for (const auto& [key, text] : info->entries) {
     if (key != "ampi_load_balance") continue;
     if (text == "sync" || text == "true") return vp::MigrateHint::inline_step;
-    if (text == "async" || text == "false") return vp::MigrateHint::asynchronous;
+    if (text == "async") return vp::MigrateHint::asynchronous;
+    if (text == "false") return std::nullopt;
     fail(call, MPI_ERR_INFO,
          "hint ampi_load_balance=" + text + ": expected sync, async, true or false");
   }
@@ -104,7 +106,9 @@ int VPMPI_Migrate_info(MPI_Info hints) {
   constexpr const char* call = "MPI_Migrate_info";
   return guarded(call, [&](const Label& label) {
     Objects& objects = active(call, label);
-    balancing_point(objects, hint_of(call, objects, hints));
+    if (const std::optional<vp::MigrateHint> hint = hint_of(call, objects, hints)) {
+      balancing_point(objects, *hint);
+    }
   });
 }
 

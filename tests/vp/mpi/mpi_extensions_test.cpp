@@ -222,7 +222,7 @@ TEST(MpiExtensions, StatedAndUnmeasuredLoadsAreWhatTheBalancerSees) {
 // MPI_INFO_LB_ASYNC: the point hands the measurements to the balancing thread and the ranks go
 // on where they are (rotate would move every rank, inline); the answer moves them at a later
 // point, and every point after the first balances on the thread as well. MPI_INFO_LB_SYNC then
-// balances inline.
+// balances inline; the hint "false" makes no balancing point.
 std::atomic<int> first_move{-1};
 std::atomic<int> moved_at_sync{0};
 
@@ -236,6 +236,13 @@ TEST(MpiExtensions, AnAsynchronousHintMovesTheRanksAtALaterPoint) {
         MPI_Init(&argc, &argv);
         const int me = world_rank();
         int pe = MPI_My_pe();
+        // "false": no balancing point at all (rotate would move every rank).
+        MPI_Info off;
+        MPI_Info_create(&off);
+        MPI_Info_set(off, "ampi_load_balance", "false");
+        MPI_Migrate_info(off);
+        MPI_Info_free(&off);
+        if (MPI_My_pe() != pe) ++moved_at_sync;
         int first = -1;
         for (int point = 0; point < 1000000 && first < 0; ++point) {
           MPI_Migrate_info(MPI_INFO_LB_ASYNC);
