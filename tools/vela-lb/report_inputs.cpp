@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -262,14 +263,23 @@ json read_chrome_trace(const std::string& path, const json& document, std::size_
   // Asynchronous balancing: the balancing thread's track (the thread named "balancer") is no PE;
   // each of its spans is a placement decided at the span's end.
   std::set<std::pair<long, long>> balancer;  // (pid, tid)
+  // A field that is a text equal to `text` (events are checked below: anything else, of any
+  // type, is simply not this metadata).
+  const auto is_text = [](const json& object, const char* key, const char* text) {
+    const auto it = object.find(key);
+    return it != object.end() && it->is_string() && it->get<std::string>() == text;
+  };
+  const auto integer = [](const json& object, const char* key) -> std::optional<long> {
+    const auto it = object.find(key);
+    if (it == object.end() || !it->is_number_integer()) return std::nullopt;
+    return it->get<long>();
+  };
   for (const json& e : events) {
-    if (!e.is_object() || e.value("ph", "") != "M" || e.value("name", "") != "thread_name")
-      continue;
+    if (!e.is_object() || !is_text(e, "ph", "M") || !is_text(e, "name", "thread_name")) continue;
     const auto args = e.find("args");
-    if (args == e.end() || !args->is_object() || args->value("name", "") != "balancer") continue;
-    if (e.contains("tid") && e["tid"].is_number_integer()) {
-      balancer.emplace(e.contains("pid") && e["pid"].is_number_integer() ? e["pid"].get<long>() : 0,
-                       e["tid"].get<long>());
+    if (args == e.end() || !args->is_object() || !is_text(*args, "name", "balancer")) continue;
+    if (const std::optional<long> tid = integer(e, "tid")) {
+      balancer.emplace(integer(e, "pid").value_or(0), *tid);
     }
   }
   std::vector<double> decided;
@@ -287,8 +297,7 @@ json read_chrome_trace(const std::string& path, const json& document, std::size_
     if (!tid.is_number_integer() || tid.get<long>() < 0 || tid.get<long>() > (1L << 24)) {
       bad(path, where + ".tid: expected a PE number >= 0");
     }
-    const long pid = e.contains("pid") && e["pid"].is_number_integer() ? e["pid"].get<long>() : 0;
-    if (balancer.count({pid, tid.get<long>()}) != 0) {
+    if (balancer.count({integer(e, "pid").value_or(0), tid.get<long>()}) != 0) {
       decided.push_back(ts + dur);
       continue;
     }
