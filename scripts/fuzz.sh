@@ -9,7 +9,7 @@
 #   scripts/fuzz.sh --runs N          each target for N executions (docs/results/reliability.md)
 #   scripts/fuzz.sh --seconds S       each target for S seconds
 #   scripts/fuzz.sh --target NAME     one target only (instance_reader, trace_reader, vt_reader,
-#                                     params, elf_image_reader)
+#                                     params, elf_image_reader, report_inputs)
 # A crash, a sanitizer report, a leak or an input that takes over 10 s fails the run; the input
 # that did it is left in out/fuzz/ to reproduce with build-fuzz/fuzz/fuzz_<target> FILE.
 set -euo pipefail
@@ -35,7 +35,7 @@ while [[ $# -gt 0 ]]; do
   esac
 done
 
-targets=(instance_reader trace_reader vt_reader params elf_image_reader)
+targets=(instance_reader trace_reader vt_reader params elf_image_reader report_inputs)
 if [[ -n $only ]]; then
   [[ " ${targets[*]} " == *" $only "* ]] || { echo "fuzz.sh: --target '$only': expected one of ${targets[*]}" >&2; exit 2; }
   targets=("$only")
@@ -50,6 +50,9 @@ cmake --build build-fuzz
 generated=build-fuzz/corpus
 build-fuzz/fuzz/make_corpus "$generated"
 cp tests/lb/fixtures/vt/data.*.json "$generated"/vt_reader/
+# The report reads every kind the toolkit writes: the instances and traces made above, as JSON.
+mkdir -p "$generated"/report_inputs
+cp "$generated"/instance_reader/* "$generated"/report_inputs/ 2>/dev/null || true
 
 mkdir -p out/fuzz
 for t in "${targets[@]}"; do

@@ -348,6 +348,10 @@ TEST_F(VelaLbReport, BadInputsAreNamedWithWhatWasExpected) {
   expect_error(path("empty.csv"), path("empty.csv"), "empty file");
   write(path("cut.json"), "{\"traceEvents\": [");
   expect_error(path("cut.json"), path("cut.json"), "not JSON");
+  // A number beyond a double's range (found by fuzz/report_inputs.cpp): named, not the JSON
+  // library's error.
+  write(path("huge.json"), R"({"traceEvents":[{"name":"x","ph":"X","tid":0,"ts":1e999}]})");
+  expect_error(path("huge.json"), path("huge.json"), "a number out of range");
   write(path("other.json"), "{\"a\": 1}");
   expect_error(path("other.json"), path("other.json"), "a JSON document of unknown kind");
   write(path("none.json"), "[]");

@@ -383,6 +383,8 @@ json summarize(const std::vector<std::string>& inputs, const SummaryOptions& opt
         document = json::parse(body);
       } catch (const json::parse_error& e) {
         bad(path, std::string("not JSON: ") + e.what());
+      } catch (const json::out_of_range& e) {  // a number beyond a double's range
+        bad(path, std::string("a number out of range: ") + e.what());
       }
       const std::string found = json_kind(document);
       if (found == "instance") {
