@@ -9,7 +9,9 @@ brackets, the range over the rounds.
 Per strategy time: the run's time over the never-late ideal (the same strategy inline at its own
 speed, a few microseconds) inline and asynchronously, never balancing over the ideal, and for
 BRAMS the replay's prediction of the same ratios from the run's recorded loads
-(`brams --record`, `vela-lb replay --strategy-time S [--async]`). Then, at 10 steps, where the
+(`brams --record`, `vela-lb replay --strategy-time S [--async]`), and its async over its own
+ideal (the strategy inline at no cost): what the load's drift alone costs a late answer when
+the strategy's resources are free. Then, at 10 steps, where the
 balancing thread runs: in Linux's idle class (the default), at nice 19, at the PEs' priority
 (nice 0), and on a core set aside for it (one PE: on 2 cores, the application loses a core);
 and with sync points at every step, balancing at every K-th (--lb-period K), so that an answer
@@ -104,8 +106,10 @@ class App:
         return field(out, "time"), out
 
 
-def replay_ratios(build: Path, trace: Path, every: int, seconds: float) -> tuple[float, float]:
-    """The replay's inline / never and async / never for a strategy of `seconds`."""
+def replay_ratios(build: Path, trace: Path, every: int, seconds: float
+                  ) -> tuple[float, float, float]:
+    """The replay's inline / never, async / never and async / ideal (the strategy inline at no
+    cost) for a strategy of `seconds`."""
     tool = build / "tools" / "vela-lb" / "vela-lb"
 
     def total(extra: list[str]) -> float:
@@ -115,7 +119,10 @@ def replay_ratios(build: Path, trace: Path, every: int, seconds: float) -> tuple
     never = total(["--policy", "never"])
     policy = ["--policy", "periodic", "-P", f"every={every}", "-P", "strategy=greedy",
               "--strategy-time", str(seconds)]
-    return total(policy) / never, total(policy + ["--async"]) / never
+    ideal = total(["--policy", "periodic", "-P", f"every={every}", "-P", "strategy=greedy",
+                   "--strategy-time", "0"])
+    asynchronous = total(policy + ["--async"])
+    return total(policy) / never, asynchronous / never, asynchronous / ideal
 
 
 def cell(values: list[float]) -> str:
@@ -171,7 +178,7 @@ def main() -> None:
                 answers[name] = m.group(1)
         print(f"round {r + 1}/{rounds} done", file=sys.stderr)
 
-    predicted: dict[float, tuple[float, float]] = {}
+    predicted: dict[float, tuple[float, float, float]] = {}
     if app.name == "brams":
         with tempfile.TemporaryDirectory() as scratch:
             trace = Path(scratch) / "brams.json"
@@ -188,8 +195,9 @@ def main() -> None:
     never_ideal = ratio("never")
     print("| strategy time (steps) | inline / ideal | async / ideal | never / ideal | "
           "async over inline | replay: inline / never | replay: async / never | "
-          "measured: inline / never | measured: async / never | last async run's answers |")
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+          "replay: async / ideal | measured: inline / never | measured: async / never | "
+          "last async run's answers |")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     for x in xs:
         inline = ratio(f"inline {x:g}")
         asynchronous = ratio(f"async {x:g}")
@@ -197,7 +205,7 @@ def main() -> None:
         inl_never = [t / n for t, n in zip(times[f"inline {x:g}"], times["never"])]
         asy_never = [t / n for t, n in zip(times[f"async {x:g}"], times["never"])]
         rp = predicted.get(x)
-        rp_text = (f"{rp[0]:.3f} | {rp[1]:.3f}" if rp else "– | –")
+        rp_text = (f"{rp[0]:.3f} | {rp[1]:.3f} | {rp[2]:.3f}" if rp else "– | – | –")
         print(f"| {x:g} | {cell(inline)} | {cell(asynchronous)} | {cell(never_ideal)} | "
               f"{100 * statistics.median(gain):.1f}% | {rp_text} | "
               f"{statistics.median(inl_never):.3f} | {statistics.median(asy_never):.3f} | "
