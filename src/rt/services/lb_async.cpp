@@ -18,8 +18,8 @@
 
 namespace vela::rt::detail {
 
-AsyncAnswer solve(lb::Strategy& strategy, const std::string& name, const lb::Instance& instance,
-                  double at_least) {
+StrategyAnswer solve(lb::Strategy& strategy, const std::string& name, const lb::Instance& instance,
+                     double at_least) {
   const double cpu_from = thread_cpu_seconds();
   const auto from = Clock::now();
   const lb::StrategyReport report = lb::run_strategy(strategy, name, instance);
@@ -31,7 +31,7 @@ AsyncAnswer solve(lb::Strategy& strategy, const std::string& name, const lb::Ins
     for (int i = 0; i < 10000; ++i) sink = sink + 1e-9 * i;
   }
   const auto to = Clock::now();
-  AsyncAnswer answer;
+  StrategyAnswer answer;
   answer.name = name;
   answer.placement = report.assignment.pe;
   // The strategy's own time (as an inline step counts it) plus the time made up to at_least.
@@ -98,7 +98,7 @@ void AsyncBalancer::work() {
     AsyncJob job = std::move(jobs_.front());
     jobs_.pop_front();
     lock.unlock();
-    AsyncAnswer answer;
+    StrategyAnswer answer;
     try {
       answer = solve(*job.strategy, job.name, job.instance, state_.options.lb_strategy_time);
     } catch (const std::exception& e) {

@@ -45,14 +45,15 @@ struct AsyncJob {
   lb::Instance instance;
 };
 
-// The balancing thread's answer: where each element goes (indexed by element), or the error the
-// strategy threw; with what the root tells the policy and the statistics.
-struct AsyncAnswer {
+// A strategy's answer (solve(): an inline step's, or the balancing thread's, sent to the root):
+// where each element goes (indexed by element), or the error the strategy threw; with what the
+// root tells the policy and the statistics.
+struct StrategyAnswer {
   std::uint64_t step = 0;
   std::string name;
   std::string error;            // non-empty: the strategy failed with this message
   std::vector<PeId> placement;  // by element (linear index)
-  double seconds = 0.0;         // the strategy's wall time on the thread
+  double seconds = 0.0;         // the strategy's time (and what --lb-strategy-time added)
   std::uint64_t moved = 0;      // objects it moves, and their bytes (against the instance)
   std::uint64_t moved_bytes = 0;
   double imbalance_before = 0.0;
@@ -65,11 +66,12 @@ struct AsyncAnswer {
   }
 };
 
-// Runs `strategy` on `instance` (lb::run_strategy), then, while the thread's CPU time since the
-// start is under `at_least` seconds, keeps computing (--lb-strategy-time: a slower strategy).
-// The answer's fields from the report; its error stays empty (exceptions propagate).
-AsyncAnswer solve(lb::Strategy& strategy, const std::string& name, const lb::Instance& instance,
-                  double at_least);
+// Runs `strategy` on `instance` (lb::run_strategy), then, while the calling thread's CPU time
+// since the start is under `at_least` seconds, keeps computing (--lb-strategy-time: a slower
+// strategy). Inline steps and the balancing thread both run strategies through it. The answer's
+// fields from the report; its error stays empty (exceptions propagate).
+StrategyAnswer solve(lb::Strategy& strategy, const std::string& name, const lb::Instance& instance,
+                     double at_least);
 
 class AsyncBalancer {
  public:

@@ -13,6 +13,7 @@
 // "Asynchronous balancing").
 #include <deque>
 #include <filesystem>
+#include <utility>
 
 #include "services/lb_manager.hpp"
 
@@ -223,9 +224,9 @@ lb::Strategy* named_strategy(const RuntimeState& state, LbRound& round,
 bool hand_over(PeState& pe, CollectionInfo& info, const lb::Decision& decision) {
   RuntimeState& state = *pe.runtime;
   LbRound& round = info.lb;
+  lb::Instance instance = std::exchange(round.instance, {});
   if (round.in_flight) {
     state.stats.lb_async_skipped += 1;
-    info.lb.instance = {};
     return false;
   }
   if (!state.lb_async) state.lb_async = std::make_unique<AsyncBalancer>(state);
@@ -234,8 +235,7 @@ bool hand_over(PeState& pe, CollectionInfo& info, const lb::Decision& decision) 
   job.step = round.syncs;
   job.name = decision.strategy;
   job.strategy = named_strategy(state, round, decision, true);
-  job.instance = std::move(round.instance);
-  round.instance = {};
+  job.instance = std::move(instance);
   round.in_flight = true;
   state.stats.lb_async_started += 1;
   if (state.timeline) {
@@ -269,7 +269,7 @@ void order_instance(CollectionInfo& info) {
 
 // A strategy's answer counted: statistics, the policy told, the timeline's span (on the
 // root's track inline, on the balancing thread's otherwise).
-void record_answer(PeState& pe, CollectionInfo& info, const AsyncAnswer& answer,
+void record_answer(PeState& pe, CollectionInfo& info, const StrategyAnswer& answer,
                    bool asynchronous) {
   RuntimeState& state = *pe.runtime;
   LbRound& round = info.lb;
@@ -327,7 +327,8 @@ void balance(PeState& pe, CollectionInfo& info) {
     state.stats.lb_async_unapplied += 1;
   }
   lb::Strategy& strategy = *named_strategy(state, round, decision, false);
-  AsyncAnswer answer = solve(strategy, decision.strategy, instance, state.options.lb_strategy_time);
+  StrategyAnswer answer =
+      solve(strategy, decision.strategy, instance, state.options.lb_strategy_time);
   answer.step = round.syncs;
   record_answer(pe, info, answer, false);
 
@@ -739,7 +740,7 @@ void on_lb_answer(PeState& pe, Message& message) {
   RuntimeState& state = *pe.runtime;
   CollectionInfo& info = state.collection(message.collection);
   LbRound& round = info.lb;
-  AsyncAnswer answer;
+  StrategyAnswer answer;
   pup::unpack(message.payload(), answer);
   round.in_flight = false;
   if (!answer.error.empty()) {
