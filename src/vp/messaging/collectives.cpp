@@ -4,12 +4,12 @@
 // group's context. The algorithms work on members 0..n-1 of a group (vp::Members); the whole
 // run is the group of every rank.
 //
-// Among more than 64 members, barriers, broadcasts up to 1 MiB,
-// reductions by a predefined operator up to 64 KiB that are exact or in any order, gathers and
-// scatters of up to 4 MiB in all and allgathers of up to 1 MiB combine per PE instead
-// (per_pe.cpp: no message between ranks); the other reductions by a predefined operator whose
-// vectors take at most 1 MiB in all are gathered per PE and folded in member order where their
-// result is wanted, ((x0 op x1) op x2) ..., the bits of a fold at a root. Otherwise:
+// Among more than 64 members, barriers, broadcasts up to 1 MiB, reductions by a predefined
+// operator up to 64 KiB that are exact or in any order, gathers and scatters of up to 4 MiB in
+// all and allgathers of up to 1 MiB combine per PE instead (per_pe.cpp: no message between
+// ranks); the other reductions by a predefined operator whose vectors take at most 1 MiB in all
+// are gathered per PE and folded in member order where their result is wanted,
+// ((x0 op x1) op x2) ..., the bits of a fold at a root. Otherwise:
 // Trees are binomial (log2 n rounds, each member sends and receives O(log n) messages). A
 // deterministic reduction's bits depend on the member count (and for some paths the size),
 // never on placement, PE or process count, or balancing:
