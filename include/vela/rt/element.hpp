@@ -107,6 +107,15 @@ class ElementBase {
   void contribute(std::vector<double> values, const Reducer& reducer, const Callback& callback,
                   Order order = Order::deterministic);
 
+  // Leaves a dynamic collection (Context::create_dynamic): called from one of this element's own
+  // entry methods, the element is deleted once that entry returns, wherever it is by then; the
+  // collection's sync points and reductions stop waiting for it (reductions from the first it
+  // did not contribute to). Messages sent to it afterwards wait at its home PE for an element
+  // inserted at its index (Proxy::insert); if none comes the run ends with an error at
+  // quiescence. Throws std::logic_error outside its own entry, in a collection that is not
+  // dynamic, at a balancing point (between at_sync() and resume_from_sync()) or a second time.
+  void destroy();
+
  protected:
   // Sends to another element of this element's collection.
   template <auto Method, class... Args>
@@ -128,6 +137,7 @@ class ElementBase {
     return shape_->linear(to);
   }
   [[noreturn]] void outside(const Index& to) const;
+  [[noreturn]] void refuse_after_destroy(const char* what) const;
 
   CollectionId collection_ = 0;
   Index index_;
@@ -137,6 +147,8 @@ class ElementBase {
   bool border_ = false;            // sent to another cluster from this PE (border priority)
   bool at_sync_ = false;           // reached a balancing point, not yet resumed
   bool unmeasured_ = false;        // set_measured(false): its entries' time is not counted
+  bool destroying_ = false;        // destroy() was called: deleted after the entry
+  std::uint32_t incarnation_ = 0;  // elements inserted at its index before it (orders locations)
   PeId requested_pe_ = -1;         // request_pe's, until the next at_sync()
   double declared_load_ = -1.0;    // declare_load's, until the next balancing step (< 0: none)
   double cpu_seconds_ = 0.0;       // measured since the last balancing step

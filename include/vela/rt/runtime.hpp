@@ -57,9 +57,19 @@ inline const FactoryId factory_id = register_factory({&Factory<T, Args...>::make
                                                       &Factory<T, Args...>::make_with_arguments,
                                                       typeid(T).name()});
 
+// dynamic: no element yet; they come with insert_element and leave with ElementBase::destroy.
 CollectionId create_collection(RuntimeState& state, const std::string& name, const Shape& shape,
                                std::vector<PeId> placement, FactoryId factory,
-                               std::vector<std::byte> arguments);
+                               std::vector<std::byte> arguments, bool dynamic = false);
+// Proxy::insert: asks the root for a new element at `index` built by `factory` from
+// `arguments` on PE `pe` (-1: its home). Throws std::logic_error for a collection that is not
+// dynamic or off a PE, std::out_of_range for an index outside the shape or a PE outside -1..P-1.
+void insert_element(CollectionId collection, const Index& index, PeId pe, FactoryId factory,
+                    std::vector<std::byte> arguments);
+// Whether the collection is dynamic (its broadcasts go through the root).
+bool collection_dynamic(CollectionId collection);
+// A broadcast to the elements of a dynamic collection present when it reaches the root.
+void broadcast_packed(CollectionId collection, HandlerId handler, std::vector<std::byte> arguments);
 std::vector<PeId> initial_placement(const Shape& shape, InitialMap map, PeId pes);
 std::vector<PeId> initial_placement(const Shape& shape, const UserMap& map, PeId pes);
 const Shape& collection_shape(CollectionId collection);
@@ -114,16 +124,40 @@ class Proxy {
   }
   ElementProxy<T> operator[](std::int32_t x) const { return (*this)[Index{x, 0, 0}]; }
 
-  // One message to every element (each finds its element wherever it is).
+  // One message to every element (each finds its element wherever it is). A dynamic
+  // collection's goes to the elements there are when it reaches PE 0.
   template <auto Method, class... Args>
   void broadcast(const Args&... args) const {
     using Parameters = typename detail::MethodTraits<decltype(Method)>::Parameters;
     static_assert(std::tuple_size_v<Parameters> == sizeof...(Args),
                   "wrong number of arguments for this entry method");
     const Parameters values(args...);
+    if (detail::collection_dynamic(id_)) {
+      detail::broadcast_packed(id_, detail::handler_id<Method>, pup::pack(values));
+      return;
+    }
     for (std::uint64_t i = 0; i < shape_.size(); ++i) {
       detail::send_entry_tuple<Method>(id_, i, 0, values);
     }
+  }
+
+  // A dynamic collection's (Context::create_dynamic) new element at `index`, constructed as
+  // T(args...) on its home PE (the collection's map's PE for the index) or on PE `pe`. It exists
+  // once the request has reached PE 0 and the PE has built it; messages sent to it before then
+  // wait for it. It takes part in the sync points that complete after that, and in reductions
+  // from the first one not complete when the request reached PE 0. An insertion at an index
+  // whose element has called destroy() waits for that element to be gone; at one whose element
+  // lives on it fails the run at its end. Throws std::logic_error for a collection that is not
+  // dynamic, std::out_of_range for an index outside the shape or a PE outside -1..pes()-1.
+  template <class... Args>
+  void insert(const Index& index, const Args&... args) const {
+    insert_on(index, -1, args...);
+  }
+  template <class... Args>
+  void insert_on(const Index& index, PeId pe, const Args&... args) const {
+    static_assert(std::is_base_of_v<ElementBase, T>, "collection elements derive ElementBase");
+    std::tuple<Args...> values(args...);
+    detail::insert_element(id_, index, pe, detail::factory_id<T, Args...>, pup::pack(values));
   }
 
   // A callback that delivers a reduction's result to `Method(std::vector<double>)` of every
@@ -166,6 +200,21 @@ class Context {
     return create_with<T>(name, shape, detail::initial_placement(shape, map, pes()), args...);
   }
 
+  // Creates a dynamic collection: no element yet. Proxy::insert adds elements at indices of
+  // `shape`, ElementBase::destroy removes them; the map gives each index its home PE (which
+  // knows where its element is, and where an insertion builds it by default). Its sync points
+  // wait for the elements there are, its reductions for those that take part in them, and a
+  // balancing answer computed asynchronously is applied to the elements still there, those
+  // inserted since staying where they are (docs/architecture.md, "Dynamic collections").
+  template <class T>
+  Proxy<T> create_dynamic(const std::string& name, const Shape& shape, InitialMap map) {
+    return create_dynamic_with<T>(name, shape, detail::initial_placement(shape, map, pes()));
+  }
+  template <class T>
+  Proxy<T> create_dynamic(const std::string& name, const Shape& shape, const UserMap& map) {
+    return create_dynamic_with<T>(name, shape, detail::initial_placement(shape, map, pes()));
+  }
+
   // Lets the runtime balance `proxy`'s collection every --lb-interval seconds while it runs:
   // elements move between two entry methods, and messages follow them. Such a collection has
   // no sync points (its elements must not call at_sync()).
@@ -195,6 +244,16 @@ class Context {
     const CollectionId id =
         detail::create_collection(state_, name, shape, std::move(placement),
                                   detail::factory_id<T, Args...>, pup::pack(values));
+    return Proxy<T>(id, shape);
+  }
+
+  template <class T>
+  Proxy<T> create_dynamic_with(const std::string& name, const Shape& shape,
+                               std::vector<PeId> placement) {
+    static_assert(std::is_base_of_v<ElementBase, T>, "collection elements derive ElementBase");
+    static_assert(std::is_default_constructible_v<T>, "elements need a default constructor");
+    const CollectionId id = detail::create_collection(state_, name, shape, std::move(placement),
+                                                      detail::factory_id<T>, {}, true);
     return Proxy<T>(id, shape);
   }
 

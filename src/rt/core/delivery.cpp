@@ -14,7 +14,14 @@ void deliver_entry(PeState& pe, Message* message, bool separate) {
     const PeId home = state.collection(message->collection).home[message->element];
     const PeId to = slot.location.pe >= 0 ? slot.location.pe : home;
     if (to == pe.id) {
-      // Not here yet (created or migrating in later): hold it until the element arrives.
+      if (message->broadcast && slot.location.pe == Location::gone) {
+        // A broadcast meant for the elements there were: this one is gone.
+        ++table.delivered;
+        free_message(message);
+        return;
+      }
+      // Not here yet (created or migrating in later), or destroyed (this is its home): hold it
+      // until the element, or the next one inserted at its index, arrives.
       pe.locations.parked[{message->collection, message->element}].push_back(message);
       return;
     }
@@ -26,7 +33,7 @@ void deliver_entry(PeState& pe, Message* message, bool separate) {
   ElementBase& element = *slot.element;
   ++table.delivered;
   if (message->hops > 0 && message->origin >= 0 && message->origin != pe.id) [[unlikely]] {
-    Location here{pe.id, ElementAccess::migrations(element)};
+    Location here{pe.id, ElementAccess::migrations(element), ElementAccess::incarnation(element)};
     post_system(state, message->origin, Kind::location, message->collection, message->element,
                 pup::pack(here));
   }

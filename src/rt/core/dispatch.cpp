@@ -80,6 +80,21 @@ void dispatch_system(PeState& pe, Message& message) {
     case Kind::lb_applied:
       on_lb_applied(pe, message);
       return;
+    case Kind::insert:
+      on_insert(pe, message);
+      return;
+    case Kind::construct:
+      construct_element(pe, message);
+      return;
+    case Kind::destroy:
+      destroy_element(pe, message);
+      return;
+    case Kind::member_left:
+      on_member_left(pe, message);
+      return;
+    case Kind::broadcast:
+      on_broadcast(pe, message);
+      return;
   }
 }
 

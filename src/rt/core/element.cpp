@@ -101,7 +101,7 @@ ElementBase* local_send(CollectionId collection, std::uint64_t linear, std::size
   if (pe == nullptr) return nullptr;
   const CollectionTable& table = pe->table(collection);
   ElementBase* to = linear < table.slots.size() ? table.slots[linear].element : nullptr;
-  if (to == nullptr) return nullptr;
+  if (to == nullptr || ElementAccess::destroying(*to)) return nullptr;
   ElementBase* from = pe->current;
   if (pe->runtime->options.instrument && from != nullptr &&
       ElementAccess::collection(*from) == collection) {
@@ -134,8 +134,9 @@ void continue_as(ElementBase& to, const char* name) {
 }
 
 void send_packed_entry(CollectionId collection, std::uint64_t linear, HandlerId handler,
-                       int priority, std::vector<std::byte> payload) {
+                       int priority, std::vector<std::byte> payload, bool broadcast) {
   Message* m = new_message();
+  m->broadcast = broadcast;
   ::new (m->storage) std::vector<std::byte>(std::move(payload));
   m->ops = &packed_args;
   send_entry_message({m, m->storage}, collection, linear, handler, priority);
@@ -160,6 +161,12 @@ void ElementBase::outside(const Index& to) const {
                           to_string(to, shape_->dims) + " is outside the collection");
 }
 
+void ElementBase::refuse_after_destroy(const char* what) const {
+  throw std::logic_error(std::string(what) + ": element " + to_string(index_, shape_->dims) +
+                         " of collection " + pe_->runtime->collection(collection_).name +
+                         " called it after destroy()");
+}
+
 void ElementBase::at_sync(SyncBalance how) {
   if (at_sync_) {
     throw std::logic_error("element " + to_string(index_, shape_->dims) + " of collection " +
@@ -167,6 +174,7 @@ void ElementBase::at_sync(SyncBalance how) {
                            " called at_sync() again before resume_from_sync(): once per "
                            "balancing point");
   }
+  if (destroying_) refuse_after_destroy("at_sync");
   at_sync_ = true;
   // A requested move and a way of balancing travel with the element's arrival at the root;
   // neither (the usual case): nothing.
@@ -178,6 +186,29 @@ void ElementBase::at_sync(SyncBalance how) {
   requested_pe_ = -1;
   detail::post_system(*pe_->runtime, 0, detail::Kind::at_sync, collection_, linear_,
                       std::move(request));
+}
+
+void ElementBase::destroy() {
+  const detail::CollectionInfo& info = pe_->runtime->collection(collection_);
+  const std::string who =
+      "destroy: element " + to_string(index_, shape_->dims) + " of collection " + info.name;
+  if (!info.dynamic) {
+    throw std::logic_error(who + ": the collection is not dynamic (Context::create_dynamic)");
+  }
+  const detail::PeState* pe = detail::this_pe();
+  if (pe == nullptr || pe->current != this) {
+    throw std::logic_error(who + ": only one of its own entry methods can destroy it");
+  }
+  if (at_sync_) {
+    throw std::logic_error(who +
+                           ": it is at a balancing point (between at_sync() and "
+                           "resume_from_sync())");
+  }
+  if (destroying_) throw std::logic_error(who + ": destroyed twice");
+  destroying_ = true;
+  // A runtime message to its own PE: it overtakes the entries queued there, so none of them
+  // runs on the element after this entry.
+  detail::post_system(*pe_->runtime, pe_->id, detail::Kind::destroy, collection_, linear_, {});
 }
 
 void ElementBase::request_pe(PeId pe) {
@@ -209,6 +240,7 @@ void ElementBase::contribute(std::vector<double> values, ReduceOp op, const Call
   if (op == ReduceOp::custom) {
     throw std::invalid_argument("contribute: ReduceOp::custom needs a Reducer (Context::reducer)");
   }
+  if (destroying_) refuse_after_destroy("contribute");
   detail::Contribution c{reductions_++, op, 0, order, callback, std::move(values)};
   detail::post_system(*pe_->runtime, 0, detail::Kind::contribution, collection_, linear_,
                       pup::pack(c));
@@ -216,6 +248,7 @@ void ElementBase::contribute(std::vector<double> values, ReduceOp op, const Call
 
 void ElementBase::contribute(std::vector<double> values, const Reducer& reducer,
                              const Callback& callback, Order order) {
+  if (destroying_) refuse_after_destroy("contribute");
   detail::Contribution c{reductions_++, ReduceOp::custom, reducer.id,
                          order,         callback,         std::move(values)};
   detail::post_system(*pe_->runtime, 0, detail::Kind::contribution, collection_, linear_,

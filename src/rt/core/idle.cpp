@@ -63,7 +63,8 @@ bool stop_if_quiescent(PeState& pe) {
     state.fail(std::make_exception_ptr(std::logic_error(
         "quiescence with " + std::to_string(w.parked) +
         " message(s) held for elements that never arrived (a message was sent to an "
-        "element that is neither here nor on its way)")));
+        "element that is neither here nor on its way, or to one that called destroy() with "
+        "none inserted at its index since)")));
   }
   stop_all(state);
   return true;

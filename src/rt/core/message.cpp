@@ -100,6 +100,7 @@ Message* new_message() {
   m->hops = 0;
   m->kind = Kind::entry;
   m->args_on_heap = false;
+  m->broadcast = false;
   return m;
 }
 

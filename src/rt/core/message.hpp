@@ -44,6 +44,11 @@ enum class Kind : std::uint8_t {
   lb_answer,           // balancing thread -> LB root: an asynchronous strategy's answer
   lb_apply,            // LB root -> every PE: move your elements where the answer says
   lb_applied,          // PE -> LB root: its part of the answer's moves is ordered
+  insert,              // any PE -> root: a new element for a dynamic collection
+  construct,           // root -> PE: build that element here
+  destroy,             // element's PE -> itself: delete the element (ElementBase::destroy)
+  member_left,         // PE -> root: an element of a dynamic collection was deleted
+  broadcast,           // any PE -> root: an entry message for every element of a dynamic one
 };
 
 // Runtime messages overtake entry methods queued on the same PE, whatever their priority.
@@ -97,6 +102,9 @@ struct alignas(16) Message {
   Kind kind = Kind::entry;
   bool args_on_heap = false;
   bool wan = false;  // crossed clusters and not yet through the receiver's delay device
+  // One of a dynamic collection's broadcast's messages: dropped, not held, where it finds its
+  // element destroyed (it was meant for the elements there are).
+  bool broadcast = false;
 
   static constexpr std::size_t header_bytes = 64;
   static constexpr std::size_t inline_bytes = 128 - header_bytes;

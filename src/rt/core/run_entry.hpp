@@ -33,6 +33,8 @@ struct ElementAccess {
   static double& cpu_seconds(ElementBase& e) { return e.cpu_seconds_; }
   static Ticks& wall_ticks(ElementBase& e) { return e.wall_ticks_; }
   static bool& unmeasured(ElementBase& e) { return e.unmeasured_; }
+  static bool& destroying(ElementBase& e) { return e.destroying_; }
+  static std::uint32_t& incarnation(ElementBase& e) { return e.incarnation_; }
   static double& declared_load(ElementBase& e) { return e.declared_load_; }
   static CommTable& comm(ElementBase& e) { return e.comm_; }
   static PeState*& pe(ElementBase& e) { return e.pe_; }

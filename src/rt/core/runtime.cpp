@@ -83,7 +83,7 @@ RuntimeState& running_state(const char* what) {
 
 CollectionId create_collection(RuntimeState& state, const std::string& name, const Shape& shape,
                                std::vector<PeId> placement, FactoryId factory,
-                               std::vector<std::byte> arguments) {
+                               std::vector<std::byte> arguments, bool dynamic) {
   if (shape.dims < 1 || shape.dims > 3 || shape.nx < 1 || shape.ny < 1 || shape.nz < 1) {
     throw std::invalid_argument("collection " + name +
                                 ": shape must have 1 to 3 dimensions of "
@@ -106,6 +106,8 @@ CollectionId create_collection(RuntimeState& state, const std::string& name, con
   info->home = std::move(placement);
   info->factory = factory;
   info->arguments = std::move(arguments);
+  info->dynamic = dynamic;
+  init_membership(*info);
   BalancingSettings& lb = state.lb.settings;
   if (lb.strategy != nullptr) {
     info->lb.strategy =
@@ -123,8 +125,43 @@ CollectionId create_collection(RuntimeState& state, const std::string& name, con
     restore_collection(state, *state.collections[count]);
     return id;
   }
+  if (dynamic) return id;  // no element until one is inserted
   for (PeId p = 0; p < state.pes; ++p) post_system(state, p, Kind::create, id, 0, {});
   return id;
+}
+
+void insert_element(CollectionId collection, const Index& index, PeId pe, FactoryId factory,
+                    std::vector<std::byte> arguments) {
+  RuntimeState& state = running_state("insert");
+  const CollectionInfo& info = state.collection(collection);
+  if (!info.dynamic) {
+    throw std::logic_error("insert: collection " + info.name +
+                           " is not dynamic (Context::create_dynamic)");
+  }
+  if (!info.shape.contains(index)) {
+    throw std::out_of_range(
+        "insert: collection " + info.name + ": index " + to_string(index, info.shape.dims) +
+        " is outside its shape " +
+        to_string({info.shape.nx, info.shape.ny, info.shape.nz}, info.shape.dims));
+  }
+  if (pe < -1 || pe >= state.pes) {
+    throw std::out_of_range("insert: collection " + info.name + ": PE " + std::to_string(pe) +
+                            " is outside 0.." + std::to_string(state.pes - 1) +
+                            " (or -1: the index's home)");
+  }
+  post_system(state, 0, Kind::insert, collection, info.shape.linear(index),
+              pup::pack(InsertRequest{pe, factory, std::move(arguments)}));
+}
+
+bool collection_dynamic(CollectionId collection) {
+  return running_state("broadcast").collection(collection).dynamic;
+}
+
+void broadcast_packed(CollectionId collection, HandlerId handler,
+                      std::vector<std::byte> arguments) {
+  RuntimeState& state = running_state("broadcast");
+  post_system(state, 0, Kind::broadcast, collection, 0,
+              pup::pack(BroadcastRequest{handler, 0, std::move(arguments)}));
 }
 
 std::vector<PeId> initial_placement(const Shape& shape, InitialMap map, PeId pes) {
@@ -202,6 +239,7 @@ Reducer Context::reducer(
 
 void Context::exit(int code) {
   state_.exit_code = code;
+  state_.exit_called = true;
   detail::stop_all(state_);
 }
 
@@ -370,6 +408,9 @@ int Runtime::run(const std::function<void(Context&)>& main) {
   if (state.transport) state.transport->finish();  // sums the statistics over the processes
   if (state.timeline) detail::write_trace(state);
   if (state.error) std::rethrow_exception(state.error);
+  // At quiescence nothing may still wait to be inserted (Context::exit drops it, as it drops
+  // queued messages).
+  if (!state.exit_called && state.layout.first_pe == 0) detail::check_membership_at_end(state);
   return state.exit_code;
 }
 

@@ -23,6 +23,7 @@
 #include "services/lb_async.hpp"
 #include "services/lb_manager.hpp"
 #include "services/location.hpp"
+#include "services/membership.hpp"
 #include "services/reduction.hpp"
 #include "transport/transport.hpp"
 #include "vela/rt/rank_seam.hpp"
@@ -41,6 +42,8 @@ struct CollectionInfo {
   std::vector<PeId> home;  // initial PE, which tracks where the element is
   FactoryId factory = 0;
   std::vector<std::byte> arguments;
+  // Context::create_dynamic's: elements come and go (Proxy::insert, ElementBase::destroy).
+  bool dynamic = false;
   // Every process: the coordinates the strategies see, each element at geometry.at(linear):
   // the shape until the program declares another grid of the same size
   // (set_collection_geometry, e.g. at MPI_Cart_create); and the elements' places on the Hilbert
@@ -54,6 +57,7 @@ struct CollectionInfo {
   LbRound lb;                                          // services/lb_manager.hpp
   CheckpointRound checkpoint;                          // services/checkpoint.hpp
   std::map<std::uint32_t, ReductionRound> reductions;  // services/reduction.hpp
+  Membership membership;                               // services/membership.hpp (dynamic)
 };
 
 struct RuntimeState {
@@ -81,6 +85,7 @@ struct RuntimeState {
   std::atomic<std::uint64_t> external_sent{0};  // messages posted by threads that are not PEs
   std::atomic<bool> stopping{false};
   int exit_code = 0;
+  bool exit_called = false;  // Context::exit (else the run ends at quiescence)
   // Watches a stopped run's PEs (scheduler.cpp, watch_the_stop): set by the first stop after
   // the PEs started.
   std::atomic<bool> pes_started{false};

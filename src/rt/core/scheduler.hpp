@@ -20,8 +20,9 @@ void post(RuntimeState& state, PeId to, Message* message);
 void post_system(RuntimeState& state, PeId to, Kind kind, CollectionId collection,
                  std::uint64_t element, std::vector<std::byte> payload);
 // Sends an entry message whose arguments are already packed (a reduction's result).
+// broadcast: one of a dynamic collection's broadcast's messages (Message::broadcast).
 void send_packed_entry(CollectionId collection, std::uint64_t linear, HandlerId handler,
-                       int priority, std::vector<std::byte> payload);
+                       int priority, std::vector<std::byte> payload, bool broadcast = false);
 // Ends the run on every PE (of every process).
 void stop_all(RuntimeState& state);
 // Ends the run on this process's PEs.

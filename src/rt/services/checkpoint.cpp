@@ -280,9 +280,9 @@ void write_checkpoint(RuntimeState& state, CollectionInfo& info) {
   }
   std::sort(all.elements.begin(), all.elements.end(),
             [](const SavedElement& a, const SavedElement& b) { return a.linear < b.linear; });
-  if (all.elements.size() != info.shape.size()) {
+  if (all.elements.size() != members(info)) {
     throw std::logic_error("--checkpoint: collection " + info.name + " has " +
-                           std::to_string(info.shape.size()) + " elements but the PEs packed " +
+                           std::to_string(members(info)) + " elements but the PEs packed " +
                            std::to_string(all.elements.size()));
   }
   const CheckpointHead head{info.name,      info.shape.dims, info.shape.nx,
@@ -379,20 +379,31 @@ void restore_collection(RuntimeState& state, CollectionInfo& info) {
                        "with the same problem options; only runtime options such as --pes may "
                        "change)");
   }
-  if (file.elements.size() != shape.size()) {
+  // A fixed collection's every element, a dynamic one's those there were, in index order.
+  if (info.dynamic ? file.elements.size() > shape.size() : file.elements.size() != shape.size()) {
     bad_file(path, "holds " + std::to_string(file.elements.size()) + " elements, collection " +
-                       info.name + " has " + std::to_string(shape.size()));
+                       info.name + " has " + (info.dynamic ? "at most " : "") +
+                       std::to_string(shape.size()));
   }
   std::vector<std::vector<SavedElement>> by_pe(static_cast<std::size_t>(state.pes));
   for (std::size_t i = 0; i < file.elements.size(); ++i) {
-    SavedElement& e = file.elements[i];
-    if (e.linear != i) {
-      bad_file(path, "element " + std::to_string(i) + " is missing or stored twice");
+    const std::uint64_t linear = file.elements[i].linear;
+    const bool in_order =
+        info.dynamic ? linear < shape.size() && (i == 0 || file.elements[i - 1].linear < linear)
+                     : linear == i;
+    if (!in_order) {
+      bad_file(path, info.dynamic ? "element " + std::to_string(linear) +
+                                        " is outside the collection, out of order or stored twice"
+                                  : "element " + std::to_string(i) + " is missing or stored twice");
     }
-    by_pe[static_cast<std::size_t>(info.home[i])].push_back(std::move(e));
+  }
+  restore_membership(info, file.elements);
+  const std::uint64_t restored = file.elements.size();
+  for (SavedElement& e : file.elements) {
+    by_pe[static_cast<std::size_t>(info.home[e.linear])].push_back(std::move(e));
   }
   info.lb.syncs = head.syncs;
-  state.stats.restored += shape.size();
+  state.stats.restored += restored;
   state.stats.restored_sync = head.syncs;
   // Each PE builds its elements, then (queued after every PE's restore, as the root's messages
   // to one PE keep their order) resumes them; a message to an element not yet restored waits

@@ -106,6 +106,14 @@ void AsyncBalancer::work() {
       answer.error = e.what();
     }
     answer.step = job.step;
+    // By element, so that the root applies it whatever was inserted or destroyed since.
+    if (answer.error.empty()) {
+      std::vector<PeId> by_element(job.elements, -1);
+      for (std::size_t i = 0; i < job.instance.objects.size(); ++i) {
+        by_element[static_cast<std::size_t>(job.instance.objects[i].id)] = answer.placement[i];
+      }
+      answer.placement = std::move(by_element);
+    }
     std::vector<std::byte> payload = pup::pack(answer);
     lock.lock();
     if (closed_) {  // the PEs are gone: the answer has no one to take it

@@ -43,6 +43,7 @@ struct AsyncJob {
   std::string name;        // the strategy's name (the timeline's and the policy's)
   lb::Strategy* strategy = nullptr;
   lb::Instance instance;
+  std::uint64_t elements = 0;  // the collection's shape's size (the answer is indexed by it)
 };
 
 // A strategy's answer (solve(): an inline step's, or the balancing thread's, sent to the root):
@@ -52,7 +53,8 @@ struct StrategyAnswer {
   std::uint64_t step = 0;
   std::string name;
   std::string error;            // non-empty: the strategy failed with this message
-  std::vector<PeId> placement;  // by element (linear index)
+  std::vector<PeId> placement;  // by position in the instance (inline); by element, -1 for an
+                                // element not in the instance (the balancing thread's)
   double seconds = 0.0;         // the strategy's time (and what --lb-strategy-time added)
   std::uint64_t moved = 0;      // objects it moves, and their bytes (against the instance)
   std::uint64_t moved_bytes = 0;

@@ -38,8 +38,11 @@ std::array<double, 3> coordinates_of(const Shape& geometry, std::uint64_t linear
 // Whether steps run --lb's distributed form. Not with a policy: it decides at the root on a
 // gathered instance, and the root then runs whichever strategy it names offline (the same
 // answer as the distributed form's, as that instance is there anyway).
-bool distributed_strategy(const RuntimeState& state) {
-  return state.options.lb_policy.empty() && lb::has_distributed_form(state.options.lb);
+// Nor for a dynamic collection: its agents would need every index of the shape present; the
+// central form balances the elements there are.
+bool distributed_strategy(const RuntimeState& state, const CollectionInfo& info) {
+  return state.options.lb_policy.empty() && !info.dynamic &&
+         lb::has_distributed_form(state.options.lb);
 }
 
 // The root's request for measurements: the step, and whether the PEs' agents balance it
@@ -67,6 +70,8 @@ void finish_step(RuntimeState& state, CollectionInfo& info) {
     return;
   }
   for (PeId p = 0; p < state.pes; ++p) post_system(state, p, Kind::resume, info.id, 0, {});
+  info.lb.at_point = false;
+  admit_after_point(state, info);
 }
 
 // The step ends once its moves are decided, --lb-dump is written and every migration arrived.
@@ -162,7 +167,7 @@ void start_step(RuntimeState& state, CollectionInfo& info) {
   round.strategy_from = Clock::now();
   // Asynchronously, a distributed strategy runs its central form on the balancing thread (the
   // same answer).
-  round.distributed = distributed_strategy(state) && !round.async_point;
+  round.distributed = distributed_strategy(state, info) && !round.async_point;
   round.decided = false;
   round.awaited_migrations = 0;
   round.ready = 0;
@@ -235,6 +240,7 @@ bool hand_over(PeState& pe, CollectionInfo& info, const lb::Decision& decision) 
   job.step = round.syncs;
   job.name = decision.strategy;
   job.strategy = named_strategy(state, round, decision, true);
+  job.elements = info.shape.size();
   job.instance = std::move(instance);
   round.in_flight = true;
   state.stats.lb_async_started += 1;
@@ -245,20 +251,44 @@ bool hand_over(PeState& pe, CollectionInfo& info, const lb::Decision& decision) 
   return true;
 }
 
-// The gathered instance in element order, checked.
-void order_instance(CollectionInfo& info) {
+// The gathered instance in element order, checked; its edges' ends turned into positions in
+// it. A fixed collection reported every element once, so a position is a linear index; a
+// dynamic one reported the elements there were (edges to elements gone since are dropped), and
+// `positions` maps linear indices to positions (-1: not in the instance).
+void order_instance(CollectionInfo& info, std::vector<std::int64_t>& positions) {
   lb::Instance& instance = info.lb.instance;
   std::sort(instance.objects.begin(), instance.objects.end(),
             [](const lb::Object& a, const lb::Object& b) { return a.id < b.id; });
-  // Every element reported once, so an element's position is its linear index.
-  bool once = instance.objects.size() == info.shape.size();
-  for (std::size_t i = 0; once && i < instance.objects.size(); ++i)
-    once = instance.objects[i].id == static_cast<lb::ObjectId>(i);
+  bool once = info.dynamic || instance.objects.size() == info.shape.size();
+  for (std::size_t i = 0; once && i < instance.objects.size(); ++i) {
+    once = info.dynamic
+               ? instance.objects[i].id >= 0 &&
+                     static_cast<std::uint64_t>(instance.objects[i].id) < info.shape.size() &&
+                     (i == 0 || instance.objects[i - 1].id != instance.objects[i].id)
+               : instance.objects[i].id == static_cast<lb::ObjectId>(i);
+  }
   if (!once) {
     throw std::logic_error("balance: collection " + info.name + " has " +
-                           std::to_string(info.shape.size()) + " elements but the PEs reported " +
+                           std::to_string(members(info)) + " elements but the PEs reported " +
                            std::to_string(instance.objects.size()) +
                            " objects, or one of them twice");
+  }
+  positions.clear();
+  if (info.dynamic) {
+    positions.assign(info.shape.size(), -1);
+    for (std::size_t i = 0; i < instance.objects.size(); ++i) {
+      positions[static_cast<std::size_t>(instance.objects[i].id)] = static_cast<std::int64_t>(i);
+    }
+    std::erase_if(instance.edges, [&](lb::Edge& e) {
+      if (e.from >= positions.size() || e.to >= positions.size() || positions[e.from] < 0 ||
+          positions[e.to] < 0) {
+        return true;
+      }
+      e.from = static_cast<std::uint32_t>(positions[e.from]);
+      e.to = static_cast<std::uint32_t>(positions[e.to]);
+      return false;
+    });
+    return;
   }
   for (lb::Edge& e : instance.edges) {
     if (e.from >= instance.objects.size() || e.to >= instance.objects.size()) {
@@ -300,7 +330,8 @@ void balance(PeState& pe, CollectionInfo& info) {
   RuntimeState& state = *pe.runtime;
   LbRound& round = info.lb;
   lb::Instance& instance = round.instance;
-  order_instance(info);
+  std::vector<std::int64_t> positions;
+  order_instance(info, positions);
   lb::Decision decision{state.options.lb, {}};
   if (round.policy) {
     lb::PolicyInput input;
@@ -332,10 +363,13 @@ void balance(PeState& pe, CollectionInfo& info) {
   answer.step = round.syncs;
   record_answer(pe, info, answer, false);
 
-  // Requested moves win over the strategy's (an element's id is its position: order_instance).
+  // Requested moves win over the strategy's (order_instance: a fixed collection's element is at
+  // its linear index, a dynamic one's where `positions` says).
   std::vector<PeId>& assignment = answer.placement;
   for (const LbRound::Request& r : round.requested) {
-    assignment[static_cast<std::size_t>(r.element)] = r.to;
+    const std::int64_t at =
+        positions.empty() ? static_cast<std::int64_t>(r.element) : positions[r.element];
+    if (at >= 0) assignment[static_cast<std::size_t>(at)] = r.to;
   }
   round.requested.clear();
   std::vector<std::vector<std::pair<std::uint64_t, PeId>>> moves(
@@ -500,7 +534,8 @@ void gather_reports(PeState& pe, CollectionId collection, std::vector<Report> bu
   for (const Report& r : all) add_to_instance(info, r);
   if (info.lb.distributed) {
     // Gathered for --lb-dump only: the PEs balance on their own.
-    order_instance(info);
+    std::vector<std::int64_t> positions;
+    order_instance(info, positions);
     dump(state, info, info.lb.instance);
     info.lb.instance = {};
     info.lb.dump_pending = false;
@@ -509,6 +544,28 @@ void gather_reports(PeState& pe, CollectionId collection, std::vector<Report> bu
   }
   state.stats.lb_collect_seconds += tick_clock::seconds(tick_clock::now() - info.lb.collect_start);
   balance(pe, info);
+}
+
+// Every element there is has reached the sync point: it balances (or checkpoints first).
+void sync_point_reached(PeState& pe, CollectionInfo& info) {
+  RuntimeState& state = *pe.runtime;
+  LbRound& round = info.lb;
+  const std::uint64_t arrived = std::exchange(round.arrived, 0);
+  round.at_point = true;
+  if (round.how_given != 0 && round.how_given != arrived) {
+    throw std::logic_error("collection " + info.name + ": " + std::to_string(round.how_given) +
+                           " of its " + std::to_string(arrived) +
+                           " elements asked how a balancing point balances, the others did not "
+                           "(every element must ask the same)");
+  }
+  round.async_point = round.how == SyncBalance::asynchronous ||
+                      (round.how == SyncBalance::as_run && state.lb.settings.asynchronous);
+  round.how = SyncBalance::as_run;
+  round.how_given = 0;
+  ++round.syncs;
+  if (state.timeline) state.timeline->instant(pe.id, trace::Category::lb, "at_sync", Clock::now());
+  if (start_checkpoint(state, info)) return;
+  continue_sync(state, info);
 }
 
 }  // namespace
@@ -536,22 +593,15 @@ void on_at_sync(PeState& pe, Message& message) {
       ++round.how_given;
     }
   }
-  if (++round.arrived < info.shape.size()) return;
-  round.arrived = 0;
-  if (round.how_given != 0 && round.how_given != info.shape.size()) {
-    throw std::logic_error("collection " + info.name + ": " + std::to_string(round.how_given) +
-                           " of its " + std::to_string(info.shape.size()) +
-                           " elements asked how a balancing point balances, the others did not "
-                           "(every element must ask the same)");
+  if (++round.arrived < members(info)) return;
+  sync_point_reached(pe, info);
+}
+
+void sync_point_if_complete(PeState& pe, CollectionInfo& info) {
+  const LbRound& round = info.lb;
+  if (!round.periodic && round.arrived > 0 && round.arrived >= members(info)) {
+    sync_point_reached(pe, info);
   }
-  round.async_point = round.how == SyncBalance::asynchronous ||
-                      (round.how == SyncBalance::as_run && state.lb.settings.asynchronous);
-  round.how = SyncBalance::as_run;
-  round.how_given = 0;
-  ++round.syncs;
-  if (state.timeline) state.timeline->instant(pe.id, trace::Category::lb, "at_sync", Clock::now());
-  if (start_checkpoint(state, info)) return;
-  continue_sync(state, info);
 }
 
 void continue_sync(RuntimeState& state, CollectionInfo& info) {
@@ -573,7 +623,7 @@ void continue_sync(RuntimeState& state, CollectionInfo& info) {
     apply_or_finish(state, info);
     return;
   }
-  if (!due || (!round.requested.empty() && !round.policy && distributed_strategy(state))) {
+  if (!due || (!round.requested.empty() && !round.policy && distributed_strategy(state, info))) {
     apply_or_finish(state, info);
     return;
   }
@@ -772,7 +822,8 @@ void on_lb_apply(PeState& pe, Message& message) {
   std::vector<std::pair<std::uint64_t, PeId>> moves;
   for (std::uint64_t i = 0; i < table.slots.size() && i < placement.size(); ++i) {
     const PeId to = placement[static_cast<std::size_t>(i)];
-    if (table.slots[i].element == nullptr || to == pe.id) continue;
+    // Not here, or not in the answer's instance (inserted since): it stays.
+    if (table.slots[i].element == nullptr || to == pe.id || to == -1) continue;
     if (to < 0 || to >= state.pes) {
       throw std::logic_error("balance: an answer puts element " + std::to_string(i) + " on PE " +
                              std::to_string(to) + " of " + std::to_string(state.pes));
@@ -803,8 +854,11 @@ void on_resume(PeState& pe, Message& message) {
   const CollectionTable& table = pe.table(message.collection);
   local.reserve(table.local);
   // In index order, so that what the resumed elements send is queued deterministically.
+  // Only those at the point: an element of a dynamic collection inserted since was not.
   for (const Slot& slot : table.slots) {
-    if (slot.element != nullptr) local.push_back(slot.element);
+    if (slot.element != nullptr && ElementAccess::at_sync(*slot.element)) {
+      local.push_back(slot.element);
+    }
   }
   for (ElementBase* element : local) {
     ElementAccess::at_sync(*element) = false;

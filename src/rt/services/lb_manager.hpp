@@ -133,6 +133,7 @@ struct LbRound {
   std::map<std::string, std::unique_ptr<lb::Strategy>> named;
   double last_strategy_seconds = 0.0;
   bool periodic = false;     // balanced every --lb-interval, without sync points
+  bool at_point = false;     // a sync point is complete and its elements not yet resumed
   bool in_progress = false;  // a periodic step is under way
   // Moves the elements asked for at this sync point (ElementBase::request_pe): element, from, to.
   struct Request {
@@ -172,6 +173,9 @@ SystemHandler on_lb_apply;    // the root -> every PE: move your elements as the
 SystemHandler on_lb_applied;  // a PE ordered its part of the answer's moves (to the root)
 // The rest of a sync point: balance, or resume the elements.
 void continue_sync(RuntimeState& state, CollectionInfo& info);
+// The root: the sync point under way is complete if every element there now is has reached it
+// (an element of a dynamic collection left: services/membership.hpp).
+void sync_point_if_complete(PeState& pe, CollectionInfo& info);
 // On PE 0: starts a step for every collection balanced periodically whose turn has come.
 void balance_periodic_collections(PeState& pe);
 // Tests: called on the sending PE for every message a distributed strategy's agent sends to

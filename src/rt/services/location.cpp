@@ -26,14 +26,17 @@ struct Construction {
 };
 thread_local const Construction* constructing = nullptr;
 
+// Builds element `linear` of the collection on `pe`: from `arguments` with factory `made_by`
+// (null: default-constructed, to unpack into).
 std::unique_ptr<ElementBase> construct(PeState& pe, const CollectionInfo& info,
-                                       std::uint64_t linear, bool with_arguments) {
+                                       std::uint64_t linear, FactoryId made_by,
+                                       const std::vector<std::byte>* arguments) {
   const Construction c{info.id, &info.shape, info.shape.at(linear), linear, &pe};
   constructing = &c;
   std::unique_ptr<ElementBase> element;
   try {
-    const ElementFactory& make = factory(info.factory);
-    element = with_arguments ? make.make_with_arguments(info.arguments) : make.make_default();
+    element = arguments != nullptr ? factory(made_by).make_with_arguments(*arguments)
+                                   : factory(info.factory).make_default();
   } catch (...) {
     constructing = nullptr;
     throw;
@@ -68,9 +71,11 @@ struct Arrival {
   bool at_sync = false;         // it moves during a balancing step, waiting for its resume
   bool unmeasured = false;      // ElementBase::set_measured(false)
   double declared_load = -1.0;  // ElementBase::declare_load, not yet taken by a step
+  bool destroying = false;      // ElementBase::destroy() called: deleted where it arrives
+  std::uint32_t incarnation = 0;
   void pup(pup::Archive& ar) {
     ar | linear | migrations | reductions | wall_ticks | cpu_seconds | edges | at_sync |
-        unmeasured | declared_load;
+        unmeasured | declared_load | destroying | incarnation;
   }
 };
 
@@ -92,7 +97,7 @@ void create_elements(PeState& pe, Message& message) {
   pe.table(info.id);
   for (std::uint64_t i = 0; i < info.home.size(); ++i) {
     if (info.home[i] != pe.id) continue;
-    install(pe, {info.id, i}, construct(pe, info, i, true));
+    install(pe, {info.id, i}, construct(pe, info, i, info.factory, &info.arguments));
   }
 }
 
@@ -104,7 +109,7 @@ void restore_elements(PeState& pe, Message& message) {
   pup::unpack(message.payload(), saved);
   pe.table(info.id);
   for (const SavedElement& s : saved) {
-    std::unique_ptr<ElementBase> element = construct(pe, info, s.linear, false);
+    std::unique_ptr<ElementBase> element = construct(pe, info, s.linear, 0, nullptr);
     try {
       pup::unpack(s.state, *element);
     } catch (const pup::PupError& e) {
@@ -114,7 +119,7 @@ void restore_elements(PeState& pe, Message& message) {
     }
     ElementAccess::reductions(*element) = s.reductions;
     ElementAccess::at_sync(*element) = true;
-    pe.table(info.id).slots[s.linear].location = {pe.id, 0};
+    pe.table(info.id).slots[s.linear].location = {pe.id, 0, 0};
     install(pe, {info.id, s.linear}, std::move(element));
   }
 }
@@ -123,7 +128,20 @@ void update_location(PeState& pe, Message& message) {
   Location told;
   pup::unpack(message.payload(), told);
   Location& known = pe.table(message.collection).slots[message.element].location;
-  if (known.pe < 0 || told.migrations >= known.migrations) known = told;
+  if (!told.newer_than(known)) return;
+  known = told;
+  // Messages held here for an element that did not exist yet (a dynamic collection's, inserted
+  // on another PE) follow it now.
+  if (known.pe < 0 || known.pe == pe.id) return;
+  const auto parked = pe.locations.parked.find({message.collection, message.element});
+  if (parked == pe.locations.parked.end()) return;
+  std::vector<Message*> waiting = std::move(parked->second);
+  pe.locations.parked.erase(parked);
+  for (Message* m : waiting) {
+    ++m->hops;
+    ++pe.stats.forwarded;
+    post(*pe.runtime, known.pe, m);
+  }
 }
 
 void migrate_out(PeState& pe, Message& message) {
@@ -132,6 +150,13 @@ void migrate_out(PeState& pe, Message& message) {
   pup::unpack(message.payload(), moves);
   CollectionTable& table = pe.table(message.collection);
   for (const auto& [linear, to] : moves) {
+    if (linear < table.slots.size() && table.slots[linear].element == nullptr &&
+        table.slots[linear].location.pe == Location::gone) {
+      // Destroyed here since the step measured it (an element of a dynamic collection that was
+      // not at the sync point): nothing moves, and the step stops waiting for it.
+      post_system(state, 0, Kind::migrated, message.collection, linear, {});
+      continue;
+    }
     if (linear >= table.slots.size() || table.slots[linear].element == nullptr) {
       throw std::logic_error("migrate: element " + std::to_string(linear) + " is not on PE " +
                              std::to_string(pe.id));
@@ -149,7 +174,9 @@ void migrate_out(PeState& pe, Message& message) {
                     ElementAccess::comm(*element).edges(),
                     ElementAccess::at_sync(*element),
                     ElementAccess::unmeasured(*element),
-                    ElementAccess::declared_load(*element)};
+                    ElementAccess::declared_load(*element),
+                    ElementAccess::destroying(*element),
+                    ElementAccess::incarnation(*element)};
     // One copy: sized first, then the runtime's header and the element's state packed straight
     // into the message's buffer (not zeroed first).
     const PeId first = state.layout.first_pe;
@@ -166,7 +193,7 @@ void migrate_out(PeState& pe, Message& message) {
     }
     pe.stats.migrated_bytes += bytes.size;
     ++pe.stats.migrations;
-    slot.location = {to, arrival.migrations};
+    slot.location = {to, arrival.migrations, arrival.incarnation};
     element.reset();
     if (state.timeline) {
       state.timeline->complete(pe.id, trace::Category::migration, "migrate out", from, Clock::now(),
@@ -191,7 +218,7 @@ void migrate_in(PeState& pe, Message& message) {
   in | arrival;
   const std::uint64_t linear = arrival.linear;
   const CollectionInfo& info = state.collection(message.collection);
-  std::unique_ptr<ElementBase> element = construct(pe, info, linear, false);
+  std::unique_ptr<ElementBase> element = construct(pe, info, linear, 0, nullptr);
   in | *element;
   in.expect_end();
   ElementAccess::migrations(*element) = arrival.migrations;
@@ -202,12 +229,17 @@ void migrate_in(PeState& pe, Message& message) {
   ElementAccess::at_sync(*element) = arrival.at_sync;
   ElementAccess::unmeasured(*element) = arrival.unmeasured;
   ElementAccess::declared_load(*element) = arrival.declared_load;
+  ElementAccess::destroying(*element) = arrival.destroying;
+  ElementAccess::incarnation(*element) = arrival.incarnation;
   const ElementKey key{message.collection, linear};
-  pe.table(key.collection).slots[linear].location = {pe.id, arrival.migrations};
+  pe.table(key.collection).slots[linear].location = {pe.id, arrival.migrations,
+                                                     arrival.incarnation};
   install(pe, key, std::move(element));
+  // It called destroy() before it left: deleted here, as it would have been there.
+  if (arrival.destroying) post_system(state, pe.id, Kind::destroy, key.collection, linear, {});
   const PeId home = info.home[linear];
   if (home != pe.id) {
-    Location here{pe.id, arrival.migrations};
+    Location here{pe.id, arrival.migrations, arrival.incarnation};
     post_system(state, home, Kind::location, key.collection, linear, pup::pack(here));
   }
   if (state.timeline) {
@@ -215,6 +247,44 @@ void migrate_in(PeState& pe, Message& message) {
                              std::to_string(linear));
   }
   post_system(state, 0, Kind::migrated, key.collection, linear, {});
+}
+
+void construct_element(PeState& pe, Message& message) {
+  RuntimeState& state = *pe.runtime;
+  const CollectionInfo& info = state.collection(message.collection);
+  ConstructOrder order;
+  pup::unpack(message.payload(), order);
+  const std::uint64_t linear = message.element;
+  std::unique_ptr<ElementBase> element =
+      construct(pe, info, linear, order.factory, &order.arguments);
+  ElementAccess::reductions(*element) = order.reductions;
+  ElementAccess::incarnation(*element) = order.incarnation;
+  const Location here{pe.id, 0, order.incarnation};
+  pe.table(info.id).slots[linear].location = here;
+  install(pe, {info.id, linear}, std::move(element));
+  const PeId home = info.home[linear];
+  if (home != pe.id) post_system(state, home, Kind::location, info.id, linear, pup::pack(here));
+}
+
+void destroy_element(PeState& pe, Message& message) {
+  RuntimeState& state = *pe.runtime;
+  const CollectionInfo& info = state.collection(message.collection);
+  const std::uint64_t linear = message.element;
+  CollectionTable& table = pe.table(info.id);
+  Slot& slot = table.slots[linear];
+  // Moved away since destroy() (its arrival there deletes it), or already another incarnation.
+  if (slot.element == nullptr || !ElementAccess::destroying(*slot.element)) return;
+  std::unique_ptr<ElementBase> element(slot.element);
+  slot.element = nullptr;
+  --table.local;
+  const Location gone{Location::gone, ElementAccess::migrations(*element) + 1,
+                      ElementAccess::incarnation(*element)};
+  const std::uint32_t reductions = ElementAccess::reductions(*element);
+  slot.location = gone;
+  element.reset();
+  const PeId home = info.home[linear];
+  if (home != pe.id) post_system(state, home, Kind::location, info.id, linear, pup::pack(gone));
+  post_system(state, 0, Kind::member_left, info.id, linear, pup::pack(reductions));
 }
 
 void PeState::make_table(CollectionId collection) {

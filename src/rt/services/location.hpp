@@ -34,11 +34,20 @@ struct ElementKeyHash {
   }
 };
 
-// Where an element was last known to be; `migrations` orders updates that cross.
+// Where an element was last known to be; (incarnation, migrations) orders updates that cross:
+// an element inserted at an index (dynamic collections) is a later incarnation than the one
+// destroyed there, whatever either's moves. pe: -1 never told (ask the home), `gone`: destroyed
+// (the home holds its messages for the next incarnation).
 struct Location {
+  static constexpr PeId gone = -2;
   PeId pe = -1;
   std::uint32_t migrations = 0;
-  void pup(pup::Archive& ar) { ar | pe | migrations; }
+  std::uint32_t incarnation = 0;
+  bool newer_than(const Location& known) const {
+    return known.pe == -1 || incarnation > known.incarnation ||
+           (incarnation == known.incarnation && migrations >= known.migrations);
+  }
+  void pup(pup::Archive& ar) { ar | pe | migrations | incarnation; }
 };
 
 // What a PE knows of one element of a collection: the element itself when it lives here, else
@@ -85,6 +94,10 @@ SystemHandler update_location;  // where an element is now (to its home, or a se
 // Elements from a checkpoint (--restart): built default, unpacked, waiting at the
 // checkpoint's sync point.
 SystemHandler restore_elements;
+// Dynamic collections (services/membership.hpp decides at the root): build an inserted element
+// here; delete one that called destroy() (wherever it went since: the request follows it).
+SystemHandler construct_element;
+SystemHandler destroy_element;
 
 // Sets a new element's collection, index and PE from the construction under way on this thread.
 void fill_from_construction(ElementBase& element);

@@ -48,13 +48,30 @@ void deliver_result(RuntimeState& state, const Callback& callback, std::vector<d
       const std::vector<double> copy = std::move(result);
       std::tuple<std::vector<double>> args(copy);
       const std::vector<std::byte> payload = pup::pack(args);
-      const std::uint64_t n = state.collection(callback.collection).shape.size();
-      for (std::uint64_t i = 0; i < n; ++i) {
-        send_packed_entry(callback.collection, i, callback.handler, 0, payload);
+      for (const std::uint64_t i : member_indices(state.collection(callback.collection))) {
+        send_packed_entry(callback.collection, i, callback.handler, 0, payload,
+                          state.collection(callback.collection).dynamic);
       }
       return;
     }
   }
+}
+
+// Reduction `number` has every contribution: combined (by element index when deterministic) and
+// handed to its callback.
+void finish_round(RuntimeState& state, CollectionInfo& info, std::uint32_t number) {
+  ReductionRound& round = info.reductions.at(number);
+  std::vector<double> result = std::move(round.combined);
+  if (!round.by_element.empty()) {
+    auto it = round.by_element.begin();
+    result = std::move(it->second);
+    for (++it; it != round.by_element.end(); ++it) {
+      combine(state, round, result, it->second, it->first);
+    }
+  }
+  const Callback callback = round.callback;
+  info.reductions.erase(number);
+  deliver_result(state, callback, std::move(result));
 }
 
 }  // namespace
@@ -81,19 +98,20 @@ void on_contribution(PeState& pe, Message& message) {
   } else {
     combine(state, round, round.combined, c.values, message.element);
   }
-  if (++round.count < info.shape.size()) return;
-
-  std::vector<double> result = std::move(round.combined);
-  if (!round.by_element.empty()) {
-    auto it = round.by_element.begin();
-    result = std::move(it->second);
-    for (++it; it != round.by_element.end(); ++it) {
-      combine(state, round, result, it->second, it->first);
-    }
+  if (info.dynamic) {
+    info.membership.next_reduction = std::max(info.membership.next_reduction, c.number + 1);
   }
-  const Callback callback = round.callback;
-  info.reductions.erase(c.number);
-  deliver_result(state, callback, std::move(result));
+  ++round.count;
+  if (round.count < expected_contributions(info, c.number)) return;
+  finish_round(state, info, c.number);
+}
+
+void finish_complete_reductions(RuntimeState& state, CollectionInfo& info) {
+  std::vector<std::uint32_t> complete;
+  for (const auto& [number, round] : info.reductions) {
+    if (round.count >= expected_contributions(info, number)) complete.push_back(number);
+  }
+  for (const std::uint32_t number : complete) finish_round(state, info, number);
 }
 
 }  // namespace vela::rt::detail

@@ -15,6 +15,8 @@
 namespace vela::rt::detail {
 
 struct PeState;
+struct RuntimeState;
+struct CollectionInfo;
 
 struct Contribution {
   std::uint32_t number = 0;  // the element's contribution count: which reduction
@@ -33,8 +35,10 @@ struct ReductionRound {
   std::uint32_t reducer = 0;
   Order order = Order::deterministic;
   Callback callback;
-  std::map<std::uint64_t, std::vector<double>> by_element;  // deterministic order
-  std::vector<double> combined;                             // arrival order
+  // Deterministic order: by element index (a dynamic collection's index may contribute twice
+  // to one reduction: an element that left and the one inserted there after it).
+  std::multimap<std::uint64_t, std::vector<double>> by_element;
+  std::vector<double> combined;  // arrival order
 };
 
 // The run's callbacks and custom reducers, registered by main (Context) and called on PE 0.
@@ -44,5 +48,8 @@ struct Reductions {
 };
 
 SystemHandler on_contribution;  // an element's contribution, to the root
+// The root: delivers every reduction of the collection that has all the contributions it now
+// waits for (an element of a dynamic collection left: services/membership.hpp).
+void finish_complete_reductions(RuntimeState& state, CollectionInfo& info);
 
 }  // namespace vela::rt::detail

@@ -311,6 +311,7 @@ void Transport::send(PeId to, Message* message) {
   h.hops = message->hops;
   h.kind = static_cast<std::uint8_t>(message->kind);
   h.wan = message->wan ? 1 : 0;
+  h.broadcast = message->broadcast ? 1 : 0;
   std::vector<std::byte> bytes;
   try {
     const std::size_t args =

@@ -1,7 +1,8 @@
 // Publishing collections: process 0, where main runs and every collection is created, sends
 // each other process the new collection's description (id, name, shape, initial placement,
-// factory, creation arguments) before any message about it; a process learns it and releases
-// the messages held for it (router.hpp). Both ends of the description's format are here.
+// factory, creation arguments, whether it is dynamic) before any message about it; a process learns
+// it and releases the messages held for it (router.hpp). Both ends of the description's format are
+// here.
 //
 // Invariants: descriptions come in id order from process 0 alone (its outbox keeps their order),
 // so a process learns collection ids one after another; a message about a collection can
@@ -18,7 +19,7 @@ namespace vela::rt::detail {
 void Transport::publish_collection(const CollectionInfo& info) {
   std::vector<std::byte> bytes;
   pup::pack_values(bytes, info.id, info.name, info.shape.nx, info.shape.ny, info.shape.nz,
-                   info.shape.dims, info.home, info.factory, info.arguments);
+                   info.shape.dims, info.home, info.factory, info.arguments, info.dynamic);
   impl_->queue_all(mpi_transport::tag_collection, bytes);
 }
 
@@ -26,7 +27,7 @@ void mpi_transport::Router::learn_collection(const std::vector<std::byte>& bytes
   pup::Unpacker in(bytes);
   auto info = std::make_unique<CollectionInfo>();
   in | info->id | info->name | info->shape.nx | info->shape.ny | info->shape.nz | info->shape.dims |
-      info->home | info->factory | info->arguments;
+      info->home | info->factory | info->arguments | info->dynamic;
   in.expect_end();
   info->geometry = info->shape;  // until a program declares another (set_collection_geometry)
   const CollectionId id = info->id;

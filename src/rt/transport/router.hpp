@@ -71,6 +71,7 @@ struct Router {
     m->origin = h.origin;
     m->hops = h.hops;
     m->wan = h.wan != 0;
+    m->broadcast = h.broadcast != 0;
   }
 
   // To the inbox of the PE it is for (held while its collection is not known here).

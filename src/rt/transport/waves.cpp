@@ -47,7 +47,8 @@ void Waves::add_reply(RuntimeState& state, int processes, const std::vector<std:
       state.fail(std::make_exception_ptr(std::logic_error(
           "quiescence with " + std::to_string(total.parked) +
           " message(s) held for elements that never arrived (a message was sent to an "
-          "element that is neither here nor on its way)")));
+          "element that is neither here nor on its way, or to one that called destroy() with "
+          "none inserted at its index since)")));
       return;
     }
     stop_all(state);

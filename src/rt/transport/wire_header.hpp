@@ -24,8 +24,9 @@ struct WireHeader {
   std::int32_t priority = 0;
   std::uint32_t hops = 0;
   std::uint8_t kind = 0;
-  std::uint8_t wan = 0;  // crossed clusters: the receiver's delay device holds it
-  std::uint8_t padding[5] = {};
+  std::uint8_t wan = 0;        // crossed clusters: the receiver's delay device holds it
+  std::uint8_t broadcast = 0;  // one of a dynamic collection's broadcast's messages
+  std::uint8_t padding[4] = {};
   std::uint8_t form = 0;  // 0: this long form; 1: the short form
 };
 static_assert(sizeof(WireHeader) == 48);
@@ -36,7 +37,7 @@ static_assert(sizeof(WireHeader) == 48);
 // buffer). `sender` and `origin` are stored plus one (-1 is 0).
 //   word 0: element (32 bits) | sender + 1 (32)
 //   word 1: to (16) | origin + 1 (16) | collection (16) | handler (16)
-//   word 2: priority (16) | hops (8) | kind (8) | wan (8) | 0 (16) | form = 1 (8)
+//   word 2: priority (16) | hops (8) | kind (8) | wan (8) | broadcast (8) | 0 (8) | form = 1 (8)
 inline constexpr std::size_t short_header_bytes = 24;
 static_assert(std::endian::native == std::endian::little,
               "the short form's last byte is word 2's high byte on a little-endian machine");
@@ -47,7 +48,8 @@ inline bool fits_short(const WireHeader& h) {
   return h.to >= 0 && h.to <= u16 && h.origin >= -1 && h.origin < u16 && h.element <= u32 &&
          h.sender >= -1 && h.sender < std::int64_t{u32} && h.collection <= u16 &&
          h.handler <= u16 && h.priority >= std::numeric_limits<std::int16_t>::min() &&
-         h.priority <= std::numeric_limits<std::int16_t>::max() && h.hops <= 0xff && h.wan <= 1;
+         h.priority <= std::numeric_limits<std::int16_t>::max() && h.hops <= 0xff && h.wan <= 1 &&
+         h.broadcast <= 1;
 }
 
 // The bytes `h` takes at the end of a message.
@@ -71,7 +73,8 @@ inline void write_header(const WireHeader& h, std::size_t bytes, std::byte* at) 
           static_cast<std::uint64_t>(h.handler) << 48,
       static_cast<std::uint64_t>(static_cast<std::uint16_t>(h.priority)) |
           static_cast<std::uint64_t>(h.hops) << 16 | static_cast<std::uint64_t>(h.kind) << 24 |
-          static_cast<std::uint64_t>(h.wan) << 32 | std::uint64_t{1} << 56};
+          static_cast<std::uint64_t>(h.wan) << 32 | static_cast<std::uint64_t>(h.broadcast) << 40 |
+          std::uint64_t{1} << 56};
   for (int i = 0; i < 3; ++i) std::memcpy(at + 8 * i, &words[i], 8);
 }
 
@@ -95,7 +98,8 @@ inline bool read_header(std::span<const std::byte> bytes, WireHeader& h, std::si
     h.priority = static_cast<std::int16_t>(w[2] & 0xffff);
     h.hops = static_cast<std::uint32_t>(w[2] >> 16 & 0xff);
     h.kind = static_cast<std::uint8_t>(w[2] >> 24);
-    h.wan = static_cast<std::uint8_t>(w[2] >> 32);
+    h.wan = static_cast<std::uint8_t>(w[2] >> 32 & 0xff);
+    h.broadcast = static_cast<std::uint8_t>(w[2] >> 40 & 0xff);
     return true;
   }
   if (form != 0 || bytes.size() < sizeof h) return false;
