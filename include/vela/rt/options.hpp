@@ -72,6 +72,10 @@ struct Options {
   bool lb_async = false;
   static constexpr int lb_async_idle = 20;
   int lb_async_nice = lb_async_idle;
+  // Cores of PE 0's process set aside for the balancing thread (Pearce's balancing PEs): the
+  // process's PEs are pinned to its first cores, the thread to its last lb_pes ones (with PEs
+  // left unset, one per core that remains). 0: none, the thread shares the PEs' cores.
+  int lb_pes = 0;
   // Every strategy run takes at least this many seconds of its thread's CPU time: it computes,
   // then keeps working until then (a slower strategy, to study when balancing pays). 0: none.
   double lb_strategy_time = 0.0;
@@ -97,7 +101,7 @@ struct Options {
 
 // Adds --pes, --pes-per-process, --mpi-progress, --clusters, --cluster-threshold-us,
 // --wan-latency, --grid-queue-period, --pe-speed, --no-pin, --lb, --lb-period, --lb-param,
-// --lb-policy, --lb-policy-param, --lb-async, --lb-async-priority, --lb-strategy-time,
+// --lb-policy, --lb-policy-param, --lb-async, --lb-async-priority, --lb-pes, --lb-strategy-time,
 // --lb-startup, --lb-per-byte, --trace, --lb-dump, --checkpoint, --checkpoint-every,
 // --restart, --lb-fan-in, --lb-cpu-time, --no-instrument,
 // --idle and

@@ -97,6 +97,9 @@ void add_runtime_options(CLI::App& app, Options& options) {
             return {};
           },
           "idle|0..19"));
+  ranged(app, "--lb-pes", options.lb_pes, 0, 1 << 16,
+         "Cores of PE 0's process set aside for the balancing thread (asynchronous balancing): "
+         "its PEs run on the others (0: the thread shares the PEs' cores)");
   ranged(app, "--lb-strategy-time", options.lb_strategy_time, 0.0, 1e6,
          "Every strategy run takes at least this many seconds of CPU time (a slower strategy, "
          "to study when balancing pays)");
@@ -169,6 +172,7 @@ void check_ranges(const Options& o) {
   check_range(o.lb_async_nice, 0, Options::lb_async_idle, "--lb-async-priority",
               "idle or a nice value from 0 to 19");
   check_range(o.lb_strategy_time, 0.0, 1e6, "--lb-strategy-time", "seconds in [0, 1e6]");
+  check_range(o.lb_pes, 0, 1 << 16, "--lb-pes", "an integer >= 0 (cores set aside)");
 }
 
 void check_checkpoint(const Options& options) {
@@ -240,6 +244,15 @@ detail::BalancingSettings detail::parse_balancing(const Options& options) {
   settings.asynchronous = options.lb_async;
   if (options.lb_async && options.lb.empty()) {
     throw std::invalid_argument("--lb-async given without --lb (no strategy to run)");
+  }
+  if (options.lb_pes > 0 && options.lb.empty()) {
+    throw std::invalid_argument("--lb-pes " + std::to_string(options.lb_pes) +
+                                " given without --lb (no strategy for the cores set aside)");
+  }
+  if (options.lb_pes > 0 && !options.pin) {
+    throw std::invalid_argument("--lb-pes " + std::to_string(options.lb_pes) +
+                                " given with --no-pin (the cores are set aside by pinning the "
+                                "PEs to the others)");
   }
   parse_strategy(options, settings);
   parse_policy(options, settings);

@@ -105,6 +105,28 @@ bool Pinning::pin(int pe, std::string* why_not) {
   return true;
 }
 
+bool Pinning::pin_to_cores(int first, int count, std::string* why_not) {
+  const std::string what =
+      "cannot pin to cores " + std::to_string(first) + ".." + std::to_string(first + count - 1);
+  const auto refuse = [&](const std::string& reason) {
+    if (why_not != nullptr) *why_not = what + ": " + reason;
+    return false;
+  };
+  if (topology_ == nullptr || cores_.empty()) return refuse(load_error_);
+  if (first < 0 || count < 1 || static_cast<std::size_t>(first + count) > cores_.size()) {
+    return refuse("this process may use cores 0.." + std::to_string(cores_.size() - 1));
+  }
+  hwloc_bitmap_t set = hwloc_bitmap_alloc();
+  if (set == nullptr) return refuse("out of memory");
+  for (int c = first; c < first + count; ++c) {
+    for (const unsigned pu : cores_[static_cast<std::size_t>(c)]) hwloc_bitmap_set(set, pu);
+  }
+  const int error = hwloc_set_cpubind(topology_, set, HWLOC_CPUBIND_THREAD) != 0 ? errno : 0;
+  hwloc_bitmap_free(set);
+  if (error != 0) return refuse(errno_text(error));
+  return true;
+}
+
 int available_cores() {
   return Pinning().cores();
 }

@@ -32,6 +32,11 @@ class Pinning {
   // fills `why_not` (when given) if it cannot.
   bool pin(int pe, std::string* why_not);
 
+  // Binds the calling thread to the processing units of cores first .. first + count - 1
+  // (the balancing thread to the cores set aside: --lb-pes). False with `why_not` filled if it
+  // cannot.
+  bool pin_to_cores(int first, int count, std::string* why_not);
+
   // OS indexes of the processing units of the core PE `pe` is bound to; the first is the
   // one pin() binds to. Empty without a topology.
   std::vector<unsigned> core_pus(int pe) const;

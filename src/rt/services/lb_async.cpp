@@ -6,6 +6,7 @@
 // PE that wakes takes the core back at once.
 #include "services/lb_async.hpp"
 
+#include <pthread.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -80,7 +81,18 @@ std::uint64_t AsyncBalancer::posted() {
 }
 
 void AsyncBalancer::work() {
-  if (state_.process_cores_known) {
+  // Named, so that top -H and ps show it (and tests find it).
+  pthread_setname_np(pthread_self(), "vela-balancer");
+  // --lb-pes: on the cores set aside (the last ones; the PEs took the first), else anywhere the
+  // process may run. A refused binding is said once and the thread runs unpinned.
+  const int aside = state_.options.lb_pes;
+  std::string why_not;
+  if (aside > 0 && state_.pinning != nullptr) {
+    const int cores = state_.pinning->cores();
+    if (!state_.pinning->pin_to_cores(cores - aside, aside, &why_not)) {
+      std::fprintf(stderr, "vela: --lb-pes: the balancing thread %s\n", why_not.c_str());
+    }
+  } else if (state_.process_cores_known) {
     sched_setaffinity(0, sizeof state_.process_cores, &state_.process_cores);
   }
   // Per thread on Linux (0 and the thread id name this thread alone). A refusal leaves it at the

@@ -13,6 +13,7 @@
 #include <malloc.h>
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
@@ -111,6 +112,18 @@ std::uint64_t options_fingerprint(const Options& o) {
   return fingerprint(text);
 }
 
+// --lb-pes: PE 0's process needs a core per PE and per core set aside.
+void check_cores_set_aside(const Options& options, const ProcessLayout& layout, PeId cores) {
+  if (options.lb_pes == 0 || layout.first_pe != 0) return;
+  if (layout.local_pes + options.lb_pes > cores) {
+    throw std::invalid_argument("--lb-pes " + std::to_string(options.lb_pes) +
+                                ": PE 0's process may use " + std::to_string(cores) +
+                                " core(s), fewer than its " + std::to_string(layout.local_pes) +
+                                " PE(s) and the " + std::to_string(options.lb_pes) +
+                                " set aside; give fewer PEs (--pes) or fewer cores to set aside");
+  }
+}
+
 }  // namespace
 
 ProcessLayout process_layout(const Options& options, PeId cores) {
@@ -131,6 +144,7 @@ ProcessLayout process_layout(const Options& options, PeId cores) {
                                   " PEs; leave --pes out under mpirun or give that number");
     }
     layout.first_pe = layout.process * layout.local_pes;
+    check_cores_set_aside(options, layout, cores);
     return layout;
   }
   if (options.pes_per_process > 0 && options.pes != 0 && options.pes != options.pes_per_process) {
@@ -140,8 +154,9 @@ ProcessLayout process_layout(const Options& options, PeId cores) {
   }
   layout.pes = options.pes != 0              ? options.pes
                : options.pes_per_process > 0 ? options.pes_per_process
-                                             : cores;
+                                             : std::max(cores - options.lb_pes, 1);
   layout.local_pes = layout.pes;
+  check_cores_set_aside(options, layout, cores);
   return layout;
 }
 

@@ -3,7 +3,10 @@
 // is accounted for, and an answer the run no longer waits for is dropped cleanly.
 #include <gtest/gtest.h>
 
+#include <sched.h>
 #include <unistd.h>
+
+#include <algorithm>
 
 #include <atomic>
 #include <filesystem>
@@ -317,6 +320,107 @@ TEST(AsyncBalancing, BadOptionsAreNamed) {
   param.lb_policy = "periodic";
   param.lb_policy_params = {"async=maybe"};
   refused(param, "--lb-policy-param async=maybe: expected true, false, 1 or 0");
+}
+
+// --lb-pes 1: the balancing thread runs on the last core only, the PE on the first. Seen from
+// an entry method while the thread lives: its name and CPU mask through /proc and
+// sched_getaffinity.
+struct ThreadMasks {
+  std::set<int> balancer;  // CPUs the balancing thread may run on (empty: not found)
+  std::set<int> pe;        // the PE's
+};
+ThreadMasks* masks = nullptr;
+
+std::set<int> cpus_of(pid_t tid) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  std::set<int> out;
+  if (sched_getaffinity(tid, sizeof set, &set) != 0) return out;
+  for (int c = 0; c < CPU_SETSIZE; ++c) {
+    if (CPU_ISSET(c, &set)) out.insert(c);
+  }
+  return out;
+}
+
+class Looker : public vela::rt::ElementBase {
+ public:
+  Looker() = default;
+  explicit Looker(int) {}
+  void pup(vela::pup::Archive& ar) override { ar | round_; }
+  void start() { at_sync(); }
+  // Looks until the thread has set itself up (named and bound on its first job) or a while
+  // has passed.
+  void resume_from_sync() override {
+    ++round_;
+    if (masks->balancer.empty() || masks->balancer.size() > 1) look();
+    const bool seen = masks->balancer.size() == 1;
+    if (round_ < 20 || (!seen && round_ < 200000)) at_sync();
+  }
+
+ private:
+  void look() {
+    for (const auto& task : std::filesystem::directory_iterator("/proc/self/task")) {
+      std::ifstream comm(task.path() / "comm");
+      std::string name;
+      std::getline(comm, name);
+      if (name == "vela-balancer") {
+        masks->balancer = cpus_of(static_cast<pid_t>(std::stoi(task.path().filename().string())));
+      }
+    }
+    masks->pe = cpus_of(0);
+  }
+  int round_ = 0;
+};
+
+TEST(AsyncBalancing, ACoreSetAsideRunsTheBalancingThreadAlone) {
+  cpu_set_t mine;
+  CPU_ZERO(&mine);
+  ASSERT_EQ(sched_getaffinity(0, sizeof mine, &mine), 0);
+  if (CPU_COUNT(&mine) < 2) GTEST_SKIP() << "needs 2 cores";
+  ThreadMasks m;
+  masks = &m;
+  vela::rt::Options options;
+  options.pes = 1;
+  options.lb = "rotate";
+  options.lb_async = true;
+  options.lb_pes = 1;
+  vela::rt::Runtime runtime(options);
+  ASSERT_EQ(runtime.run([](vela::rt::Context& ctx) {
+    ctx.create<Looker>("lookers", vela::rt::Shape::line(4), vela::rt::InitialMap::block, 0)
+        .broadcast<&Looker::start>();
+  }),
+            0);
+  masks = nullptr;
+  ASSERT_FALSE(m.balancer.empty()) << "no thread named vela-balancer";
+  if (m.pe.size() != 1) GTEST_SKIP() << "this system refused to pin the PE";
+  EXPECT_TRUE(std::none_of(m.balancer.begin(), m.balancer.end(), [&](int c) {
+    return m.pe.count(c) > 0;
+  })) << "the balancing thread may run on the PE's core";
+  EXPECT_GT(runtime.stats().lb_async_started, 0u);
+}
+
+// --lb-pes is refused without --lb, with --no-pin, and where the process has too few cores.
+TEST(AsyncBalancing, CoresSetAsideAreCheckedAgainstThePEsAndTheMachine) {
+  const auto refused = [](vela::rt::Options options) -> std::string {
+    try {
+      vela::rt::Runtime runtime(options);
+    } catch (const std::invalid_argument& e) {
+      return e.what();
+    }
+    return "(accepted)";
+  };
+  vela::rt::Options options;
+  options.lb_pes = 1;
+  EXPECT_EQ(refused(options),
+            "--lb-pes 1 given without --lb (no strategy for the cores set aside)");
+  options.lb = "greedy";
+  options.pin = false;
+  EXPECT_NE(refused(options).find("--lb-pes 1 given with --no-pin"), std::string::npos);
+  options.pin = true;
+  options.pes = 1;
+  options.lb_pes = 4096;
+  EXPECT_NE(refused(options).find("--lb-pes 4096: PE 0's process may use "), std::string::npos)
+      << refused(options);
 }
 
 }  // namespace
