@@ -164,7 +164,7 @@ def main() -> None:
     async10 = ["--lb", "greedy", "--lb-strategy-time", s10, "--lb-async"]
     configs["nice 19"] = ([*async10, "--lb-async-priority", "19"], 2)
     configs["nice 0"] = ([*async10, "--lb-async-priority", "0"], 2)
-    configs["set aside"] = (async10, 1)
+    configs["set aside"] = ([*async10, "--lb-pes", "1"], 1)
     configs["every step"] = (async10, 2, app.every_step)
 
     times: dict[str, list[float]] = {name: [] for name in configs}
@@ -216,7 +216,7 @@ def main() -> None:
     print("|---|---:|---|")
     rows = [("Linux's idle class (the default), 2 PEs", "async 10" if 10.0 in xs else None),
             ("nice 19, 2 PEs", "nice 19"), ("at the PEs' priority (nice 0), 2 PEs", "nice 0"),
-            ("a core set aside (1 PE + the thread)", "set aside"),
+            ("a core set aside (--lb-pes 1: 1 PE, the thread on the other core)", "set aside"),
             ("idle class, 2 PEs, sync points at every step (balancing at every "
              f"{every}th: --lb-period)", "every step")]
     for label, name in rows:
