@@ -39,6 +39,17 @@ hwloc_topology_t load_topology(unsigned long flags) {
   return nullptr;
 }
 
+// Binds the calling thread to the processing units `pus` (OS indexes): 0, or the errno of the
+// refusal (ENOMEM where no bitmap could be made).
+int bind_thread(hwloc_topology_t topology, const std::vector<unsigned>& pus) {
+  hwloc_bitmap_t set = hwloc_bitmap_alloc();
+  if (set == nullptr) return ENOMEM;
+  for (const unsigned pu : pus) hwloc_bitmap_set(set, pu);
+  const int error = hwloc_set_cpubind(topology, set, HWLOC_CPUBIND_THREAD) != 0 ? errno : 0;
+  hwloc_bitmap_free(set);
+  return error;
+}
+
 }  // namespace
 
 Pinning::Pinning() {
@@ -93,11 +104,7 @@ bool Pinning::pin(int pe, std::string* why_not) {
 
   const std::size_t core = static_cast<std::size_t>(pe) % cores_.size();
   const unsigned pu = cores_[core].front();
-  hwloc_bitmap_t set = hwloc_bitmap_alloc();
-  if (set == nullptr) return refuse("cannot pin PE " + std::to_string(pe) + ": out of memory");
-  hwloc_bitmap_only(set, pu);
-  const int error = hwloc_set_cpubind(topology_, set, HWLOC_CPUBIND_THREAD) != 0 ? errno : 0;
-  hwloc_bitmap_free(set);
+  const int error = bind_thread(topology_, {pu});
   if (error != 0) {
     return refuse("cannot pin PE " + std::to_string(pe) + " to core " + std::to_string(core) +
                   " (PU " + std::to_string(pu) + "): " + errno_text(error));
@@ -116,13 +123,12 @@ bool Pinning::pin_to_cores(int first, int count, std::string* why_not) {
   if (first < 0 || count < 1 || static_cast<std::size_t>(first + count) > cores_.size()) {
     return refuse("this process may use cores 0.." + std::to_string(cores_.size() - 1));
   }
-  hwloc_bitmap_t set = hwloc_bitmap_alloc();
-  if (set == nullptr) return refuse("out of memory");
+  std::vector<unsigned> pus;
   for (int c = first; c < first + count; ++c) {
-    for (const unsigned pu : cores_[static_cast<std::size_t>(c)]) hwloc_bitmap_set(set, pu);
+    const auto& core = cores_[static_cast<std::size_t>(c)];
+    pus.insert(pus.end(), core.begin(), core.end());
   }
-  const int error = hwloc_set_cpubind(topology_, set, HWLOC_CPUBIND_THREAD) != 0 ? errno : 0;
-  hwloc_bitmap_free(set);
+  const int error = bind_thread(topology_, pus);
   if (error != 0) return refuse(errno_text(error));
   return true;
 }

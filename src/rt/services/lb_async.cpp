@@ -20,7 +20,7 @@
 namespace vela::rt::detail {
 
 StrategyAnswer solve(lb::Strategy& strategy, const std::string& name, const lb::Instance& instance,
-                     double at_least) {
+                     double at_least, std::uint64_t elements) {
   const double cpu_from = thread_cpu_seconds();
   const auto from = Clock::now();
   const lb::StrategyReport report = lb::run_strategy(strategy, name, instance);
@@ -34,7 +34,11 @@ StrategyAnswer solve(lb::Strategy& strategy, const std::string& name, const lb::
   const auto to = Clock::now();
   StrategyAnswer answer;
   answer.name = name;
-  answer.placement = report.assignment.pe;
+  // By element, so that it applies whatever was inserted or destroyed since the measurements.
+  answer.placement.assign(elements, -1);
+  for (std::size_t i = 0; i < instance.objects.size(); ++i) {
+    answer.placement[static_cast<std::size_t>(instance.objects[i].id)] = report.assignment.pe[i];
+  }
   // The strategy's own time (as an inline step counts it) plus the time made up to at_least.
   answer.seconds = report.time_ms / 1000.0 + std::chrono::duration<double>(to - burn_from).count();
   answer.moved = report.moved.count;
@@ -112,20 +116,13 @@ void AsyncBalancer::work() {
     lock.unlock();
     StrategyAnswer answer;
     try {
-      answer = solve(*job.strategy, job.name, job.instance, state_.options.lb_strategy_time);
+      answer = solve(*job.strategy, job.name, job.instance, state_.options.lb_strategy_time,
+                     job.elements);
     } catch (const std::exception& e) {
       answer.name = job.name;
       answer.error = e.what();
     }
     answer.step = job.step;
-    // By element, so that the root applies it whatever was inserted or destroyed since.
-    if (answer.error.empty()) {
-      std::vector<PeId> by_element(job.elements, -1);
-      for (std::size_t i = 0; i < job.instance.objects.size(); ++i) {
-        by_element[static_cast<std::size_t>(job.instance.objects[i].id)] = answer.placement[i];
-      }
-      answer.placement = std::move(by_element);
-    }
     std::vector<std::byte> payload = pup::pack(answer);
     lock.lock();
     if (closed_) {  // the PEs are gone: the answer has no one to take it

@@ -53,8 +53,7 @@ struct StrategyAnswer {
   std::uint64_t step = 0;
   std::string name;
   std::string error;            // non-empty: the strategy failed with this message
-  std::vector<PeId> placement;  // by position in the instance (inline); by element, -1 for an
-                                // element not in the instance (the balancing thread's)
+  std::vector<PeId> placement;  // by element (linear index); -1: not in the instance
   double seconds = 0.0;         // the strategy's time (and what --lb-strategy-time added)
   std::uint64_t moved = 0;      // objects it moves, and their bytes (against the instance)
   std::uint64_t moved_bytes = 0;
@@ -71,9 +70,10 @@ struct StrategyAnswer {
 // Runs `strategy` on `instance` (lb::run_strategy), then, while the calling thread's CPU time
 // since the start is under `at_least` seconds, keeps computing (--lb-strategy-time: a slower
 // strategy). Inline steps and the balancing thread both run strategies through it. The answer's
-// fields from the report; its error stays empty (exceptions propagate).
+// fields from the report, its placement by element for a collection of `elements` (the
+// instance's objects are elements by id); its error stays empty (exceptions propagate).
 StrategyAnswer solve(lb::Strategy& strategy, const std::string& name, const lb::Instance& instance,
-                     double at_least);
+                     double at_least, std::uint64_t elements);
 
 class AsyncBalancer {
  public:

@@ -251,21 +251,19 @@ bool hand_over(PeState& pe, CollectionInfo& info, const lb::Decision& decision) 
   return true;
 }
 
-// The gathered instance in element order, checked; its edges' ends turned into positions in
-// it. A fixed collection reported every element once, so a position is a linear index; a
-// dynamic one reported the elements there were (edges to elements gone since are dropped), and
-// `positions` maps linear indices to positions (-1: not in the instance).
-void order_instance(CollectionInfo& info, std::vector<std::int64_t>& positions) {
+// The gathered instance in element order, checked, its edges' ends (linear indices, as the PEs
+// report them) turned into positions in it. A fixed collection reported every element once; a
+// dynamic one the elements there were, and an edge to an element gone since is dropped.
+void order_instance(CollectionInfo& info) {
   lb::Instance& instance = info.lb.instance;
   std::sort(instance.objects.begin(), instance.objects.end(),
             [](const lb::Object& a, const lb::Object& b) { return a.id < b.id; });
-  bool once = info.dynamic || instance.objects.size() == info.shape.size();
+  const std::uint64_t n = info.shape.size();
+  bool once = info.dynamic || instance.objects.size() == n;
   for (std::size_t i = 0; once && i < instance.objects.size(); ++i) {
-    once = info.dynamic
-               ? instance.objects[i].id >= 0 &&
-                     static_cast<std::uint64_t>(instance.objects[i].id) < info.shape.size() &&
-                     (i == 0 || instance.objects[i - 1].id != instance.objects[i].id)
-               : instance.objects[i].id == static_cast<lb::ObjectId>(i);
+    const lb::ObjectId id = instance.objects[i].id;
+    once = id >= 0 && static_cast<std::uint64_t>(id) < n &&
+           (i == 0 || instance.objects[i - 1].id < id);
   }
   if (!once) {
     throw std::logic_error("balance: collection " + info.name + " has " +
@@ -273,28 +271,19 @@ void order_instance(CollectionInfo& info, std::vector<std::int64_t>& positions) 
                            std::to_string(instance.objects.size()) +
                            " objects, or one of them twice");
   }
-  positions.clear();
-  if (info.dynamic) {
-    positions.assign(info.shape.size(), -1);
-    for (std::size_t i = 0; i < instance.objects.size(); ++i) {
-      positions[static_cast<std::size_t>(instance.objects[i].id)] = static_cast<std::int64_t>(i);
-    }
-    std::erase_if(instance.edges, [&](lb::Edge& e) {
-      if (e.from >= positions.size() || e.to >= positions.size() || positions[e.from] < 0 ||
-          positions[e.to] < 0) {
-        return true;
-      }
-      e.from = static_cast<std::uint32_t>(positions[e.from]);
-      e.to = static_cast<std::uint32_t>(positions[e.to]);
-      return false;
-    });
-    return;
+  std::vector<std::int64_t> position(n, -1);
+  for (std::size_t i = 0; i < instance.objects.size(); ++i) {
+    position[static_cast<std::size_t>(instance.objects[i].id)] = static_cast<std::int64_t>(i);
   }
-  for (lb::Edge& e : instance.edges) {
-    if (e.from >= instance.objects.size() || e.to >= instance.objects.size()) {
+  std::erase_if(instance.edges, [&](lb::Edge& e) {
+    if (e.from >= n || e.to >= n) {
       throw std::logic_error("balance: an edge names an element outside the collection");
     }
-  }
+    if (position[e.from] < 0 || position[e.to] < 0) return true;
+    e.from = static_cast<std::uint32_t>(position[e.from]);
+    e.to = static_cast<std::uint32_t>(position[e.to]);
+    return false;
+  });
 }
 
 // A strategy's answer counted: statistics, the policy told, the timeline's span (on the
@@ -330,8 +319,7 @@ void balance(PeState& pe, CollectionInfo& info) {
   RuntimeState& state = *pe.runtime;
   LbRound& round = info.lb;
   lb::Instance& instance = round.instance;
-  std::vector<std::int64_t> positions;
-  order_instance(info, positions);
+  order_instance(info);
   lb::Decision decision{state.options.lb, {}};
   if (round.policy) {
     lb::PolicyInput input;
@@ -358,28 +346,24 @@ void balance(PeState& pe, CollectionInfo& info) {
     state.stats.lb_async_unapplied += 1;
   }
   lb::Strategy& strategy = *named_strategy(state, round, decision, false);
-  StrategyAnswer answer =
-      solve(strategy, decision.strategy, instance, state.options.lb_strategy_time);
+  StrategyAnswer answer = solve(strategy, decision.strategy, instance,
+                                state.options.lb_strategy_time, info.shape.size());
   answer.step = round.syncs;
   record_answer(pe, info, answer, false);
 
-  // Requested moves win over the strategy's (order_instance: a fixed collection's element is at
-  // its linear index, a dynamic one's where `positions` says).
-  std::vector<PeId>& assignment = answer.placement;
+  // Requested moves win over the strategy's.
+  std::vector<PeId>& placement = answer.placement;
   for (const LbRound::Request& r : round.requested) {
-    const std::int64_t at =
-        positions.empty() ? static_cast<std::int64_t>(r.element) : positions[r.element];
-    if (at >= 0) assignment[static_cast<std::size_t>(at)] = r.to;
+    placement[static_cast<std::size_t>(r.element)] = r.to;
   }
   round.requested.clear();
   std::vector<std::vector<std::pair<std::uint64_t, PeId>>> moves(
       static_cast<std::size_t>(state.pes));
   std::uint64_t count = 0;
-  for (std::size_t i = 0; i < instance.objects.size(); ++i) {
-    const PeId now = instance.objects[i].pe;
-    const PeId next = assignment[i];
-    if (now == next) continue;
-    moves[static_cast<std::size_t>(now)].emplace_back(instance.objects[i].id, next);
+  for (const lb::Object& object : instance.objects) {
+    const PeId next = placement[static_cast<std::size_t>(object.id)];
+    if (object.pe == next) continue;
+    moves[static_cast<std::size_t>(object.pe)].emplace_back(object.id, next);
     ++count;
   }
   instance = {};
@@ -534,8 +518,7 @@ void gather_reports(PeState& pe, CollectionId collection, std::vector<Report> bu
   for (const Report& r : all) add_to_instance(info, r);
   if (info.lb.distributed) {
     // Gathered for --lb-dump only: the PEs balance on their own.
-    std::vector<std::int64_t> positions;
-    order_instance(info, positions);
+    order_instance(info);
     dump(state, info, info.lb.instance);
     info.lb.instance = {};
     info.lb.dump_pending = false;
