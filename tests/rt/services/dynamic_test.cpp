@@ -293,6 +293,12 @@ std::string failure(const std::function<void(vela::rt::Context&)>& main) {
   return "(no error)";
 }
 
+// A dynamic collection "greeters" of 2 indices, none inserted yet.
+void two_greeters(vela::rt::Context& ctx) {
+  Greeter::proxy = ctx.create_dynamic<Greeter>("greeters", vela::rt::Shape::line(2),
+                                               vela::rt::InitialMap::block);
+}
+
 TEST(Dynamic, MisuseIsRefusedNamingTheCollectionAndIndex) {
   Seen s;
   seen = &s;
@@ -324,23 +330,20 @@ TEST(Dynamic, MisuseIsRefusedNamingTheCollectionAndIndex) {
             }).find("destroy: element (1) of collection fixed: the collection is not dynamic"),
             std::string::npos);
   EXPECT_NE(failure([](vela::rt::Context& ctx) {
-              Greeter::proxy = ctx.create_dynamic<Greeter>("greeters", vela::rt::Shape::line(2),
-                                                           vela::rt::InitialMap::block);
+              two_greeters(ctx);
               Greeter::proxy.insert(Index{0, 0, 0}, 0);
               Greeter::proxy[0].send<&Greeter::leave_twice>();
             }).find("destroy: element (0) of collection greeters: destroyed twice"),
             std::string::npos);
   EXPECT_NE(failure([](vela::rt::Context& ctx) {
-              Greeter::proxy = ctx.create_dynamic<Greeter>("greeters", vela::rt::Shape::line(2),
-                                                           vela::rt::InitialMap::block);
+              two_greeters(ctx);
               Greeter::proxy.insert(Index{0, 0, 0}, 0);
               Greeter::proxy[0].send<&Greeter::sync_then_leave>();
             }).find("destroy: element (0) of collection greeters: it is at a balancing point"),
             std::string::npos);
   // A message to an element that left, with none inserted after it, is never lost silently.
   EXPECT_NE(failure([](vela::rt::Context& ctx) {
-              Greeter::proxy = ctx.create_dynamic<Greeter>("greeters", vela::rt::Shape::line(2),
-                                                           vela::rt::InitialMap::block);
+              two_greeters(ctx);
               Greeter::proxy.insert(Index{1, 0, 0}, 0);
               Greeter::proxy[1].send<&Greeter::leave>();
               Greeter::proxy[1].send<&Greeter::hello>(5);
@@ -348,8 +351,7 @@ TEST(Dynamic, MisuseIsRefusedNamingTheCollectionAndIndex) {
             std::string::npos);
   // An insertion where an element lives on to the end.
   EXPECT_NE(failure([](vela::rt::Context& ctx) {
-              Greeter::proxy = ctx.create_dynamic<Greeter>("greeters", vela::rt::Shape::line(2),
-                                                           vela::rt::InitialMap::block);
+              two_greeters(ctx);
               Greeter::proxy.insert(Index{1, 0, 0}, 0);
               Greeter::proxy.insert(Index{1, 0, 0}, 1);
             })
