@@ -45,7 +45,7 @@ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE="$build_type" -DVELA_WERROR=O
 if [[ $core -eq 1 ]]; then
   # The message-driven core, where a memory or threading error would hide: a few minutes to
   # build and run, where the whole suite under a sanitizer takes most of an hour on 2 cores.
-  core_tests=(inbox_test messaging_test migration_test lb_async_test runtime_test pup_test trace_test checkpoint_test shm_ring_test wire_header_test)
+  core_tests=(inbox_test messaging_test migration_test lb_async_test dynamic_test runtime_test pup_test trace_test checkpoint_test shm_ring_test wire_header_test)
   cmake --build "$build" --target "${core_tests[@]}" distributed_test
   for t in "${core_tests[@]}"; do
     echo "test.sh: $build/tests/$t"
