@@ -22,7 +22,12 @@ install(PROGRAMS ${PROJECT_SOURCE_DIR}/tools/report/vela_report.py
         DESTINATION ${CMAKE_INSTALL_DATADIR}/vela)
 # Relaunches a job that lost a process from its last checkpoint (docs/user-guide.md).
 install(PROGRAMS ${PROJECT_SOURCE_DIR}/tools/vela-run/vela-run DESTINATION ${CMAKE_INSTALL_BINDIR})
-install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/vela DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+# vela/sim is the simulator behind `vela-lb simulate`, a program rather than an installed library.
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/vela DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
+        PATTERN sim EXCLUDE)
+# The platforms of `vela-lb simulate --platform NAME`, looked for in ../share/vela/platforms.
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/platforms DESTINATION ${CMAKE_INSTALL_DATADIR}/vela
+        FILES_MATCHING PATTERN "*.xml")
 # The licence (MIT), in share/doc/vela. The Debian package carries it where Debian keeps every
 # package's licence as well, /usr/share/doc/vela/copyright: that copy belongs to a component of
 # its own that only cpack installs (CPACK_INSTALL_CMAKE_PROJECTS below), not `cmake --install`.
@@ -133,8 +138,13 @@ set(CPACK_DEBIAN_PACKAGE_SECTION devel)
 # to link, CMake configs and .pc files), and those bring the runtime libraries. The list is
 # what src/*/CMakeLists.txt find, as scripts/install-deps.sh installs them; g++ because the
 # wrappers vela-mpicc and vela-mpicxx run it.
+# vela-lb loads libsimgrid when it was built with the simulator (src/sim/CMakeLists.txt).
+set(vela_simgrid_depends "")
+if(VELA_HAVE_SIMGRID)
+  set(vela_simgrid_depends ", libsimgrid3.32")
+endif()
 set(CPACK_DEBIAN_PACKAGE_DEPENDS
-    "libmetis-dev, libscotch-dev, libglpk-dev, libtrilinos-zoltan-dev, libopenmpi-dev, libhwloc-dev, libbrotli-dev, libboost-context-dev (>= 1.74), libfmt-dev, nlohmann-json3-dev (>= 3), libcli11-dev, g++")
+    "libmetis-dev, libscotch-dev, libglpk-dev, libtrilinos-zoltan-dev, libopenmpi-dev, libhwloc-dev, libbrotli-dev, libboost-context-dev (>= 1.74), libfmt-dev, nlohmann-json3-dev (>= 3), libcli11-dev, g++${vela_simgrid_depends}")
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS
     "cmake (>= 3.25), pkg-config, openmpi-bin, python3-matplotlib")
 include(CPack)

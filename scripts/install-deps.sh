@@ -22,6 +22,7 @@ packages=(
   chromium                       # the report's test looks at the page in a headless browser
   tmux                           # a real terminal for the progress-line tests
   libblas-dev                    # HPC Challenge's HPL (scripts/real-codes.py, in CI)
+  libsimgrid-dev                 # vela-lb simulate (SimGrid), optional: the build works without it
 )
 
 missing=()

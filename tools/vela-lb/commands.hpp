@@ -13,6 +13,7 @@ void add_strategies_command(CLI::App& app);
 void add_trace_command(CLI::App& app);
 void add_replay_commands(CLI::App& app);  // replay, predict, policies
 void add_report_command(CLI::App& app);
+void add_simulate_command(CLI::App& app);  // simulate_command.cpp (SimGrid, vela/sim)
 
 // --quiet of the commands that draw a progress line (vela/progress/reporter.hpp) on stderr
 // while they work: trace generate, replay, compare.

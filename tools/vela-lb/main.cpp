@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
   vela::tools::add_trace_command(app);
   vela::tools::add_replay_commands(app);
   vela::tools::add_report_command(app);
+  vela::tools::add_simulate_command(app);
   vela::tools::apply_option_rules(app);
   try {
     app.parse(argc, argv);

@@ -49,60 +49,14 @@ struct PolicyRun {
   lb::ReplayResult result;
 };
 
-// "NAME" or "NAME:k=v,k=v".
+// "NAME" or "NAME:k=v,k=v" (strategy_options.hpp).
 PolicyRun parse_compare(const std::string& spec) {
   PolicyRun run;
   run.label = spec;
-  const auto colon = spec.find(':');
-  run.name = spec.substr(0, colon);
-  if (run.name.empty()) {
-    throw std::invalid_argument("--compare '" + spec +
-                                "': expected POLICY or POLICY:key=value,...");
-  }
-  if (colon == std::string::npos) return run;
-  const std::string rest = spec.substr(colon + 1);
-  std::size_t start = 0;
-  for (;;) {
-    const auto comma = rest.find(',', start);
-    const std::string item = rest.substr(start, comma - start);
-    try {
-      lb::parse_param(item, run.params);
-    } catch (const lb::ParamError& e) {
-      throw lb::ParamError("--compare '" + spec + "': " + e.what());
-    }
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
+  PolicySpec parsed = parse_policy_spec("--compare", spec);
+  run.name = std::move(parsed.name);
+  run.params = std::move(parsed.params);
   return run;
-}
-
-double parse_seconds(const std::string& text, const std::string& whole) {
-  const std::optional<double> value = non_negative_number(text);
-  if (!value) {
-    throw std::invalid_argument(
-        "--strategy-time: expected 'measured', SECONDS >= 0 or "
-        "STRATEGY=SECONDS, got '" +
-        whole + "'");
-  }
-  return *value;
-}
-
-// Each value: "measured", SECONDS (every strategy) or STRATEGY=SECONDS (that one).
-void parse_strategy_times(const std::vector<std::string>& values, lb::ReplayOptions& options) {
-  for (const std::string& text : values) {
-    const auto eq = text.find('=');
-    if (eq == std::string::npos) {
-      if (text == "measured") {
-        options.strategy_seconds.reset();
-      } else {
-        options.strategy_seconds = parse_seconds(text, text);
-      }
-      continue;
-    }
-    const std::string name = text.substr(0, eq);
-    lb::find_strategy(name);  // throws for an unknown name, listing the known ones
-    options.strategy_seconds_by_name[name] = parse_seconds(text.substr(eq + 1), text);
-  }
 }
 
 std::string describe(const lb::ReplayOptions& o, const std::string& predictor) {
@@ -236,7 +190,9 @@ void replay_command(const ReplayCommandOptions& o) {
   options.communication = {o.startup, o.per_byte};
   options.migration = {o.migration_startup >= 0.0 ? o.migration_startup : o.startup,
                        o.migration_per_byte >= 0.0 ? o.migration_per_byte : o.per_byte};
-  parse_strategy_times(o.strategy_times, options);
+  StrategyTimes times = parse_strategy_times(o.strategy_times);
+  options.strategy_seconds = times.all;
+  options.strategy_seconds_by_name = std::move(times.by_name);
   options.migration_cost =
       o.migration_cost == "busiest-pe" ? lb::MigrationCost::busiest_pe : lb::MigrationCost::total;
   options.asynchronous = o.async;

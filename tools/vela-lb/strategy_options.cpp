@@ -4,6 +4,9 @@
 #include <optional>
 #include <stdexcept>
 
+#include "option_rules.hpp"
+#include "vela/lb/strategies/registry.hpp"
+
 namespace vela::tools {
 
 lb::RawParams parse_params(const std::vector<std::string>& settings) {
@@ -45,6 +48,65 @@ std::vector<double> parse_number_list(const std::string& option, const std::stri
     if (comma == std::string::npos) return values;
     begin = comma + 1;
   }
+}
+
+PolicySpec parse_policy_spec(const std::string& option, const std::string& spec) {
+  PolicySpec policy;
+  const auto colon = spec.find(':');
+  policy.name = spec.substr(0, colon);
+  if (policy.name.empty()) {
+    throw std::invalid_argument(option + " '" + spec +
+                                "': expected POLICY or POLICY:key=value,...");
+  }
+  if (colon == std::string::npos) return policy;
+  const std::string rest = spec.substr(colon + 1);
+  std::size_t start = 0;
+  for (;;) {
+    const auto comma = rest.find(',', start);
+    const std::string item = rest.substr(start, comma - start);
+    try {
+      lb::parse_param(item, policy.params);
+    } catch (const lb::ParamError& e) {
+      throw lb::ParamError(option + " '" + spec + "': " + e.what());
+    }
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return policy;
+}
+
+namespace {
+
+double parse_seconds(const std::string& text, const std::string& whole) {
+  const std::optional<double> value = non_negative_number(text);
+  if (!value) {
+    throw std::invalid_argument(
+        "--strategy-time: expected 'measured', SECONDS >= 0 or "
+        "STRATEGY=SECONDS, got '" +
+        whole + "'");
+  }
+  return *value;
+}
+
+}  // namespace
+
+StrategyTimes parse_strategy_times(const std::vector<std::string>& values) {
+  StrategyTimes times;
+  for (const std::string& text : values) {
+    const auto eq = text.find('=');
+    if (eq == std::string::npos) {
+      if (text == "measured") {
+        times.all.reset();
+      } else {
+        times.all = parse_seconds(text, text);
+      }
+      continue;
+    }
+    const std::string name = text.substr(0, eq);
+    lb::find_strategy(name);  // throws for an unknown name, listing the known ones
+    times.by_name[name] = parse_seconds(text.substr(eq + 1), text);
+  }
+  return times;
 }
 
 }  // namespace vela::tools

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,5 +22,21 @@ std::map<std::string, lb::RawParams> parse_scoped_params(const std::vector<std::
 // throws std::invalid_argument naming the option, the text and the part that is not a number.
 // A trailing comma is an empty part.
 std::vector<double> parse_number_list(const std::string& option, const std::string& text);
+
+// A policy as --compare names it: "NAME" or "NAME:key=value,key=value". Throws
+// std::invalid_argument or lb::ParamError naming `option` and the text.
+struct PolicySpec {
+  std::string name;
+  lb::RawParams params;
+};
+PolicySpec parse_policy_spec(const std::string& option, const std::string& spec);
+
+// The strategy times of --strategy-time: each value "measured" (wall time), SECONDS (every
+// strategy) or STRATEGY=SECONDS (that one; the strategy must exist); later values win.
+struct StrategyTimes {
+  std::optional<double> all;  // unset: measured
+  std::map<std::string, double> by_name;
+};
+StrategyTimes parse_strategy_times(const std::vector<std::string>& values);
 
 }  // namespace vela::tools

@@ -1,0 +1,104 @@
+// Simulation of an over-decomposed run on a SimGrid platform (docs/simulation.md): the objects of
+// a load trace executed message-driven by one simulated PE each, their messages crossing the
+// platform's network as they would in the runtime, and the toolkit's real policy and strategies
+// deciding at the balancing points. Unlike `replay` (vela/lb/policy/replay.hpp), a PE that waits
+// for one object's inputs runs another's work meanwhile, so the overlap that virtualization buys
+// shows, and communication pays the platform's latency, bandwidth and contention.
+//
+// Available when Vela was built with SimGrid (libsimgrid-dev); `available()` says whether it was.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "vela/lb/model/params.hpp"
+#include "vela/lb/trace/trace.hpp"
+
+namespace vela::sim {
+
+// Raised for a platform that cannot be read or is too small for the trace, a trace the
+// simulation does not take, a SimGrid option it refuses, and a build without SimGrid; the message
+// names the file or option.
+class SimulationError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Whether this build has the simulator (SimGrid was found when Vela was configured).
+bool available();
+
+struct SimulateOptions {
+  // A SimGrid platform file (XML, or a C++ platform library SimGrid loads).
+  std::string platform;
+  // The policy deciding at each step and its parameters (vela/lb/policy/policy.hpp).
+  std::string policy = "never";
+  lb::RawParams policy_params;
+  // Seconds charged per strategy call; unset: the call's measured wall time here.
+  std::optional<double> strategy_seconds;
+  // Seconds per call of the strategies named here, overriding strategy_seconds.
+  std::map<std::string, double> strategy_seconds_by_name;
+  // Flop/s of the PE the trace's loads were measured on: an object of load w (seconds) runs
+  // w * reference_speed flops, so w seconds on a host of that speed. 0: the speed of the host of
+  // PE 0 (loads are seconds on the platform's hosts).
+  double reference_speed = 0.0;
+  // The migration prices the policy is told (lb::CostParameters: seconds per object moved and
+  // per byte moved, for a cost model's α and β); the simulation itself pays the platform's.
+  double migration_startup = 0.0;
+  double migration_per_byte = 0.0;
+  // PEs per host; 0: each host's core count (a 12-core node runs 12 PEs).
+  int pes_per_host = 0;
+  // SimGrid configuration items, "name:value" each (SimGrid's --cfg), such as
+  // "network/model:CM02".
+  std::vector<std::string> config;
+  // Latencies set on the platform's links by name before the run (a WAN link swept from one run
+  // to the next, say); a name the platform lacks is an error.
+  std::map<std::string, double> link_latencies;
+  bool keep_series = true;
+};
+
+// One step of the run, as simulated.
+struct SimulatedStep {
+  double end = 0.0;       // simulated time at which the last object finished this step
+  double time = 0.0;      // end less the previous step's end (a balance after it not included)
+  double compute = 0.0;   // the busiest PE's compute in this step
+  bool balanced = false;  // a balance followed this step
+  std::string strategy;
+  std::size_t migrations = 0;
+  std::uint64_t bytes_moved = 0;
+  double strategy_seconds = 0.0;  // charged to the run
+  double balance_seconds = 0.0;   // from `end` to the last PE's resumption
+};
+
+struct SimulationResult {
+  double total = 0.0;       // simulated seconds from the start to the last object's last step
+  double compute = 0.0;     // sum over steps of the busiest PE's compute (replay's compute)
+  double busy = 0.0;        // compute summed over all PEs
+  double efficiency = 0.0;  // busy / (PEs * total)
+  double strategy = 0.0;    // strategy seconds charged
+  double balancing = 0.0;   // seconds spent in balancing points (strategy and migration included)
+  std::size_t steps = 0;
+  std::size_t pes = 0;
+  std::size_t hosts = 0;  // hosts that run a PE
+  std::size_t balances = 0;
+  std::uint64_t migrations = 0;
+  std::uint64_t bytes_moved = 0;
+  std::uint64_t messages = 0;         // object-to-object messages that crossed the network
+  std::uint64_t bytes_sent = 0;       // their bytes
+  std::vector<SimulatedStep> series;  // one per step when keep_series
+};
+
+// Simulates every step of `trace` on the platform under the policy. The trace must be valid
+// (lb::validate) and its objects fixed (none created or deleted: SimulationError naming the
+// step otherwise). PE p runs on the (p / PEs per host)-th host in the platform's host order
+// (names compared with their numbers as numbers). SimGrid's engine runs once per process, so the
+// simulation runs in a child process and its result comes back through a pipe; the policy and
+// strategies are made there. Deterministic when strategy times are given. Throws
+// SimulationError (platform, trace, options), lb::ParamError (policy, strategy).
+SimulationResult simulate(const lb::Trace& trace, const SimulateOptions& options);
+
+}  // namespace vela::sim

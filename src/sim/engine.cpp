@@ -1,0 +1,530 @@
+// The simulation on SimGrid (docs/simulation.md, "Model"). One actor per PE, on the PE's host,
+// runs its objects message-driven: an object's step s starts once the messages its
+// in-neighbours sent after their step s - 1 have all reached it (none for step 0), the PE
+// takes ready objects first come first served (the runtime's queue), runs the object's load
+// as flops on the host, then sends one message per out-edge of the step's graph: to an object
+// on the same PE it is counted at once, to another PE it crosses the platform (a detached
+// put to that PE's mailbox, whose permanent receiver lets it flow while the PE computes).
+// While no object is ready the PE waits for a message, so a PE with several objects overlaps
+// one's wait with another's work. A controller actor on PE 0's host plans the steps up to the
+// next balancing point by asking the policy step by step (it sees only the trace's loads and
+// the placement, both known ahead), gathers a report from every PE there, runs the strategy
+// (its time charged by sleeping), tells each PE its moves, waits until every moved object
+// (a message of its size) has arrived, and resumes the PEs.
+//
+// Invariants: an object's counters change only on the PE it lives on (a message for an object
+// that moved is forwarded, at the platform's cost, by the PE it reached); an object is in its
+// PE's ready queue at most once, and only while present, within the planned steps and with all
+// its inputs; no object runs step s + 1 before all its inputs of step s arrived. PEs that have
+// finished keep forwarding until the controller stops them, so a late message is never lost.
+//
+// Costs: one simulated execution per object and step, one simulated communication per
+// cross-PE edge and step (an edge's messages of a step travel as one), 4 control messages per
+// PE per balancing point; memory O(objects + edges per epoch + steps * PEs).
+#include "engine.hpp"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <deque>
+#include <memory>
+#include <simgrid/s4u.hpp>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "vela/lb/model/evaluate.hpp"
+#include "vela/lb/policy/policy.hpp"
+#include "vela/lb/strategies/registry.hpp"
+
+namespace sg4 = simgrid::s4u;
+
+namespace vela::sim::detail {
+
+namespace {
+
+enum class Kind : std::uint8_t { data, object, report, orders, done, resume, finished, stop };
+
+struct Msg {
+  Kind kind = Kind::data;
+  std::uint32_t object = 0;
+  std::uint32_t step = 0;
+  std::uint64_t bytes = 0;
+};
+
+// What a control message (report, orders, done, resume) weighs on the network.
+constexpr double control_bytes = 64.0;
+
+struct PeState {
+  std::vector<std::uint32_t> objects;  // the objects living here, by position
+  std::deque<std::uint32_t> ready;
+  std::size_t left = 0;  // objects here whose next step is within the planned steps
+  std::vector<std::uint32_t> departures;
+  std::size_t expected_arrivals = 0;
+  std::size_t arrivals = 0;
+  std::size_t background_through = 0;  // steps whose background time was charged
+};
+
+class Simulation {
+ public:
+  Simulation(const lb::Trace& trace, const SimulateOptions& options)
+      : trace_(trace),
+        options_(options),
+        steps_(trace.steps.size()),
+        objects_(trace.initial.objects.size()),
+        pe_count_(trace.initial.pes.size()),
+        epochs_(epochs_of(trace)),
+        cursor_(trace),
+        policy_(lb::make_policy(options.policy, options.policy_params)),
+        last_seconds_(options.strategy_seconds.value_or(0.0)) {}
+
+  SimulationResult run(sg4::Engine& engine) {
+    lay_out(engine);
+    init_state();
+    plan_segment();
+    lb_ = sg4::Mailbox::by_name("vela-lb");
+    for (std::size_t p = 0; p < pe_count_; ++p) {
+      data_.push_back(sg4::Mailbox::by_name(fmt::format("vela-pe-{}", p)));
+      control_.push_back(sg4::Mailbox::by_name(fmt::format("vela-ctl-{}", p)));
+    }
+    sg4::Actor::create("vela-controller", host_of_pe_[0], [this] { controller(); });
+    // Each PE's mailbox gets its receiver before any actor runs, so that every message flows
+    // as soon as it is sent, the first ones too.
+    for (std::size_t p = 0; p < pe_count_; ++p) {
+      const sg4::ActorPtr pe = sg4::Actor::create(fmt::format("vela-pe-{}", p), host_of_pe_[p],
+                                                  [this, p] { pe_main(p); });
+      data_[p]->set_receiver(pe);
+    }
+    engine.run();
+    return finish();
+  }
+
+ private:
+  // --- layout and state -------------------------------------------------------------------
+
+  void lay_out(sg4::Engine& engine) {
+    std::vector<sg4::Host*> hosts = engine.get_all_hosts();
+    std::sort(hosts.begin(), hosts.end(), [](const sg4::Host* a, const sg4::Host* b) {
+      return host_name_less(a->get_name(), b->get_name());
+    });
+    std::size_t room = 0;
+    for (sg4::Host* h : hosts) {
+      const int k = options_.pes_per_host > 0 ? options_.pes_per_host : h->get_core_count();
+      room += static_cast<std::size_t>(k);
+      bool used = false;
+      for (int i = 0; i < k && host_of_pe_.size() < pe_count_; ++i) {
+        host_of_pe_.push_back(h);
+        used = true;
+      }
+      if (used) ++hosts_used_;
+    }
+    if (host_of_pe_.size() < pe_count_) {
+      throw SimulationError(
+          fmt::format("platform '{}' has {} hosts with room for {} PEs ({}); the trace has {} PEs",
+                      options_.platform, hosts.size(), room,
+                      options_.pes_per_host > 0
+                          ? fmt::format("{} per host, --pes-per-host", options_.pes_per_host)
+                          : std::string("one per core"),
+                      pe_count_));
+    }
+    reference_speed_ =
+        options_.reference_speed > 0.0 ? options_.reference_speed : host_of_pe_[0]->get_speed();
+  }
+
+  void init_state() {
+    epoch_of_step_.assign(steps_, 0);
+    std::size_t e = 0;
+    for (std::size_t s = 0; s < steps_; ++s) {
+      while (e + 1 < epochs_.size() && epochs_[e + 1].first <= s) ++e;
+      epoch_of_step_[s] = static_cast<std::uint32_t>(e);
+    }
+    pe_of_.resize(objects_);
+    next_step_.assign(objects_, 0);
+    arrived_.assign(objects_, std::deque<std::uint32_t>(1, 0));
+    present_.assign(objects_, 1);
+    pes_.resize(pe_count_);
+    for (std::size_t i = 0; i < objects_; ++i) {
+      pe_of_[i] = trace_.initial.objects[i].pe;
+      pes_[static_cast<std::size_t>(pe_of_[i])].objects.push_back(static_cast<std::uint32_t>(i));
+    }
+    busy_.assign(steps_ * pe_count_, 0.0);
+    step_end_.assign(steps_, 0.0);
+    balance_.assign(steps_, {});
+  }
+
+  // Asks the policy step by step from the cursor's position until it decides to balance (before
+  // the last step: a balance after it would change nothing) or the trace ends.
+  void plan_segment() {
+    segment_balances_ = false;
+    while (cursor_.next()) {
+      const std::size_t s = cursor_.steps_done() - 1;
+      const lb::CostParameters costs{options_.migration_startup, options_.migration_per_byte,
+                                     last_seconds_};
+      lb::Decision d = policy_->decide({s, &cursor_.instance(), costs});
+      if (d.balance() && s + 1 < steps_) {
+        segment_end_ = s;
+        segment_balances_ = true;
+        decision_ = std::move(d);
+        return;
+      }
+    }
+    segment_end_ = steps_ - 1;
+  }
+
+  std::uint32_t needed(std::uint32_t o, std::size_t s) const {
+    return s == 0 ? 0 : epochs_[epoch_of_step_[s - 1]].in_degree[o];
+  }
+
+  bool ready(std::uint32_t o) const {
+    const std::size_t s = next_step_[o];
+    return present_[o] != 0 && s <= segment_end_ && arrived_[o].front() >= needed(o, s);
+  }
+
+  // --- the PEs -----------------------------------------------------------------------------
+
+  void pe_main(std::size_t p) {
+    PeState& me = pes_[p];
+    for (;;) {
+      me.left = 0;
+      for (std::uint32_t o : me.objects) {
+        if (next_step_[o] <= segment_end_) ++me.left;
+        if (ready(o)) me.ready.push_back(o);
+      }
+      while (me.left > 0) {
+        if (!me.ready.empty()) {
+          const std::uint32_t o = me.ready.front();
+          me.ready.pop_front();
+          run_object(p, o);
+        } else {
+          receive(p);
+        }
+      }
+      if (!segment_balances_) break;
+      balance_point(p);
+    }
+    send_control(lb_, Kind::finished, p);
+    while (receive(p) != Kind::stop) {
+    }
+  }
+
+  void run_object(std::size_t p, std::uint32_t o) {
+    const std::size_t s = next_step_[o];
+    const lb::Pe& pe = trace_.initial.pes[p];
+    const double start = sg4::Engine::get_clock();
+    PeState& me = pes_[p];
+    for (; me.background_through <= s; ++me.background_through) {
+      if (pe.background > 0.0) sg4::this_actor::execute(pe.background * reference_speed_);
+    }
+    const double load = trace_.steps[s].loads[o];
+    if (load > 0.0) sg4::this_actor::execute(load * reference_speed_ / pe.speed);
+    const double end = sg4::Engine::get_clock();
+    busy_[s * pe_count_ + p] += end - start;
+    step_end_[s] = std::max(step_end_[s], end);
+    if (s + 1 < steps_) {
+      for (const Out& out : epochs_[epoch_of_step_[s]].out[o]) {
+        const auto dest = static_cast<std::size_t>(pe_of_[out.to]);
+        if (dest == p) {
+          count_input(p, out.to, static_cast<std::uint32_t>(s + 1));
+        } else {
+          send_data(dest, out.to, static_cast<std::uint32_t>(s + 1), out.bytes);
+        }
+      }
+    }
+    ++next_step_[o];
+    arrived_[o].pop_front();
+    if (arrived_[o].empty()) arrived_[o].push_back(0);
+    if (next_step_[o] > segment_end_) {
+      --me.left;
+    } else if (ready(o)) {
+      me.ready.push_back(o);
+    }
+  }
+
+  // A message weighs at least a byte: SimGrid delivers a weightless message sent to a mailbox
+  // whose receiver is not yet waiting at once, without the route's latency.
+  void send_data(std::size_t dest, std::uint32_t o, std::uint32_t step, std::uint64_t bytes) {
+    auto* m = new Msg{Kind::data, o, step, bytes};
+    data_[dest]->put_init(m, static_cast<double>(std::max<std::uint64_t>(bytes, 1)))->detach();
+    ++messages_;
+    bytes_sent_ += bytes;
+  }
+
+  // Finishing and stopping stand for the runtime's quiescence detection, which is not charged:
+  // they weigh nothing, so they take no bandwidth from the last messages of the run.
+  void send_control(sg4::Mailbox* box, Kind kind, std::size_t p) {
+    auto* m = new Msg{kind, static_cast<std::uint32_t>(p), 0, 0};
+    const bool weightless = kind == Kind::finished || kind == Kind::stop;
+    box->put_init(m, weightless ? 0.0 : control_bytes)->detach();
+  }
+
+  // An input of object o's step `step` reached PE p, where o lives.
+  void count_input(std::size_t p, std::uint32_t o, std::uint32_t step) {
+    const std::size_t k = step - next_step_[o];
+    std::deque<std::uint32_t>& counts = arrived_[o];
+    if (counts.size() <= k) counts.resize(k + 1, 0);
+    ++counts[k];
+    if (k == 0 && counts[0] == needed(o, step) && present_[o] != 0 && step <= segment_end_) {
+      pes_[p].ready.push_back(o);
+    }
+  }
+
+  // Takes one message from PE p's mailbox and handles it; returns its kind.
+  Kind receive(std::size_t p) {
+    std::unique_ptr<Msg> m(data_[p]->get<Msg>());
+    switch (m->kind) {
+      case Kind::data:
+        if (static_cast<std::size_t>(pe_of_[m->object]) == p) {
+          count_input(p, m->object, m->step);
+        } else {  // the object moved: on to where it lives now
+          send_data(static_cast<std::size_t>(pe_of_[m->object]), m->object, m->step, m->bytes);
+          ++forwarded_;
+        }
+        break;
+      case Kind::object:
+        present_[m->object] = 1;
+        ++pes_[p].arrivals;
+        break;
+      default:
+        break;
+    }
+    return m->kind;
+  }
+
+  void balance_point(std::size_t p) {
+    PeState& me = pes_[p];
+    const std::size_t b = segment_end_;
+    send_control(lb_, Kind::report, p);
+    delete control_[p]->get<Msg>();  // the orders: departures and arrivals are in me
+    for (std::uint32_t o : me.departures) {
+      auto* m = new Msg{Kind::object, o, 0, trace_.initial.objects[o].size};
+      const auto dest = static_cast<std::size_t>(pe_of_[o]);
+      data_[dest]->put_init(m, static_cast<double>(std::max<std::uint64_t>(m->bytes, 1)))->detach();
+    }
+    me.departures.clear();
+    while (me.arrivals < me.expected_arrivals) receive(p);
+    me.arrivals = 0;
+    me.expected_arrivals = 0;
+    send_control(lb_, Kind::done, p);
+    delete control_[p]->get<Msg>();  // resume
+    BalanceRecord& rec = balance_[b];
+    rec.resumed = std::max(rec.resumed, sg4::Engine::get_clock());
+  }
+
+  // --- the controller ----------------------------------------------------------------------
+
+  void gather() {
+    for (std::size_t k = 0; k < pe_count_; ++k) delete lb_->get<Msg>();
+  }
+
+  void controller() {
+    while (segment_balances_) {
+      gather();  // reports
+      const double reported = sg4::Engine::get_clock();
+      const std::size_t b = segment_end_;
+      const double seconds = balance(b);
+      for (std::size_t p = 0; p < pe_count_; ++p) send_control(control_[p], Kind::orders, p);
+      gather();  // done
+      const double migrated = sg4::Engine::get_clock() - reported - seconds;
+      finish_balance(b, migrated);
+      plan_segment();
+      for (std::size_t p = 0; p < pe_count_; ++p) send_control(control_[p], Kind::resume, p);
+    }
+    gather();  // finished
+    for (std::size_t p = 0; p < pe_count_; ++p) send_control(data_[p], Kind::stop, p);
+  }
+
+  // Runs the decided strategy on step b's instance, charges its time and records the moves in
+  // the PEs' states. Returns the seconds charged.
+  double balance(std::size_t b) {
+    const lb::Instance& instance = cursor_.instance();
+    lb::Strategy& strategy = strategy_for(decision_);
+    const auto t0 = std::chrono::steady_clock::now();
+    lb::Solution solution = strategy.solve(instance);
+    const auto t1 = std::chrono::steady_clock::now();
+    lb::check_strategy_contract(decision_.strategy, instance, solution.assignment);
+    const auto named = options_.strategy_seconds_by_name.find(decision_.strategy);
+    const double seconds =
+        named != options_.strategy_seconds_by_name.end()
+            ? named->second
+            : options_.strategy_seconds.value_or(std::chrono::duration<double>(t1 - t0).count());
+    last_seconds_ = seconds;
+    if (seconds > 0.0) sg4::this_actor::sleep_for(seconds);
+
+    BalanceRecord& rec = balance_[b];
+    rec.balanced = true;
+    rec.strategy = decision_.strategy;
+    rec.strategy_seconds = seconds;
+    imbalance_before_ =
+        lb::load_stats(lb::pe_loads(instance, lb::current_assignment(instance))).imbalance;
+    imbalance_after_ = lb::load_stats(lb::pe_loads(instance, solution.assignment)).imbalance;
+    for (std::uint32_t o = 0; o < objects_; ++o) {
+      const lb::PeId to = solution.assignment.pe[o];
+      const lb::PeId from = pe_of_[o];
+      if (to == from) continue;
+      pes_[static_cast<std::size_t>(from)].departures.push_back(o);
+      ++pes_[static_cast<std::size_t>(to)].expected_arrivals;
+      pe_of_[o] = to;
+      present_[o] = 0;
+      ++rec.migrations;
+      rec.bytes_moved += trace_.initial.objects[o].size;
+    }
+    for (PeState& pe : pes_) pe.objects.clear();
+    for (std::uint32_t o = 0; o < objects_; ++o) {
+      pes_[static_cast<std::size_t>(pe_of_[o])].objects.push_back(o);
+    }
+    cursor_.assign(solution.assignment);
+    return seconds;
+  }
+
+  void finish_balance(std::size_t b, double migration_seconds) {
+    const BalanceRecord& rec = balance_[b];
+    lb::BalanceOutcome outcome;
+    outcome.step = b;
+    outcome.strategy = rec.strategy;
+    outcome.strategy_seconds = rec.strategy_seconds;
+    outcome.migration_seconds = migration_seconds;
+    outcome.migrations = rec.migrations;
+    outcome.imbalance_before = imbalance_before_;
+    outcome.imbalance_after = imbalance_after_;
+    policy_->balanced(outcome);
+  }
+
+  lb::Strategy& strategy_for(const lb::Decision& d) {
+    std::string key = d.strategy;
+    for (const auto& [k, v] : d.params) key += "\n" + k + "=" + v;
+    auto it = strategies_.find(key);
+    if (it == strategies_.end()) {
+      it = strategies_.emplace(key, lb::make_strategy(d.strategy, d.params)).first;
+    }
+    return *it->second;
+  }
+
+  // --- the result --------------------------------------------------------------------------
+
+  SimulationResult finish() {
+    for (std::size_t o = 0; o < objects_; ++o) {
+      if (next_step_[o] != steps_) {
+        throw std::logic_error(fmt::format("the simulation stopped with object {} at step {} of {}",
+                                           o, next_step_[o], steps_));
+      }
+    }
+    SimulationResult r;
+    r.steps = steps_;
+    r.pes = pe_count_;
+    r.hosts = hosts_used_;
+    r.total = steps_ > 0 ? step_end_.back() : 0.0;
+    r.messages = messages_;
+    r.bytes_sent = bytes_sent_;
+    double previous_end = 0.0;
+    for (std::size_t s = 0; s < steps_; ++s) {
+      SimulatedStep step;
+      step.end = step_end_[s];
+      step.time = step_end_[s] - previous_end;
+      for (std::size_t p = 0; p < pe_count_; ++p) {
+        step.compute = std::max(step.compute, busy_[s * pe_count_ + p]);
+        r.busy += busy_[s * pe_count_ + p];
+      }
+      const BalanceRecord& rec = balance_[s];
+      step.balanced = rec.balanced;
+      step.strategy = rec.strategy;
+      step.migrations = rec.migrations;
+      step.bytes_moved = rec.bytes_moved;
+      step.strategy_seconds = rec.strategy_seconds;
+      step.balance_seconds = rec.balanced ? rec.resumed - step_end_[s] : 0.0;
+      previous_end = step_end_[s] + step.balance_seconds;
+      r.compute += step.compute;
+      r.strategy += rec.strategy_seconds;
+      r.balancing += step.balance_seconds;
+      if (rec.balanced) ++r.balances;
+      r.migrations += rec.migrations;
+      r.bytes_moved += rec.bytes_moved;
+      if (options_.keep_series) r.series.push_back(std::move(step));
+    }
+    r.efficiency = r.total > 0.0 ? r.busy / (static_cast<double>(pe_count_) * r.total) : 0.0;
+    return r;
+  }
+
+  struct BalanceRecord {
+    bool balanced = false;
+    std::string strategy;
+    double strategy_seconds = 0.0;
+    double resumed = 0.0;  // when the last PE resumed
+    std::size_t migrations = 0;
+    std::uint64_t bytes_moved = 0;
+  };
+
+  const lb::Trace& trace_;
+  const SimulateOptions& options_;
+  std::size_t steps_;
+  std::size_t objects_;
+  std::size_t pe_count_;
+  std::vector<Epoch> epochs_;
+  std::vector<std::uint32_t> epoch_of_step_;
+  lb::TraceCursor cursor_;
+  std::unique_ptr<lb::Policy> policy_;
+  std::map<std::string, std::unique_ptr<lb::Strategy>> strategies_;
+  double last_seconds_;
+  lb::Decision decision_;
+  std::size_t segment_end_ = 0;
+  bool segment_balances_ = false;
+  double imbalance_before_ = 0.0;
+  double imbalance_after_ = 0.0;
+
+  std::vector<sg4::Host*> host_of_pe_;
+  std::size_t hosts_used_ = 0;
+  double reference_speed_ = 1.0;
+  sg4::Mailbox* lb_ = nullptr;
+  std::vector<sg4::Mailbox*> data_;
+  std::vector<sg4::Mailbox*> control_;
+
+  std::vector<lb::PeId> pe_of_;
+  std::vector<std::uint32_t> next_step_;
+  std::vector<std::deque<std::uint32_t>> arrived_;
+  std::vector<char> present_;
+  std::vector<PeState> pes_;
+
+  std::vector<double> busy_;  // [step * PEs + PE]
+  std::vector<double> step_end_;
+  std::vector<BalanceRecord> balance_;
+  std::uint64_t messages_ = 0;
+  std::uint64_t bytes_sent_ = 0;
+  std::uint64_t forwarded_ = 0;
+};
+
+}  // namespace
+
+SimulationResult run_engine(const lb::Trace& trace, const SimulateOptions& options) {
+  std::vector<std::string> args = {"vela-lb", "--log=root.thresh:warning"};
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  int argc = static_cast<int>(args.size());
+  sg4::Engine engine(&argc, argv.data());
+  for (const std::string& item : options.config) {
+    try {
+      sg4::Engine::set_config(item);
+    } catch (const std::exception& e) {
+      throw SimulationError(fmt::format("SimGrid option '{}': {}", item, e.what()));
+    }
+  }
+  try {
+    engine.load_platform(options.platform);
+  } catch (const std::exception& e) {
+    throw SimulationError(fmt::format("platform '{}': {}", options.platform, e.what()));
+  }
+  for (const auto& [name, seconds] : options.link_latencies) {
+    sg4::Link* link = engine.link_by_name_or_null(name);
+    if (link == nullptr) {
+      throw SimulationError(fmt::format(
+          "platform '{}' has no link named '{}' to set the latency of", options.platform, name));
+    }
+    link->set_latency(seconds);
+  }
+  Simulation simulation(trace, options);
+  return simulation.run(engine);
+}
+
+}  // namespace vela::sim::detail

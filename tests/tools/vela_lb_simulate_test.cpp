@@ -1,0 +1,119 @@
+// vela-lb simulate: the output agrees with the library's simulation, the shipped platforms are
+// found by name, and every bad option gets a clear error.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "support/program.hpp"
+#include "vela/lb/trace/trace.hpp"
+#include "vela/sim/simulate.hpp"
+
+namespace {
+
+using Result = vela::testing::ProgramResult;
+
+Result vela_lb(const std::string& args) {
+  return vela::testing::run_program(VELA_LB_BINARY, args);
+}
+
+double value_after(const std::string& out, const std::string& label) {
+  const auto at = out.find(label);
+  if (at == std::string::npos) return -1.0;
+  return std::stod(out.substr(at + label.size()));
+}
+
+class VelaLbSimulate : public vela::testing::ScratchDirTest {
+ protected:
+  void SetUp() override {
+    ScratchDirTest::SetUp();
+    if (!vela::sim::available()) GTEST_SKIP() << "built without SimGrid";
+  }
+  // 64 objects on 4 PEs, 20 steps, a storm over PE 0's quarter and halos of 20 kB.
+  std::string trace() {
+    const std::string file = path("t.trace");
+    const Result r = vela_lb("trace generate -o " + file +
+                             " --nx 8 --ny 8 --pes 4 --steps 20 --base-load 0.01 "
+                             "--halo-bytes 20000 --object-bytes 100000 --storm 2,2,2,6 --quiet");
+    EXPECT_EQ(r.status, 0) << r.out;
+    return file;
+  }
+};
+
+TEST_F(VelaLbSimulate, PrintsTheLibrarysSimulationOnAShippedPlatform) {
+  const std::string file = trace();
+  const Result r = vela_lb("simulate " + file +
+                           " --platform fat-tree --policy periodic -P every=5 "
+                           "--strategy-time 0.001");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("platforms/fat-tree.xml (4 PEs on 1 hosts)"), std::string::npos) << r.out;
+
+  vela::sim::SimulateOptions o;
+  o.platform = std::string(VELA_SOURCE_DIR) + "/platforms/fat-tree.xml";
+  o.policy = "periodic";
+  o.policy_params = {{"every", "5"}};
+  o.strategy_seconds = 0.001;
+  const vela::sim::SimulationResult expected = vela::sim::simulate(vela::lb::read_trace(file), o);
+  EXPECT_NEAR(value_after(r.out, "total:"), expected.total, 1e-6) << r.out;
+  EXPECT_EQ(value_after(r.out, "balances:"), static_cast<double>(expected.balances));
+  EXPECT_GT(expected.balances, 0u);
+}
+
+TEST_F(VelaLbSimulate, ComparesPoliciesAgainstNever) {
+  const std::string file = trace();
+  const Result r = vela_lb("simulate " + file +
+                           " --platform xt5 --pes-per-host 1 --compare periodic:every=5 "
+                           "--strategy-time 0.001 --format csv");
+  ASSERT_EQ(r.status, 0) << r.out;
+  std::istringstream lines(r.out);
+  std::string header;
+  std::string row;
+  std::getline(lines, header);
+  std::getline(lines, row);
+  EXPECT_EQ(header.rfind("policy,total,relative_to_never,", 0), 0u) << r.out;
+  EXPECT_EQ(row.rfind("periodic:every=5,", 0), 0u) << r.out;
+  // Balancing the storm's load beats not balancing it.
+  const double relative = std::stod(row.substr(row.find(',', row.find(',') + 1) + 1));
+  EXPECT_LT(relative, 1.0) << r.out;
+}
+
+TEST_F(VelaLbSimulate, WritesTheSeries) {
+  const std::string file = trace();
+  const std::string series = path("s.csv");
+  const Result r = vela_lb("simulate " + file + " --platform xt5 --series " + series);
+  ASSERT_EQ(r.status, 0) << r.out;
+  std::ifstream in(series);
+  std::string line;
+  int rows = 0;
+  while (std::getline(in, line)) ++rows;
+  EXPECT_EQ(rows, 21);  // the header and 20 steps
+}
+
+TEST_F(VelaLbSimulate, BadOptionsAreNamed) {
+  const std::string file = trace();
+  Result r = vela_lb("simulate " + file + " --platform no-such-machine");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.out.find("--platform 'no-such-machine': no such file, nor a platform shipped with "
+                       "Vela (fat-tree, two-clusters, xt5)"),
+            std::string::npos)
+      << r.out;
+  r = vela_lb("simulate " + file + " --platform xt5 --link-latency wan");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.out.find("--link-latency: expected LINK=SECONDS"), std::string::npos) << r.out;
+  r = vela_lb("simulate " + file + " --platform xt5 --link-latency wan=0.1");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.out.find("has no link named 'wan'"), std::string::npos) << r.out;
+  r = vela_lb("simulate " + file + " --platform xt5 --cfg network/model");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.out.find("SimGrid option 'network/model': expected NAME:VALUE"), std::string::npos)
+      << r.out;
+  r = vela_lb("simulate " + file + " --platform xt5 --policy periodic --compare never");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.out.find("either --policy"), std::string::npos) << r.out;
+  r = vela_lb("simulate " + path("missing.trace") + " --platform xt5");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.out.find("missing.trace"), std::string::npos) << r.out;
+}
+
+}  // namespace
