@@ -46,7 +46,18 @@ namespace vela::sim::detail {
 
 namespace {
 
-enum class Kind : std::uint8_t { data, object, report, orders, done, resume, finished, stop };
+enum class Kind : std::uint8_t {
+  data,
+  object,
+  reduce_up,
+  reduce_down,
+  report,
+  orders,
+  done,
+  resume,
+  finished,
+  stop
+};
 
 struct Msg {
   Kind kind = Kind::data;
@@ -66,6 +77,14 @@ struct PeState {
   std::size_t expected_arrivals = 0;
   std::size_t arrivals = 0;
   std::size_t background_through = 0;  // steps whose background time was charged
+  // The step reduction (SimulateOptions::step_reduction): the step being reduced, how many of
+  // this PE's objects finished it, how many of its children in the tree contributed, whether
+  // this PE sent its contribution up, and how many steps are reduced here.
+  std::size_t rstep = 0;
+  std::size_t local_done = 0;
+  std::size_t children_in = 0;
+  bool contributed = false;
+  std::size_t reduced = 0;
 };
 
 class Simulation {
@@ -79,7 +98,8 @@ class Simulation {
         epochs_(epochs_of(trace)),
         cursor_(trace),
         policy_(lb::make_policy(options.policy, options.policy_params)),
-        last_seconds_(options.strategy_seconds.value_or(0.0)) {}
+        last_seconds_(options.strategy_seconds.value_or(0.0)),
+        reducing_(options.step_reduction.has_value()) {}
 
   SimulationResult run(sg4::Engine& engine) {
     lay_out(engine);
@@ -180,7 +200,8 @@ class Simulation {
 
   bool ready(std::uint32_t o) const {
     const std::size_t s = next_step_[o];
-    return present_[o] != 0 && s <= segment_end_ && arrived_[o].front() >= needed(o, s);
+    return present_[o] != 0 && s <= segment_end_ && arrived_[o].front() >= needed(o, s) &&
+           (!reducing_ || pes_[static_cast<std::size_t>(pe_of_[o])].reduced >= s);
   }
 
   // --- the PEs -----------------------------------------------------------------------------
@@ -193,7 +214,8 @@ class Simulation {
         if (next_step_[o] <= segment_end_) ++me.left;
         if (ready(o)) me.ready.push_back(o);
       }
-      while (me.left > 0) {
+      if (reducing_) try_contribute(p);
+      while (me.left > 0 || (reducing_ && me.reduced <= segment_end_)) {
         if (!me.ready.empty()) {
           const std::uint32_t o = me.ready.front();
           me.ready.pop_front();
@@ -238,9 +260,58 @@ class Simulation {
     if (arrived_[o].empty()) arrived_[o].push_back(0);
     if (next_step_[o] > segment_end_) {
       --me.left;
-    } else if (ready(o)) {
+    } else if (!reducing_ && ready(o)) {
       me.ready.push_back(o);
     }
+    if (reducing_) {
+      ++me.local_done;
+      try_contribute(p);
+    }
+  }
+
+  // --- the step reduction: a binary tree over the PEs, PE 0 at its root ------------------
+
+  std::size_t children(std::size_t p) const {
+    return (2 * p + 1 < pe_count_ ? 1 : 0) + (2 * p + 2 < pe_count_ ? 1 : 0);
+  }
+
+  // Sends PE p's contribution up once its objects and its children are in (the root starts the
+  // way down instead). Never beyond the planned steps: a balance comes first.
+  void try_contribute(std::size_t p) {
+    PeState& me = pes_[p];
+    if (me.contributed || me.rstep > segment_end_ || me.local_done < me.objects.size() ||
+        me.children_in < children(p)) {
+      return;
+    }
+    me.contributed = true;
+    if (p == 0) {
+      reduced(p);
+    } else {
+      send_reduction(Kind::reduce_up, (p - 1) / 2, me.rstep);
+    }
+  }
+
+  void send_reduction(Kind kind, std::size_t dest, std::size_t step) {
+    auto* m = new Msg{kind, 0, static_cast<std::uint32_t>(step), *options_.step_reduction};
+    data_[dest]->put_init(m, static_cast<double>(std::max<std::uint64_t>(m->bytes, 1)))->detach();
+  }
+
+  // The result of the reduction of step rstep reached PE p: on to its children, and the
+  // objects waiting for it may run.
+  void reduced(std::size_t p) {
+    PeState& me = pes_[p];
+    for (std::size_t c = 2 * p + 1; c <= 2 * p + 2 && c < pe_count_; ++c) {
+      send_reduction(Kind::reduce_down, c, me.rstep);
+    }
+    step_end_[me.rstep] = std::max(step_end_[me.rstep], sg4::Engine::get_clock());
+    me.reduced = ++me.rstep;
+    me.local_done = 0;
+    me.children_in = 0;
+    me.contributed = false;
+    for (std::uint32_t o : me.objects) {
+      if (ready(o)) me.ready.push_back(o);
+    }
+    try_contribute(p);  // a PE without objects may go on at once
   }
 
   // A message weighs at least a byte: SimGrid delivers a weightless message sent to a mailbox
@@ -266,9 +337,9 @@ class Simulation {
     std::deque<std::uint32_t>& counts = arrived_[o];
     if (counts.size() <= k) counts.resize(k + 1, 0);
     ++counts[k];
-    if (k == 0 && counts[0] == needed(o, step) && present_[o] != 0 && step <= segment_end_) {
-      pes_[p].ready.push_back(o);
-    }
+    // Queued when this input completes it; one that completes before the step's reduction
+    // is queued by the reduction instead (reduced()).
+    if (k == 0 && counts[0] == needed(o, step) && ready(o)) pes_[p].ready.push_back(o);
   }
 
   // Takes one message from PE p's mailbox and handles it; returns its kind.
@@ -286,6 +357,13 @@ class Simulation {
       case Kind::object:
         present_[m->object] = 1;
         ++pes_[p].arrivals;
+        break;
+      case Kind::reduce_up:
+        ++pes_[p].children_in;
+        try_contribute(p);
+        break;
+      case Kind::reduce_down:
+        reduced(p);
         break;
       default:
         break;
@@ -334,6 +412,7 @@ class Simulation {
     }
     gather();  // finished
     for (std::size_t p = 0; p < pe_count_; ++p) send_control(data_[p], Kind::stop, p);
+    stopped_ = true;
   }
 
   // Runs the decided strategy on step b's instance, charges its time and records the moves in
@@ -405,6 +484,11 @@ class Simulation {
   // --- the result --------------------------------------------------------------------------
 
   SimulationResult finish() {
+    if (!stopped_) {
+      throw std::logic_error(
+          "the simulation deadlocked: the PEs stopped waiting for messages that never came "
+          "(SimGrid's list of the waiting actors is above)");
+    }
     for (std::size_t o = 0; o < objects_; ++o) {
       if (next_step_[o] != steps_) {
         throw std::logic_error(fmt::format("the simulation stopped with object {} at step {} of {}",
@@ -470,6 +554,8 @@ class Simulation {
   lb::Decision decision_;
   std::size_t segment_end_ = 0;
   bool segment_balances_ = false;
+  bool reducing_ = false;  // options_.step_reduction is set
+  bool stopped_ = false;   // the controller stopped every PE: the run ended cleanly
   double imbalance_before_ = 0.0;
   double imbalance_after_ = 0.0;
 

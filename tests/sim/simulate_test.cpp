@@ -165,6 +165,30 @@ TEST_F(Simulate, APeRunsAnotherObjectWhileOneWaitsForItsInput) {
   EXPECT_NEAR(r.total, 0.3, 1e-9);
 }
 
+// Two objects of 0.1 s on PE 0, two of 0.3 s on PE 1, no halos: alone each PE would run at its
+// own pace; with a reduction per step, PE 1 (the tree's leaf) sends its part up to PE 0 after
+// 0.6 s and gets the result back a message later, so every step costs 0.6 s and two messages.
+TEST_F(Simulate, AStepReductionHoldsEveryPeToTheSlowest) {
+  const std::string platform = dir_.file("p4.xml", cluster_xml(4));
+  lb::Trace t = make_trace(2, {0, 0, 1, 1});
+  add_steps(t, 3, 0.0);
+  for (lb::TraceStep& step : t.steps) step.loads = {0.1, 0.1, 0.3, 0.3};
+  lb::validate(t);
+  SimulateOptions o = on(platform, {"network/model:CM02"});
+  EXPECT_NEAR(simulate(t, o).total, 3 * 0.6, 1e-9);
+  o.step_reduction = 8;
+  const SimulationResult r = simulate(t, o);
+  const double message = 2 * kLat + 8 / kBw;
+  EXPECT_NEAR(r.total, 3 * (0.6 + 2 * message), 1e-9);
+  ASSERT_EQ(r.series.size(), 3u);
+  EXPECT_NEAR(r.series[0].end, 0.6 + 2 * message, 1e-9);
+  // A PE without objects still takes part (the tree of 4 PEs has two leaves under PE 1).
+  lb::Trace wide = t;
+  wide.initial.pes.resize(4);
+  lb::validate(wide);
+  EXPECT_GT(simulate(wide, o).total, r.total);
+}
+
 TEST_F(Simulate, LoadsAreSecondsAtTheReferenceSpeed) {
   const std::string platform = dir_.file("p4.xml", cluster_xml(4));
   lb::Trace t = make_trace(1, {0});

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -39,6 +40,7 @@ struct SimulateCommandOptions {
   double migration_per_byte = 0.0;
   std::vector<std::string> config;
   std::vector<std::string> link_latencies;
+  std::int64_t step_reduction = -1;  // -1: none
   std::string series;
   std::string format = "table";
 };
@@ -250,6 +252,7 @@ void simulate_command(const SimulateCommandOptions& o) {
   options.migration_per_byte = o.migration_per_byte;
   options.config = o.config;
   options.link_latencies = link_latencies;
+  if (o.step_reduction >= 0) options.step_reduction = static_cast<std::uint64_t>(o.step_reduction);
   options.keep_series = !o.series.empty() || o.format == "json";
   double never = 0.0;
   for (Run& run : runs) {
@@ -325,6 +328,10 @@ void add_simulate_command(CLI::App& app) {
                   "LINK=SECONDS: the latency of the platform's link of that name for this run, "
                   "such as wan=0.064 on two-clusters (repeatable)")
       ->allow_extra_args(false);
+  cmd->add_option("--step-reduction", o->step_reduction,
+                  "BYTES: every step ends with an all-reduction of this size over all objects "
+                  "(an MPI_Allreduce per step, as the BRAMS proxy's) [default: none]")
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--series", o->series, "Write the per-step series to this CSV file");
   cmd->add_option("--format,-f", o->format, "Output format: table, csv, or json")
       ->check(CLI::IsMember({"table", "csv", "json"}));

@@ -55,6 +55,11 @@ struct SimulateOptions {
   // SimGrid configuration items, "name:value" each (SimGrid's --cfg), such as
   // "network/model:CM02".
   std::vector<std::string> config;
+  // When set, every step ends with an all-reduction of this many bytes over all the objects (an
+  // MPI_Allreduce per step, as the BRAMS proxy's CFL time step): no object starts step s + 1
+  // before every object finished step s and the result came back to its PE, down a binary tree
+  // of the PEs (each PE combines its own objects first, as the runtime does).
+  std::optional<std::uint64_t> step_reduction;
   // Latencies set on the platform's links by name before the run (a WAN link swept from one run
   // to the next, say); a name the platform lacks is an error.
   std::map<std::string, double> link_latencies;
