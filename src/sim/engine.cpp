@@ -240,10 +240,22 @@ class Simulation {
     for (; me.background_through <= s; ++me.background_through) {
       if (pe.background > 0.0) sg4::this_actor::execute(pe.background * reference_speed_);
     }
-    const double load = trace_.steps[s].loads[o];
-    if (load > 0.0) sg4::this_actor::execute(load * reference_speed_ / pe.speed);
+    // The object's work, then the runtime's own: scheduling the object and sending its messages
+    // (a message to an object here is received here too), in one execution.
+    const double work = trace_.steps[s].loads[o] / pe.speed;
+    double own = options_.object_overhead;
+    if (options_.message_overhead > 0.0 && s + 1 < steps_) {
+      for (const Out& out : epochs_[epoch_of_step_[s]].out[o]) {
+        own += options_.message_overhead * (pe_of_[out.to] == pe_of_[o] ? 2.0 : 1.0);
+      }
+    }
+    const double after_background = sg4::Engine::get_clock();
+    if (work + own > 0.0) sg4::this_actor::execute((work + own) * reference_speed_);
     const double end = sg4::Engine::get_clock();
-    busy_[s * pe_count_ + p] += end - start;
+    const double ran = end - after_background;
+    busy_[s * pe_count_ + p] +=
+        (after_background - start) + (work + own > 0.0 ? ran * work / (work + own) : 0.0);
+    overhead_ += work + own > 0.0 ? ran * own / (work + own) : 0.0;
     step_end_[s] = std::max(step_end_[s], end);
     if (s + 1 < steps_) {
       for (const Out& out : epochs_[epoch_of_step_[s]].out[o]) {
@@ -347,6 +359,11 @@ class Simulation {
     std::unique_ptr<Msg> m(data_[p]->get<Msg>());
     switch (m->kind) {
       case Kind::data:
+        if (options_.message_overhead > 0.0) {
+          const double start = sg4::Engine::get_clock();
+          sg4::this_actor::execute(options_.message_overhead * reference_speed_);
+          overhead_ += sg4::Engine::get_clock() - start;
+        }
         if (static_cast<std::size_t>(pe_of_[m->object]) == p) {
           count_input(p, m->object, m->step);
         } else {  // the object moved: on to where it lives now
@@ -501,6 +518,7 @@ class Simulation {
     r.hosts = hosts_used_;
     r.total = steps_ > 0 ? step_end_.back() : 0.0;
     r.messages = messages_;
+    r.overhead = overhead_;
     r.bytes_sent = bytes_sent_;
     double previous_end = 0.0;
     for (std::size_t s = 0; s < steps_; ++s) {
@@ -578,6 +596,7 @@ class Simulation {
   std::uint64_t messages_ = 0;
   std::uint64_t bytes_sent_ = 0;
   std::uint64_t forwarded_ = 0;
+  double overhead_ = 0.0;  // the runtime's own seconds (object_overhead, message_overhead)
 };
 
 }  // namespace

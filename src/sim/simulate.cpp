@@ -44,6 +44,11 @@ void check_inputs(const lb::Trace& trace, const SimulateOptions& options) {
     throw SimulationError(fmt::format("reference speed {}: expected flop/s >= 0 (0: PE 0's host)",
                                       options.reference_speed));
   }
+  for (const double overhead : {options.object_overhead, options.message_overhead}) {
+    if (!(overhead >= 0.0) || overhead > 1e6) {
+      throw SimulationError(fmt::format("overhead {}: expected seconds >= 0", overhead));
+    }
+  }
   if (options.pes_per_host < 0) {
     throw SimulationError(
         fmt::format("PEs per host {}: expected >= 0 (0: each host's cores)", options.pes_per_host));
@@ -74,6 +79,7 @@ json to_json(const SimulationResult& r) {
   return {{"total", r.total},
           {"compute", r.compute},
           {"busy", r.busy},
+          {"overhead", r.overhead},
           {"efficiency", r.efficiency},
           {"strategy", r.strategy},
           {"balancing", r.balancing},
@@ -93,6 +99,7 @@ SimulationResult from_json(const json& j) {
   j.at("total").get_to(r.total);
   j.at("compute").get_to(r.compute);
   j.at("busy").get_to(r.busy);
+  j.at("overhead").get_to(r.overhead);
   j.at("efficiency").get_to(r.efficiency);
   j.at("strategy").get_to(r.strategy);
   j.at("balancing").get_to(r.balancing);

@@ -189,6 +189,25 @@ TEST_F(Simulate, AStepReductionHoldsEveryPeToTheSlowest) {
   EXPECT_GT(simulate(wide, o).total, r.total);
 }
 
+// Two objects on one PE, each sending to the other after every step: each step costs both
+// objects' work, the scheduling of each, and every message twice (sent and received here).
+TEST_F(Simulate, TheRuntimesOwnTimeIsChargedPerObjectAndPerMessage) {
+  const std::string platform = dir_.file("p4.xml", cluster_xml(4));
+  lb::Trace t = make_trace(1, {0, 0});
+  t.initial.edges = {{0, 1, 1, 100}, {1, 0, 1, 100}};
+  add_steps(t, 4, 0.01);
+  lb::validate(t);
+  SimulateOptions o = on(platform);
+  o.object_overhead = 0.001;
+  o.message_overhead = 0.0001;
+  const SimulationResult r = simulate(t, o);
+  // Messages are sent after steps 0 to 2 only (none follows the last step).
+  const double overhead = 8 * 0.001 + 6 * 2 * 0.0001;
+  EXPECT_NEAR(r.total, 8 * 0.01 + overhead, 1e-9);
+  EXPECT_NEAR(r.overhead, overhead, 1e-9);
+  EXPECT_NEAR(r.busy, 8 * 0.01, 1e-9);
+}
+
 TEST_F(Simulate, LoadsAreSecondsAtTheReferenceSpeed) {
   const std::string platform = dir_.file("p4.xml", cluster_xml(4));
   lb::Trace t = make_trace(1, {0});

@@ -36,6 +36,8 @@ struct SimulateCommandOptions {
   std::vector<std::string> strategy_times;
   double reference_speed = 0.0;
   int pes_per_host = 0;
+  double object_overhead = 0.0;
+  double message_overhead = 0.0;
   double migration_startup = 0.0;
   double migration_per_byte = 0.0;
   std::vector<std::string> config;
@@ -116,6 +118,8 @@ void print_one(const Run& run, const std::string& platform) {
   fmt::print("total:         {:.6f} s\n", r.total);
   fmt::print("  compute:     {:.6f} s (busiest PE of each step, summed)\n", r.compute);
   fmt::print("  balancing:   {:.6f} s ({:.6f} s of strategy)\n", r.balancing, r.strategy);
+  if (r.overhead > 0.0)
+    fmt::print("  overhead:    {:.6f} s (the runtime's own, all PEs)\n", r.overhead);
   fmt::print("efficiency:    {:.4f} (compute of all PEs / (PEs × total))\n", r.efficiency);
   fmt::print("balances:      {}\n", r.balances);
   fmt::print("migrations:    {} objects, {} bytes\n", r.migrations, r.bytes_moved);
@@ -248,6 +252,8 @@ void simulate_command(const SimulateCommandOptions& o) {
   options.strategy_seconds_by_name = times.by_name;
   options.reference_speed = o.reference_speed;
   options.pes_per_host = o.pes_per_host;
+  options.object_overhead = o.object_overhead;
+  options.message_overhead = o.message_overhead;
   options.migration_startup = o.migration_startup;
   options.migration_per_byte = o.migration_per_byte;
   options.config = o.config;
@@ -315,6 +321,14 @@ void add_simulate_command(CLI::App& app) {
   cmd->add_option("--pes-per-host", o->pes_per_host,
                   "PEs laid on each host [default: the host's cores]")
       ->check(CLI::PositiveNumber);
+  cmd->add_option("--object-overhead", o->object_overhead,
+                  "Seconds of the runtime's own time per object step (scheduling it), at the "
+                  "reference speed [default: 0]")
+      ->check(non_negative_seconds());
+  cmd->add_option("--message-overhead", o->message_overhead,
+                  "Seconds of the runtime's own time per message, on the PE that sends it and on "
+                  "the one that receives it [default: 0]")
+      ->check(non_negative_seconds());
   cmd->add_option("--migration-startup", o->migration_startup,
                   "Seconds per object moved, as the policy is told (its cost model) [default: 0]")
       ->check(non_negative_seconds());

@@ -50,6 +50,11 @@ struct SimulateOptions {
   // per byte moved, for a cost model's α and β); the simulation itself pays the platform's.
   double migration_startup = 0.0;
   double migration_per_byte = 0.0;
+  // The runtime's own time, in seconds at the reference speed (docs/simulation.md,
+  // "Calibration"): per object step (scheduling the object), and per message on the PE that
+  // sends it and again on the one that receives it. 0: not charged.
+  double object_overhead = 0.0;
+  double message_overhead = 0.0;
   // PEs per host; 0: each host's core count (a 12-core node runs 12 PEs).
   int pes_per_host = 0;
   // SimGrid configuration items, "name:value" each (SimGrid's --cfg), such as
@@ -83,6 +88,7 @@ struct SimulationResult {
   double total = 0.0;       // simulated seconds from the start to the last object's last step
   double compute = 0.0;     // sum over steps of the busiest PE's compute (replay's compute)
   double busy = 0.0;        // compute summed over all PEs
+  double overhead = 0.0;    // the runtime's own time summed over all PEs (the *_overhead options)
   double efficiency = 0.0;  // busy / (PEs * total)
   double strategy = 0.0;    // strategy seconds charged
   double balancing = 0.0;   // seconds spent in balancing points (strategy and migration included)
