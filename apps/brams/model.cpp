@@ -100,6 +100,7 @@ struct ClockModule {
   double* migrate_seconds; /* rank 0: time in MPI_Migrate after each step */
   double* loads;           /* --record: this rank's compute seconds in each step */
   double busy;             /* this rank's compute seconds since the last balancing point */
+  double cpu;              /* --record: this rank's CPU seconds in the current step so far */
 };
 
 BRAMS_MODULE(Config, config);
@@ -119,6 +120,14 @@ double thread_seconds() {
   struct timespec t;
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* --record: the step's CPU seconds of this rank gain those since `from` (a thread_seconds()
+ * reading, or 0 when not recording): the packing and unpacking of halos, the dynamics and physics
+ * and the wind pass before the reduction, everything the rank computes between its MPI calls. */
+double cpu_mark() { return clock_state->loads != NULL ? thread_seconds() : 0.0; }
+void cpu_since(double from) {
+  if (clock_state->loads != NULL) clock_state->cpu += thread_seconds() - from;
 }
 
 /* Zeroed doubles, or the run ends with a message naming what could not be had (an --nx, --ny,
@@ -415,18 +424,22 @@ void exchange() {
     const int count = message_count(
         (size_t)(s == LEFT || s == RIGHT ? g.ly : g.lx) * (size_t)config->nz * fields_count,
         "a halo");
+    const double packing = cpu_mark();
     copy_side(s, false, fields->send[s], true);
+    cpu_since(packing);
     /* Tag: the side as the receiver sees it (my LEFT edge is my left neighbour's RIGHT halo). */
     MPI_Irecv(fields->recv[s], count, MPI_DOUBLE, g.neighbour[s], s, MPI_COMM_WORLD, &q[n++]);
     MPI_Isend(fields->send[s], count, MPI_DOUBLE, g.neighbour[s], s ^ 1, MPI_COMM_WORLD, &q[n++]);
   }
   MPI_Waitall(n, q, MPI_STATUSES_IGNORE);
+  const double unpacking = cpu_mark();
   for (int s = 0; s < 4; ++s) {
     if (g.neighbour[s] == MPI_PROC_NULL)
       fill_boundary(s);
     else
       copy_side(s, true, fields->recv[s], false);
   }
+  cpu_since(unpacking);
 }
 
 /* ---- dynamics ---- */
@@ -593,7 +606,9 @@ double local_wind() {
 }
 
 void set_time_step() {
+  const double wind = cpu_mark();
   const double local = local_wind();
+  cpu_since(wind);
   double global = 0.0;
   MPI_Allreduce(&local, &global, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
   clock_state->wind_max = global;
@@ -924,14 +939,16 @@ int BRAMS_ENTRY(int argc, char** argv) {
   for (int step = 1; step <= config->steps; ++step) {
     const double start = MPI_Wtime();
     clock_state->step = step;
+    clock_state->cpu = 0.0;
     exchange();
-    const double compute = clock_state->loads != NULL ? thread_seconds() : 0.0;
+    const double compute = cpu_mark();
     const double busy_from = MPI_Wtime();
     dynamics();
     physics();
     clock_state->busy += MPI_Wtime() - busy_from;
-    if (clock_state->loads != NULL) clock_state->loads[step - 1] = thread_seconds() - compute;
+    cpu_since(compute);
     set_time_step();
+    if (clock_state->loads != NULL) clock_state->loads[step - 1] = clock_state->cpu;
     const double end = MPI_Wtime();
     if (rank == 0) clock_state->step_seconds[step - 1] = end - start;
     if (config->lb_every > 0 && step % config->lb_every == 0 && step < config->steps) {

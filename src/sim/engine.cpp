@@ -166,6 +166,7 @@ class Simulation {
     arrived_.assign(objects_, std::deque<std::uint32_t>(1, 0));
     present_.assign(objects_, 1);
     pes_.resize(pe_count_);
+    period_load_.assign(objects_, 0.0);
     for (std::size_t i = 0; i < objects_; ++i) {
       pe_of_[i] = trace_.initial.objects[i].pe;
       pes_[static_cast<std::size_t>(pe_of_[i])].objects.push_back(static_cast<std::uint32_t>(i));
@@ -181,6 +182,9 @@ class Simulation {
     segment_balances_ = false;
     while (cursor_.next()) {
       const std::size_t s = cursor_.steps_done() - 1;
+      const std::vector<lb::Object>& objects = cursor_.instance().objects;
+      for (std::size_t i = 0; i < objects.size(); ++i) period_load_[i] += objects[i].load;
+      ++period_steps_;
       const lb::CostParameters costs{options_.migration_startup, options_.migration_per_byte,
                                      last_seconds_};
       lb::Decision d = policy_->decide({s, &cursor_.instance(), costs});
@@ -435,7 +439,16 @@ class Simulation {
   // Runs the decided strategy on step b's instance, charges its time and records the moves in
   // the PEs' states. Returns the seconds charged.
   double balance(std::size_t b) {
-    const lb::Instance& instance = cursor_.instance();
+    // The strategy sees each object's mean load since the last balance (the runtime measures an
+    // element's time between balancing points), or the step's with strategy_loads = step.
+    lb::Instance instance = cursor_.instance();
+    if (options_.strategy_loads == StrategyLoads::period) {
+      for (std::size_t i = 0; i < instance.objects.size(); ++i) {
+        instance.objects[i].load = period_load_[i] / static_cast<double>(period_steps_);
+      }
+    }
+    std::fill(period_load_.begin(), period_load_.end(), 0.0);
+    period_steps_ = 0;
     lb::Strategy& strategy = strategy_for(decision_);
     const auto t0 = std::chrono::steady_clock::now();
     lb::Solution solution = strategy.solve(instance);
@@ -572,8 +585,10 @@ class Simulation {
   lb::Decision decision_;
   std::size_t segment_end_ = 0;
   bool segment_balances_ = false;
-  bool reducing_ = false;  // options_.step_reduction is set
-  bool stopped_ = false;   // the controller stopped every PE: the run ended cleanly
+  bool reducing_ = false;            // options_.step_reduction is set
+  bool stopped_ = false;             // the controller stopped every PE: the run ended cleanly
+  std::vector<double> period_load_;  // each object's loads summed since the last balance
+  std::size_t period_steps_ = 0;
   double imbalance_before_ = 0.0;
   double imbalance_after_ = 0.0;
 

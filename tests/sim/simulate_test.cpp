@@ -249,6 +249,28 @@ TEST_F(Simulate, ABalanceChargesTheStrategyAndMovesTheObjects) {
   EXPECT_LT(r.total, never.total);
 }
 
+// At the balance after step 1 the step's loads are even, the loads since the start are not: the
+// strategy sees the latter by default (as the runtime measures them), the former on request.
+TEST_F(Simulate, StrategiesSeeTheLoadsSinceTheLastBalance) {
+  const std::string platform = dir_.file("p4.xml", cluster_xml(4));
+  lb::Trace t = make_trace(2, {0, 0, 1, 1}, 1000);
+  add_steps(t, 3, 0.1);
+  t.steps[0].loads = {1.0, 1.0, 0.1, 0.1};
+  lb::validate(t);
+  SimulateOptions o = on(platform);
+  o.policy = "periodic";
+  o.policy_params = {{"every", "2"}, {"strategy", "refine"}};
+  o.strategy_seconds = 0.0;
+  const SimulationResult period = simulate(t, o);
+  ASSERT_EQ(period.balances, 1u);
+  EXPECT_TRUE(period.series[1].balanced);
+  EXPECT_GT(period.migrations, 0u);
+  o.strategy_loads = StrategyLoads::step;
+  const SimulationResult step = simulate(t, o);
+  EXPECT_EQ(step.balances, 1u);
+  EXPECT_EQ(step.migrations, 0u);
+}
+
 TEST_F(Simulate, TheSameInputsGiveTheSameRun) {
   const std::string platform = dir_.file("p4.xml", cluster_xml(4));
   lb::Trace t = make_trace(4, {0, 0, 1, 1, 2, 2, 3, 3}, 1000);

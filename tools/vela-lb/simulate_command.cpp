@@ -34,6 +34,7 @@ struct SimulateCommandOptions {
   std::vector<std::string> policy_params;
   std::vector<std::string> compare;
   std::vector<std::string> strategy_times;
+  std::string strategy_loads = "period";
   double reference_speed = 0.0;
   int pes_per_host = 0;
   double object_overhead = 0.0;
@@ -250,6 +251,8 @@ void simulate_command(const SimulateCommandOptions& o) {
   options.platform = platform;
   options.strategy_seconds = times.all;
   options.strategy_seconds_by_name = times.by_name;
+  options.strategy_loads =
+      o.strategy_loads == "step" ? sim::StrategyLoads::step : sim::StrategyLoads::period;
   options.reference_speed = o.reference_speed;
   options.pes_per_host = o.pes_per_host;
   options.object_overhead = o.object_overhead;
@@ -314,6 +317,11 @@ void add_simulate_command(CLI::App& app) {
                   "Seconds charged per strategy call, 'measured' (wall time), or STRATEGY=SECONDS "
                   "for one strategy (repeatable) [default: measured]")
       ->allow_extra_args(false);
+  cmd->add_option("--strategy-loads", o->strategy_loads,
+                  "period: strategies see each object's mean load since the last balance (as the "
+                  "runtime measures it); step: the balancing step's load (as replay) "
+                  "[default: period]")
+      ->check(CLI::IsMember({"period", "step"}));
   cmd->add_option("--reference-speed", o->reference_speed,
                   "Flop/s of the PE the trace's loads were measured on [default: PE 0's host's "
                   "speed, so loads are seconds on the platform]")

@@ -32,12 +32,18 @@ class SimulationError : public std::runtime_error {
 // Whether this build has the simulator (SimGrid was found when Vela was configured).
 bool available();
 
+// The loads a strategy sees at a balancing point: each object's mean over the steps since the
+// last balance (what the runtime measures between balancing points), or the step's own
+// (what `replay` gives).
+enum class StrategyLoads { period, step };
+
 struct SimulateOptions {
   // A SimGrid platform file (XML, or a C++ platform library SimGrid loads).
   std::string platform;
   // The policy deciding at each step and its parameters (vela/lb/policy/policy.hpp).
   std::string policy = "never";
   lb::RawParams policy_params;
+  StrategyLoads strategy_loads = StrategyLoads::period;
   // Seconds charged per strategy call; unset: the call's measured wall time here.
   std::optional<double> strategy_seconds;
   // Seconds per call of the strategies named here, overriding strategy_seconds.
