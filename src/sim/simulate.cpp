@@ -5,6 +5,7 @@
 #include "vela/sim/simulate.hpp"
 
 #include <fmt/core.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -199,7 +200,8 @@ SimulationResult simulate(const lb::Trace& trace, const SimulateOptions& options
   const std::string text = read_all(fds[0]);
   ::close(fds[0]);
   int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  struct rusage usage {};
+  while (::wait4(pid, &status, 0, &usage) < 0 && errno == EINTR) {
   }
   if (text.empty()) {
     throw SimulationError(
@@ -210,7 +212,11 @@ SimulationResult simulate(const lb::Trace& trace, const SimulateOptions& options
                           WIFEXITED(status) ? WEXITSTATUS(status) : -1));
   }
   const json answer = json::parse(text);
-  if (answer.contains("result")) return from_json(answer.at("result"));
+  if (answer.contains("result")) {
+    SimulationResult r = from_json(answer.at("result"));
+    r.peak_memory = static_cast<std::uint64_t>(usage.ru_maxrss) * 1024;  // Linux: kilobytes
+    return r;
+  }
   const std::string kind = answer.at("error").get<std::string>();
   const std::string message = answer.at("message").get<std::string>();
   if (kind == "simulation") throw SimulationError(message);

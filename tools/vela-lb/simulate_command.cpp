@@ -125,6 +125,8 @@ void print_one(const Run& run, const std::string& platform) {
   fmt::print("balances:      {}\n", r.balances);
   fmt::print("migrations:    {} objects, {} bytes\n", r.migrations, r.bytes_moved);
   fmt::print("messages:      {} across the network, {} bytes\n", r.messages, r.bytes_sent);
+  fmt::print("simulator:     {:.1f} MiB peak memory\n",
+             static_cast<double>(r.peak_memory) / (1 << 20));
 }
 
 void print_table(const std::vector<Run>& runs, double never) {
@@ -188,6 +190,7 @@ void print_json(const std::vector<Run>& runs, double never, const SimulateComman
                         {"bytes_moved", r.bytes_moved},
                         {"messages", r.messages},
                         {"bytes_sent", r.bytes_sent},
+                        {"peak_memory", r.peak_memory},
                         {"series", std::move(series)}});
   }
   const nlohmann::json document = {{"format", "vela-simulation"},

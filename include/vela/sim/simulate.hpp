@@ -107,6 +107,7 @@ struct SimulationResult {
   std::uint64_t messages = 0;         // object-to-object messages that crossed the network
   std::uint64_t bytes_sent = 0;       // their bytes
   std::vector<SimulatedStep> series;  // one per step when keep_series
+  std::uint64_t peak_memory = 0;      // the simulating process's peak resident memory, bytes
 };
 
 // Simulates every step of `trace` on the platform under the policy. The trace must be valid
