@@ -64,6 +64,8 @@ def parse_args():
     p.add_argument("--vela-lb", default="build/tools/vela-lb/vela-lb",
                    help="the vela-lb executable that writes report.html (skipped when it is missing)")
     p.add_argument("--no-report", action="store_true", help="do not write report.html")
+    p.add_argument("--no-simulation", action="store_true",
+                   help="do not print the short simulation at 64 processors after the tables")
     p.add_argument("--cache-sim", type=int, default=0, metavar="STEPS",
                    help="Table 4.4 by simulation where perf cannot count: run each Table 4.3 "
                         "configuration for STEPS steps under valgrind's cachegrind, once with this "
@@ -503,6 +505,8 @@ def main():
         json.dump(results, f, indent=1)
     print()
     results["machine"]["calibration"] = [calibration, machine_state("end", calibration)]
+    if not args.no_simulation:
+        simulation(args)
     print(f"\nchecksums: {len(r.runs)} runs, "
           + ("every configuration's runs identical bit for bit" if not bad else f"DIFFERENT: {bad}"))
     print(f"results: {os.path.join(args.out, 'runs.csv')}, {os.path.join(args.out, 'results.json')}, "
@@ -567,6 +571,32 @@ def fortran_tables(args, r, results, tables, P, S, quarter):
               f"every {quarter} steps", ["configuration", "C++ time (s)", "Fortran time (s)",
                                          "Fortran / C++"], rows)
         results["tables"]["4.5_fortran"] = {"every": quarter, "runs": saved}
+
+
+def simulation(args):
+    """A short simulation after the measured tables: seed 000's Tables 4.3, 4.5 and 4.7 at 64
+    processors of the simulated Cray XT5 (apps/brams/simulate_tables.py), this run's grid with
+    256 and 1,024 ranks, the baseline the proxy's own source under smpirun."""
+    probe = subprocess.run([args.vela_lb, "simulate", os.devnull, "--platform", "xt5"],
+                           capture_output=True, text=True)
+    if "without SimGrid" in probe.stdout + probe.stderr or shutil.which("smpicxx") is None:
+        print("\nsimulation at 64 processors: skipped (this build has no SimGrid: "
+              "apt-get install libsimgrid-dev and build again)")
+        return
+    print(f"\nA short simulation: this grid at 64 processors of a simulated Cray XT5 "
+          f"(docs/results/simulation.md has the seed's own size)", flush=True)
+    out = os.path.join(args.out, "simulation")
+    cmd = [sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)), "simulate_tables.py"),
+           "--binary", args.binary, "--vela-lb", args.vela_lb, "--nx", str(args.nx), "--ny", str(args.ny),
+           "--nz", str(args.nz), "--steps", str(args.steps), "--storm-work", "128", "--storm-drift", "55",
+           "--ranks", "256,1024", "--strategy-time", "measured", "--out", out,
+           "--json", os.path.join(args.out, "simulation.json")]
+    shutil.rmtree(out, ignore_errors=True)
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    sys.stdout.write(proc.stdout)
+    if proc.returncode != 0:
+        sys.stderr.write(proc.stderr)
+        raise SystemExit(f"experiments: the simulation failed (exit {proc.returncode}): {' '.join(cmd)}")
 
 
 def rank_grid(n):

@@ -20,7 +20,8 @@
 //
 // Costs: one simulated execution per object and step, one simulated communication per
 // cross-PE edge and step (an edge's messages of a step travel as one), 4 control messages per
-// PE per balancing point; memory O(objects + edges per epoch + steps * PEs).
+// PE per balancing point and one message per pair of PEs that exchange objects; memory O(objects +
+// edges per epoch + steps * PEs).
 #include "engine.hpp"
 
 #include <fmt/core.h>
@@ -29,6 +30,7 @@
 #include <cctype>
 #include <chrono>
 #include <deque>
+#include <map>
 #include <memory>
 #include <simgrid/s4u.hpp>
 #include <string>
@@ -64,6 +66,7 @@ struct Msg {
   std::uint32_t object = 0;
   std::uint32_t step = 0;
   std::uint64_t bytes = 0;
+  std::vector<std::uint32_t> objects;  // Kind::object: the objects moving together
 };
 
 // What a control message (report, orders, done, resume) weighs on the network.
@@ -308,7 +311,7 @@ class Simulation {
   }
 
   void send_reduction(Kind kind, std::size_t dest, std::size_t step) {
-    auto* m = new Msg{kind, 0, static_cast<std::uint32_t>(step), *options_.step_reduction};
+    auto* m = new Msg{kind, 0, static_cast<std::uint32_t>(step), *options_.step_reduction, {}};
     data_[dest]->put_init(m, static_cast<double>(std::max<std::uint64_t>(m->bytes, 1)))->detach();
   }
 
@@ -333,7 +336,7 @@ class Simulation {
   // A message weighs at least a byte: SimGrid delivers a weightless message sent to a mailbox
   // whose receiver is not yet waiting at once, without the route's latency.
   void send_data(std::size_t dest, std::uint32_t o, std::uint32_t step, std::uint64_t bytes) {
-    auto* m = new Msg{Kind::data, o, step, bytes};
+    auto* m = new Msg{Kind::data, o, step, bytes, {}};
     data_[dest]->put_init(m, static_cast<double>(std::max<std::uint64_t>(bytes, 1)))->detach();
     ++messages_;
     bytes_sent_ += bytes;
@@ -342,7 +345,7 @@ class Simulation {
   // Finishing and stopping stand for the runtime's quiescence detection, which is not charged:
   // they weigh nothing, so they take no bandwidth from the last messages of the run.
   void send_control(sg4::Mailbox* box, Kind kind, std::size_t p) {
-    auto* m = new Msg{kind, static_cast<std::uint32_t>(p), 0, 0};
+    auto* m = new Msg{kind, static_cast<std::uint32_t>(p), 0, 0, {}};
     const bool weightless = kind == Kind::finished || kind == Kind::stop;
     box->put_init(m, weightless ? 0.0 : control_bytes)->detach();
   }
@@ -376,8 +379,8 @@ class Simulation {
         }
         break;
       case Kind::object:
-        present_[m->object] = 1;
-        ++pes_[p].arrivals;
+        for (std::uint32_t o : m->objects) present_[o] = 1;
+        pes_[p].arrivals += m->objects.size();
         break;
       case Kind::reduce_up:
         ++pes_[p].children_in;
@@ -397,9 +400,17 @@ class Simulation {
     const std::size_t b = segment_end_;
     send_control(lb_, Kind::report, p);
     delete control_[p]->get<Msg>();  // the orders: departures and arrivals are in me
+    // The objects bound for one PE travel as one message of their summed sizes: the same bytes
+    // on the same route, one flow rather than one per object (a balance of 10^4 objects would
+    // otherwise have the network model share every link among 10^4 flows).
+    std::map<std::size_t, Msg*> batches;
     for (std::uint32_t o : me.departures) {
-      auto* m = new Msg{Kind::object, o, 0, trace_.initial.objects[o].size};
-      const auto dest = static_cast<std::size_t>(pe_of_[o]);
+      Msg*& m = batches[static_cast<std::size_t>(pe_of_[o])];
+      if (m == nullptr) m = new Msg{Kind::object, 0, 0, 0, {}};
+      m->objects.push_back(o);
+      m->bytes += trace_.initial.objects[o].size;
+    }
+    for (const auto& [dest, m] : batches) {
       data_[dest]->put_init(m, static_cast<double>(std::max<std::uint64_t>(m->bytes, 1)))->detach();
     }
     me.departures.clear();
