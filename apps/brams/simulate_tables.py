@@ -147,6 +147,10 @@ def simulate(a, trace, policies):
     return {p["policy"]: p for p in doc["policies"]}
 
 
+def secs(t):
+    return f"{t:.3f}" if t < 10 else f"{t:.2f}"
+
+
 def pct(base, x):
     return f"{(base - x) / base * 100:.1f}%"
 
@@ -161,13 +165,13 @@ def main():
 
     # Table 4.3: virtualization alone.
     plain = {r: simulate(a, traces[r], ["never"])["never"]["total"] for r in traces}
-    rows = [["no virtualization: the real code (smpirun)", a.pes, f"{base_time:.2f}", "-", "-"],
-            ["no virtualization: simulated trace", a.pes, f"{plain[a.pes]:.2f}",
+    rows = [["no virtualization: the real code (smpirun)", a.pes, secs(base_time), "-", "-"],
+            ["no virtualization: simulated trace", a.pes, secs(plain[a.pes]),
              f"{(plain[a.pes] - base_time) / base_time * 100:+.1f}% of smpirun", "-"]]
     for r in a.rank_list:
         if r == a.pes:
             continue
-        rows.append([f"virtualization {r // a.pes}", r, f"{plain[r]:.2f}",
+        rows.append([f"virtualization {r // a.pes}", r, secs(plain[r]),
                      pct(base_time, plain[r]), f"{SEED_4_3[r]:.1f}%" if r in SEED_4_3 else "-"])
     table(f"Table 4.3 at {a.pes} processors (simulated, {os.path.basename(a.platform)}): time and "
           "reduction against the real code without virtualization",
@@ -181,13 +185,13 @@ def main():
     sims = simulate(a, trace, policies)
     never = sims["never"]["total"]
     never_bytes = sims["never"]["bytes_sent"]
-    rows = [[f"no virtualization (smpirun)", f"{base_time:.2f}", "-", "-", "-", "-", "-"],
-            [f"{a.table_ranks} ranks, never balanced", f"{never:.2f}", pct(base_time, never), "-", "-",
+    rows = [[f"no virtualization (smpirun)", secs(base_time), "-", "-", "-", "-", "-"],
+            [f"{a.table_ranks} ranks, never balanced", secs(never), pct(base_time, never), "-", "-",
              "1.00", "-"]]
     saved = []
     for s in STRATEGIES:
         x = sims[f"periodic:every={quarter},strategy={s}"]
-        rows.append([f"{s} - every {quarter}", f"{x['total']:.2f}", pct(base_time, x["total"]),
+        rows.append([f"{s} - every {quarter}", secs(x['total']), pct(base_time, x["total"]),
                      x["migrations"], f"{x['balancing']:.3f}",
                      f"{x['bytes_sent'] / never_bytes:.2f}" if never_bytes else "-",
                      f"{SEED_4_5[s]:.1f}%" if s in SEED_4_5 else "-"])
@@ -209,7 +213,7 @@ def main():
         row = [e]
         for t in THRESHOLDS:
             x = sims[f"threshold:every={e},threshold={t},strategy=hilbert"]
-            row.append(f"{x['total']:.2f} ({pct(base_time, x['total'])}, {x['balances']})")
+            row.append(f"{secs(x['total'])} ({pct(base_time, x['total'])}, {x['balances']})")
             saved.append({"every": e, "threshold": t, "total": x["total"], "balances": x["balances"]})
         rows.append(row)
     table(f"Table 4.7 at {a.pes} processors (simulated): hilbert, interval x threshold: time (s) "
