@@ -42,22 +42,9 @@ struct ReplayCommandOptions {
 };
 
 // A policy to run: its label (as the user wrote it), name and parameters.
-struct PolicyRun {
-  std::string label;
-  std::string name;
-  lb::RawParams params;
+struct PolicyRun : LabeledPolicy {
   lb::ReplayResult result;
 };
-
-// "NAME" or "NAME:k=v,k=v" (strategy_options.hpp).
-PolicyRun parse_compare(const std::string& spec) {
-  PolicyRun run;
-  run.label = spec;
-  PolicySpec parsed = parse_policy_spec("--compare", spec);
-  run.name = std::move(parsed.name);
-  run.params = std::move(parsed.params);
-  return run;
-}
 
 std::string describe(const lb::ReplayOptions& o, const std::string& predictor) {
   std::string times =
@@ -177,9 +164,6 @@ void print_json(const std::vector<PolicyRun>& runs, double never, const ReplayCo
 }
 
 void replay_command(const ReplayCommandOptions& o) {
-  if (!o.compare.empty() && (!o.policy.empty() || !o.policy_params.empty())) {
-    throw std::invalid_argument("give either --policy (with -P) or --compare, not both");
-  }
   if (!o.series.empty() && !o.compare.empty()) {
     throw std::invalid_argument("--series needs a single --policy, not --compare");
   }
@@ -198,16 +182,8 @@ void replay_command(const ReplayCommandOptions& o) {
   options.asynchronous = o.async;
 
   std::vector<PolicyRun> runs;
-  if (o.compare.empty()) {
-    PolicyRun run;
-    run.name = o.policy.empty() ? "never" : o.policy;
-    run.params = parse_params(o.policy_params);
-    run.label = run.name;
-    for (const std::string& p : o.policy_params)
-      run.label += (run.label == run.name ? ":" : ",") + p;
-    runs.push_back(std::move(run));
-  } else {
-    for (const std::string& spec : o.compare) runs.push_back(parse_compare(spec));
+  for (LabeledPolicy& p : policies_to_run(o.policy, o.policy_params, o.compare)) {
+    runs.push_back({std::move(p), {}});
   }
   // Everything named is built before the trace is read, so a bad name or parameter fails fast.
   std::vector<std::unique_ptr<lb::Policy>> policies;

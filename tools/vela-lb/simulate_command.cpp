@@ -48,10 +48,7 @@ struct SimulateCommandOptions {
   std::string format = "table";
 };
 
-struct Run {
-  std::string label;
-  std::string name;
-  lb::RawParams params;
+struct Run : LabeledPolicy {
   sim::SimulationResult result;
 };
 
@@ -222,26 +219,12 @@ std::map<std::string, double> parse_link_latencies(const std::vector<std::string
 
 void simulate_command(const SimulateCommandOptions& o) {
   if (!sim::available()) sim::simulate({}, {});  // says that SimGrid is missing
-  if (!o.compare.empty() && (!o.policy.empty() || !o.policy_params.empty())) {
-    throw std::invalid_argument("give either --policy (with -P) or --compare, not both");
-  }
   if (!o.series.empty() && !o.compare.empty()) {
     throw std::invalid_argument("--series needs a single --policy, not --compare");
   }
   std::vector<Run> runs;
-  if (o.compare.empty()) {
-    Run run;
-    run.name = o.policy.empty() ? "never" : o.policy;
-    run.params = parse_params(o.policy_params);
-    run.label = run.name;
-    for (const std::string& p : o.policy_params)
-      run.label += (run.label == run.name ? ":" : ",") + p;
-    runs.push_back(std::move(run));
-  } else {
-    for (const std::string& spec : o.compare) {
-      PolicySpec parsed = parse_policy_spec("--compare", spec);
-      runs.push_back({spec, std::move(parsed.name), std::move(parsed.params), {}});
-    }
+  for (LabeledPolicy& p : policies_to_run(o.policy, o.policy_params, o.compare)) {
+    runs.push_back({std::move(p), {}});
   }
   // Everything named is checked before the trace is read, so a bad name fails fast.
   for (const Run& run : runs) lb::make_policy(run.name, run.params);

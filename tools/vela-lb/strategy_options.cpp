@@ -75,6 +75,29 @@ PolicySpec parse_policy_spec(const std::string& option, const std::string& spec)
   return policy;
 }
 
+std::vector<LabeledPolicy> policies_to_run(const std::string& policy,
+                                           const std::vector<std::string>& settings,
+                                           const std::vector<std::string>& compare) {
+  if (!compare.empty() && (!policy.empty() || !settings.empty())) {
+    throw std::invalid_argument("give either --policy (with -P) or --compare, not both");
+  }
+  std::vector<LabeledPolicy> runs;
+  if (compare.empty()) {
+    LabeledPolicy run;
+    run.name = policy.empty() ? "never" : policy;
+    run.params = parse_params(settings);
+    run.label = run.name;
+    for (const std::string& p : settings) run.label += (run.label == run.name ? ":" : ",") + p;
+    runs.push_back(std::move(run));
+    return runs;
+  }
+  for (const std::string& spec : compare) {
+    PolicySpec parsed = parse_policy_spec("--compare", spec);
+    runs.push_back({spec, std::move(parsed.name), std::move(parsed.params)});
+  }
+  return runs;
+}
+
 namespace {
 
 double parse_seconds(const std::string& text, const std::string& whole) {

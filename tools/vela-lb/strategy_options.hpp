@@ -31,6 +31,19 @@ struct PolicySpec {
 };
 PolicySpec parse_policy_spec(const std::string& option, const std::string& spec);
 
+// The policies a command runs: --policy NAME with its -P key=value settings ("never" when no
+// name is given), or each --compare spec; each labelled as the user wrote it. Throws
+// std::invalid_argument for --policy or -P given with --compare, lb::ParamError for a malformed
+// setting.
+struct LabeledPolicy {
+  std::string label;
+  std::string name;
+  lb::RawParams params;
+};
+std::vector<LabeledPolicy> policies_to_run(const std::string& policy,
+                                           const std::vector<std::string>& settings,
+                                           const std::vector<std::string>& compare);
+
 // The strategy times of --strategy-time: each value "measured" (wall time), SECONDS (every
 // strategy) or STRATEGY=SECONDS (that one; the strategy must exist); later values win.
 struct StrategyTimes {
