@@ -583,6 +583,10 @@ def simulation(args):
         print("\nsimulation at 64 processors: skipped (this build has no SimGrid: "
               "apt-get install libsimgrid-dev and build again)")
         return
+    if args.nx * args.ny < 1024:
+        print(f"\nsimulation at 64 processors: skipped (the grid's {args.nx * args.ny} columns are "
+              "fewer than its 1,024 ranks)")
+        return
     print(f"\nA short simulation: this grid at 64 processors of a simulated Cray XT5 "
           f"(docs/results/simulation.md has the seed's own size)", flush=True)
     out = os.path.join(args.out, "simulation")
