@@ -577,6 +577,9 @@ def simulation(args):
     """A short simulation after the measured tables: seed 000's Tables 4.3, 4.5 and 4.7 at 64
     processors of the simulated Cray XT5 (apps/brams/simulate_tables.py), this run's grid with
     256 and 1,024 ranks, the baseline the proxy's own source under smpirun."""
+    if not os.access(args.vela_lb, os.X_OK):
+        print(f"\nsimulation at 64 processors: skipped ({args.vela_lb} not found: --vela-lb)")
+        return
     probe = subprocess.run([args.vela_lb, "simulate", os.devnull, "--platform", "xt5"],
                            capture_output=True, text=True)
     if "without SimGrid" in probe.stdout + probe.stderr or shutil.which("smpicxx") is None:

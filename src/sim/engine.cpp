@@ -9,13 +9,16 @@
 // one's wait with another's work. A controller actor on PE 0's host plans the steps up to the
 // next balancing point by asking the policy step by step (it sees only the trace's loads and
 // the placement, both known ahead), gathers a report from every PE there, runs the strategy
-// (its time charged by sleeping), tells each PE its moves, waits until every moved object
-// (a message of its size) has arrived, and resumes the PEs.
+// (its time charged by sleeping), tells each PE its moves, waits until every moved object has
+// arrived (the objects bound for one PE as one message of their sizes), and resumes the PEs.
+// With a step reduction, each PE sends its part up a binary tree of the PEs once its objects
+// finished the step, and an object's next step waits for the result as well as its inputs.
 //
 // Invariants: an object's counters change only on the PE it lives on (a message for an object
 // that moved is forwarded, at the platform's cost, by the PE it reached); an object is in its
 // PE's ready queue at most once, and only while present, within the planned steps and with all
-// its inputs; no object runs step s + 1 before all its inputs of step s arrived. PEs that have
+// its inputs (and the previous step's reduction); no object runs step s + 1 before all its
+// inputs of step s arrived. PEs that have
 // finished keep forwarding until the controller stops them, so a late message is never lost.
 //
 // Costs: one simulated execution per object and step, one simulated communication per
