@@ -125,7 +125,9 @@ double thread_seconds() {
 /* --record: the step's CPU seconds of this rank gain those since `from` (a thread_seconds()
  * reading, or 0 when not recording): the packing and unpacking of halos, the dynamics and physics
  * and the wind pass before the reduction, everything the rank computes between its MPI calls. */
-double cpu_mark() { return clock_state->loads != NULL ? thread_seconds() : 0.0; }
+double cpu_mark() {
+  return clock_state->loads != NULL ? thread_seconds() : 0.0;
+}
 void cpu_since(double from) {
   if (clock_state->loads != NULL) clock_state->cpu += thread_seconds() - from;
 }

@@ -86,6 +86,11 @@ class Config:
         self.label, self.ratio, self.extra, self.policy = label, ratio, extra, policy
         self.runs = []  # (measured seconds, trace path)
 
+    def median(self):
+        """The median run (of an even count, the lower): its measured seconds and its trace."""
+        ordered = sorted(self.runs)
+        return ordered[(len(ordered) - 1) // 2]
+
 
 def run_brams(a, c, ranks, trace):
     cmd = [a.binary, "--pes", str(a.pes), "--ranks", str(ranks), "--no-pin", "--nx", str(a.nx),
@@ -129,10 +134,6 @@ def main():
         for k, c in enumerate(configs):
             trace = os.path.join(out, f"c{k}-r{rep}.json")
             c.runs.append((run_brams(a, c, a.pes * c.ratio, trace), trace))
-    for c in configs:
-        ordered = sorted(c.runs)
-        c.median = lambda ordered=ordered: ordered[(len(ordered) - 1) // 2]
-
     overheads = (a.object_overhead, a.message_overhead)
     print(f"BRAMS proxy {a.nx} x {a.ny} x {a.nz}, {a.steps} steps, {a.pes} PEs here; median of "
           f"{a.repeats} runs (range in brackets); simulated on {a.pes} cores of "

@@ -378,7 +378,6 @@ class Simulation {
           count_input(p, m->object, m->step);
         } else {  // the object moved: on to where it lives now
           send_data(static_cast<std::size_t>(pe_of_[m->object]), m->object, m->step, m->bytes);
-          ++forwarded_;
         }
         break;
       case Kind::object:
@@ -624,7 +623,6 @@ class Simulation {
   std::vector<BalanceRecord> balance_;
   std::uint64_t messages_ = 0;
   std::uint64_t bytes_sent_ = 0;
-  std::uint64_t forwarded_ = 0;
   double overhead_ = 0.0;  // the runtime's own seconds (object_overhead, message_overhead)
 };
 
