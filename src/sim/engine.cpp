@@ -1,7 +1,8 @@
 // The simulation on SimGrid (docs/simulation.md, "Model"). One actor per PE, on the PE's host,
 // runs its objects message-driven: an object's step s starts once the messages its
-// in-neighbours sent after their step s - 1 have all reached it (none for step 0), the PE
-// takes ready objects first come first served (the runtime's queue), runs the object's load
+// in-neighbours sent after their step s - 1 have all reached it (none for step 0; with phases,
+// those of lower phases after their step s), the PE takes ready objects first come first served
+// (the runtime's queue; with a Grid Queue, border objects first), runs the object's load
 // as flops on the host, then sends one message per out-edge of the step's graph: to an object
 // on the same PE it is counted at once, to another PE it crosses the platform (a detached
 // put to that PE's mailbox, whose permanent receiver lets it flow while the PE computes).
@@ -78,7 +79,9 @@ constexpr double control_bytes = 64.0;
 struct PeState {
   std::vector<std::uint32_t> objects;  // the objects living here, by position
   std::deque<std::uint32_t> ready;
-  std::size_t left = 0;  // objects here whose next step is within the planned steps
+  std::deque<std::uint32_t> grid;  // ready border objects (SimulateOptions::grid_queue_period)
+  int grid_run = 0;                // border objects run in a row
+  std::size_t left = 0;            // objects here whose next step is within the planned steps
   std::vector<std::uint32_t> departures;
   std::size_t expected_arrivals = 0;
   std::size_t arrivals = 0;
@@ -101,7 +104,7 @@ class Simulation {
         steps_(trace.steps.size()),
         objects_(trace.initial.objects.size()),
         pe_count_(trace.initial.pes.size()),
-        epochs_(epochs_of(trace)),
+        epochs_(epochs_of(trace, options.phases)),
         cursor_(trace),
         policy_(lb::make_policy(options.policy, options.policy_params)),
         last_seconds_(options.strategy_seconds.value_or(0.0)),
@@ -204,8 +207,52 @@ class Simulation {
     segment_end_ = steps_ - 1;
   }
 
+  // The inputs object o's step s waits for: from lower phases in step s, from the others in
+  // step s - 1.
   std::uint32_t needed(std::uint32_t o, std::size_t s) const {
-    return s == 0 ? 0 : epochs_[epoch_of_step_[s - 1]].in_degree[o];
+    return epochs_[epoch_of_step_[s]].in_same_step[o] +
+           (s == 0 ? 0 : epochs_[epoch_of_step_[s - 1]].in_degree[o]);
+  }
+
+  // The step fed by what an object sends along `out` after its step s.
+  std::size_t fed_step(const Out& out, std::size_t s) const { return out.same_step ? s : s + 1; }
+
+  // Whether object o sends to a PE of another cluster in step s (a border object).
+  bool border(std::uint32_t o, std::size_t s) const {
+    const std::int32_t here = trace_.initial.pes[static_cast<std::size_t>(pe_of_[o])].cluster;
+    for (const Out& out : epochs_[epoch_of_step_[s]].out[o]) {
+      if (trace_.initial.pes[static_cast<std::size_t>(pe_of_[out.to])].cluster != here) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  void push_ready(std::size_t p, std::uint32_t o) {
+    PeState& me = pes_[p];
+    if (options_.grid_queue_period > 0 && border(o, next_step_[o])) {
+      me.grid.push_back(o);
+    } else {
+      me.ready.push_back(o);
+    }
+  }
+
+  // The next object PE p runs: border objects first, but one other after grid_queue_period of
+  // them in a row (the runtime's next_local()).
+  std::uint32_t pop_ready(std::size_t p) {
+    PeState& me = pes_[p];
+    std::deque<std::uint32_t>* from = &me.ready;
+    if (!me.grid.empty()) {
+      if (me.grid_run < options_.grid_queue_period || me.ready.empty()) {
+        ++me.grid_run;
+        from = &me.grid;
+      } else {
+        me.grid_run = 0;
+      }
+    }
+    const std::uint32_t o = from->front();
+    from->pop_front();
+    return o;
   }
 
   bool ready(std::uint32_t o) const {
@@ -222,14 +269,12 @@ class Simulation {
       me.left = 0;
       for (std::uint32_t o : me.objects) {
         if (next_step_[o] <= segment_end_) ++me.left;
-        if (ready(o)) me.ready.push_back(o);
+        if (ready(o)) push_ready(p, o);
       }
       if (reducing_) try_contribute(p);
       while (me.left > 0 || (reducing_ && me.reduced <= segment_end_)) {
-        if (!me.ready.empty()) {
-          const std::uint32_t o = me.ready.front();
-          me.ready.pop_front();
-          run_object(p, o);
+        if (!me.ready.empty() || !me.grid.empty()) {
+          run_object(p, pop_ready(p));
         } else {
           receive(p);
         }
@@ -254,8 +299,9 @@ class Simulation {
     // (a message to an object here is received here too), in one execution.
     const double work = trace_.steps[s].loads[o] / pe.speed;
     double own = options_.object_overhead;
-    if (options_.message_overhead > 0.0 && s + 1 < steps_) {
+    if (options_.message_overhead > 0.0) {
       for (const Out& out : epochs_[epoch_of_step_[s]].out[o]) {
+        if (fed_step(out, s) >= steps_) continue;
         own += options_.message_overhead * (pe_of_[out.to] == pe_of_[o] ? 2.0 : 1.0);
       }
     }
@@ -267,14 +313,14 @@ class Simulation {
         (after_background - start) + (work + own > 0.0 ? ran * work / (work + own) : 0.0);
     overhead_ += work + own > 0.0 ? ran * own / (work + own) : 0.0;
     step_end_[s] = std::max(step_end_[s], end);
-    if (s + 1 < steps_) {
-      for (const Out& out : epochs_[epoch_of_step_[s]].out[o]) {
-        const auto dest = static_cast<std::size_t>(pe_of_[out.to]);
-        if (dest == p) {
-          count_input(p, out.to, static_cast<std::uint32_t>(s + 1));
-        } else {
-          send_data(dest, out.to, static_cast<std::uint32_t>(s + 1), out.bytes);
-        }
+    for (const Out& out : epochs_[epoch_of_step_[s]].out[o]) {
+      const std::size_t fed = fed_step(out, s);
+      if (fed >= steps_) continue;
+      const auto dest = static_cast<std::size_t>(pe_of_[out.to]);
+      if (dest == p) {
+        count_input(p, out.to, static_cast<std::uint32_t>(fed));
+      } else {
+        send_data(p, dest, out.to, static_cast<std::uint32_t>(fed), out.bytes);
       }
     }
     ++next_step_[o];
@@ -283,7 +329,7 @@ class Simulation {
     if (next_step_[o] > segment_end_) {
       --me.left;
     } else if (!reducing_ && ready(o)) {
-      me.ready.push_back(o);
+      push_ready(p, o);
     }
     if (reducing_) {
       ++me.local_done;
@@ -331,18 +377,22 @@ class Simulation {
     me.children_in = 0;
     me.contributed = false;
     for (std::uint32_t o : me.objects) {
-      if (ready(o)) me.ready.push_back(o);
+      if (ready(o)) push_ready(p, o);
     }
     try_contribute(p);  // a PE without objects may go on at once
   }
 
   // A message weighs at least a byte: SimGrid delivers a weightless message sent to a mailbox
   // whose receiver is not yet waiting at once, without the route's latency.
-  void send_data(std::size_t dest, std::uint32_t o, std::uint32_t step, std::uint64_t bytes) {
+  void send_data(std::size_t from, std::size_t dest, std::uint32_t o, std::uint32_t step,
+                 std::uint64_t bytes) {
     auto* m = new Msg{Kind::data, o, step, bytes, {}};
     data_[dest]->put_init(m, static_cast<double>(std::max<std::uint64_t>(bytes, 1)))->detach();
     ++messages_;
     bytes_sent_ += bytes;
+    if (trace_.initial.pes[from].cluster != trace_.initial.pes[dest].cluster) {
+      cluster_bytes_ += bytes;
+    }
   }
 
   // Finishing and stopping stand for the runtime's quiescence detection, which is not charged:
@@ -361,7 +411,7 @@ class Simulation {
     ++counts[k];
     // Queued when this input completes it; one that completes before the step's reduction
     // is queued by the reduction instead (reduced()).
-    if (k == 0 && counts[0] == needed(o, step) && ready(o)) pes_[p].ready.push_back(o);
+    if (k == 0 && counts[0] == needed(o, step) && ready(o)) push_ready(p, o);
   }
 
   // Takes one message from PE p's mailbox and handles it; returns its kind.
@@ -377,7 +427,7 @@ class Simulation {
         if (static_cast<std::size_t>(pe_of_[m->object]) == p) {
           count_input(p, m->object, m->step);
         } else {  // the object moved: on to where it lives now
-          send_data(static_cast<std::size_t>(pe_of_[m->object]), m->object, m->step, m->bytes);
+          send_data(p, static_cast<std::size_t>(pe_of_[m->object]), m->object, m->step, m->bytes);
         }
         break;
       case Kind::object:
@@ -546,6 +596,7 @@ class Simulation {
     r.messages = messages_;
     r.overhead = overhead_;
     r.bytes_sent = bytes_sent_;
+    r.cluster_bytes = cluster_bytes_;
     double previous_end = 0.0;
     for (std::size_t s = 0; s < steps_; ++s) {
       SimulatedStep step;
@@ -623,6 +674,7 @@ class Simulation {
   std::vector<BalanceRecord> balance_;
   std::uint64_t messages_ = 0;
   std::uint64_t bytes_sent_ = 0;
+  std::uint64_t cluster_bytes_ = 0;
   double overhead_ = 0.0;  // the runtime's own seconds (object_overhead, message_overhead)
 };
 

@@ -10,23 +10,29 @@
 
 namespace vela::sim::detail {
 
-// Where an object sends after running a step: the destination's position and the bytes.
+// Where an object sends after running a step: the destination's position, the bytes, and
+// whether the message feeds the destination's same step (a destination of a higher phase) rather
+// than its next.
 struct Out {
   std::uint32_t to = 0;
   std::uint64_t bytes = 0;
+  bool same_step = false;
 };
 
 // The communication graph from step `first` on (until the next epoch's first step): each
-// object's destinations and how many messages each object receives per step.
+// object's destinations and how many messages each object receives per step, for its next step
+// (in_degree) and for the same step (in_same_step: from objects of lower phases).
 struct Epoch {
   std::size_t first = 0;
   std::vector<std::vector<Out>> out;
   std::vector<std::uint32_t> in_degree;
+  std::vector<std::uint32_t> in_same_step;
 };
 
 // The trace's edges as epochs, the initial edges first (first = 0); a step that replaces the
-// edges starts a new one. The trace's objects must be fixed (checked by the caller).
-std::vector<Epoch> epochs_of(const lb::Trace& trace);
+// edges starts a new one. `phases` as SimulateOptions::phases (empty: all 0). The trace's objects
+// must be fixed (checked by the caller).
+std::vector<Epoch> epochs_of(const lb::Trace& trace, const std::vector<std::uint8_t>& phases = {});
 
 // Hosts in the order PEs are laid on them: names compared piecewise, digits as numbers, so
 // node-2 comes before node-10.

@@ -47,17 +47,20 @@ Epoch make_epoch(std::size_t first, std::size_t objects) {
   e.first = first;
   e.out.resize(objects);
   e.in_degree.assign(objects, 0);
+  e.in_same_step.assign(objects, 0);
   return e;
 }
 
-void add_out(Epoch& e, std::uint32_t from, std::uint32_t to, std::uint64_t bytes) {
-  e.out[from].push_back({to, bytes});
-  ++e.in_degree[to];
+void add_out(Epoch& e, const std::vector<std::uint8_t>& phases, std::uint32_t from,
+             std::uint32_t to, std::uint64_t bytes) {
+  const bool same_step = !phases.empty() && phases[from] < phases[to];
+  e.out[from].push_back({to, bytes, same_step});
+  ++(same_step ? e.in_same_step : e.in_degree)[to];
 }
 
 }  // namespace
 
-std::vector<Epoch> epochs_of(const lb::Trace& trace) {
+std::vector<Epoch> epochs_of(const lb::Trace& trace, const std::vector<std::uint8_t>& phases) {
   const std::size_t n = trace.initial.objects.size();
   std::unordered_map<lb::ObjectId, std::uint32_t> position;
   position.reserve(n);
@@ -67,13 +70,13 @@ std::vector<Epoch> epochs_of(const lb::Trace& trace) {
   std::vector<Epoch> epochs;
   epochs.push_back(make_epoch(0, n));
   for (const lb::Edge& edge : trace.initial.edges)
-    add_out(epochs.back(), edge.from, edge.to, edge.bytes);
+    add_out(epochs.back(), phases, edge.from, edge.to, edge.bytes);
   for (std::size_t s = 0; s < trace.steps.size(); ++s) {
     if (!trace.steps[s].replaces_edges) continue;
     if (s == 0) epochs.clear();
     epochs.push_back(make_epoch(s, n));
     for (const lb::TraceEdge& edge : trace.steps[s].edges) {
-      add_out(epochs.back(), position.at(edge.from), position.at(edge.to), edge.bytes);
+      add_out(epochs.back(), phases, position.at(edge.from), position.at(edge.to), edge.bytes);
     }
   }
   return epochs;

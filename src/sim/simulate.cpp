@@ -50,6 +50,16 @@ void check_inputs(const lb::Trace& trace, const SimulateOptions& options) {
       throw SimulationError(fmt::format("overhead {}: expected seconds >= 0", overhead));
     }
   }
+  if (!options.phases.empty() && options.phases.size() != trace.initial.objects.size()) {
+    throw SimulationError(
+        fmt::format("{} phases given for the trace's {} objects: expected one "
+                    "per object, or none",
+                    options.phases.size(), trace.initial.objects.size()));
+  }
+  if (options.grid_queue_period < 0) {
+    throw SimulationError(fmt::format("grid queue period {}: expected >= 0 (0: no Grid Queue)",
+                                      options.grid_queue_period));
+  }
   if (options.pes_per_host < 0) {
     throw SimulationError(
         fmt::format("PEs per host {}: expected >= 0 (0: each host's cores)", options.pes_per_host));
@@ -92,6 +102,7 @@ json to_json(const SimulationResult& r) {
           {"bytes_moved", r.bytes_moved},
           {"messages", r.messages},
           {"bytes_sent", r.bytes_sent},
+          {"cluster_bytes", r.cluster_bytes},
           {"series", std::move(series)}};
 }
 
@@ -112,6 +123,7 @@ SimulationResult from_json(const json& j) {
   j.at("bytes_moved").get_to(r.bytes_moved);
   j.at("messages").get_to(r.messages);
   j.at("bytes_sent").get_to(r.bytes_sent);
+  j.at("cluster_bytes").get_to(r.cluster_bytes);
   for (const json& row : j.at("series")) {
     SimulatedStep s;
     row.at(0).get_to(s.end);

@@ -368,6 +368,67 @@ TEST_F(Simulate, ALinkLatencyCanBeSetPerRun) {
   EXPECT_NEAR(r.total, (0.5 + kLat) + 2 * kLat + 2 / kBw, 1e-6);
 }
 
+// Object 0 (phase 0) on PE 0 sends to object 1 (phase 1) on PE 1 after each step, and 1 back to
+// 0: with phases, 1's step s waits for 0's step s and 0's step s + 1 for 1's step s, so the two
+// take turns (2 loads and 2 messages a step, less the last message, which feeds no step); without
+// them both run each step at once, each waiting for the other's previous step.
+TEST_F(Simulate, PhasesMakeAStepWaitForTheLowerPhasesOfTheSameStep) {
+  const std::string platform = dir_.file("p4.xml", cluster_xml(4));
+  const double load = 1e-3;
+  const int steps = 5;
+  lb::Trace t = make_trace(2, {0, 1});
+  add_steps(t, steps, load);
+  t.initial.edges = {{0, 1, 1, 100}, {1, 0, 1, 100}};
+  lb::validate(t);
+  const double message = 2 * kLat + 100 / kBw;
+  // (Without SimGrid's cross-traffic: the two messages of a step would slow each other by 5%.)
+  SimulateOptions o = on(platform, {"network/model:CM02", "network/crosstraffic:0"});
+  const double together = simulate(t, o).total;
+  EXPECT_NEAR(together, steps * load + (steps - 1) * message, 1e-9);
+  o.phases = {0, 1};
+  const SimulationResult turns = simulate(t, o);
+  EXPECT_NEAR(turns.total, 2 * steps * load + (2 * steps - 1) * message, 1e-9);
+  EXPECT_EQ(turns.messages, static_cast<std::uint64_t>(2 * steps - 1));
+  // On one PE the turns cost the loads alone.
+  lb::Trace one = t;
+  one.initial.objects[1].pe = 0;
+  EXPECT_NEAR(simulate(one, o).total, 2 * steps * load, 1e-9);
+  o.phases = {0};
+  EXPECT_THROW(simulate(t, o), SimulationError);
+}
+
+// PE 0 (cluster 0) holds object 0, which talks to no one, and object 1, which sends to object 2
+// on PE 1 (cluster 1) after step 0; object 2's step 1 waits for it and costs 5 loads. First come
+// first served, PE 0 runs 0 before 1, so the message leaves after 2 loads; with the Grid Queue,
+// object 1 (a border object) runs first and the message leaves after 1.
+TEST_F(Simulate, TheGridQueueRunsBorderObjectsFirst) {
+  const std::string platform = dir_.file("p4.xml", cluster_xml(4));
+  const double load = 1e-3;
+  lb::Trace t = make_trace(2, {0, 0, 1});
+  t.initial.pes[1].cluster = 1;
+  t.initial.edges = {{1, 2, 1, 100}};
+  lb::TraceStep step;
+  step.loads = {load, load, 0.0};
+  t.steps.push_back(step);
+  step.loads = {load, load, 5 * load};
+  t.steps.push_back(step);
+  lb::validate(t);
+  const double message = 2 * kLat + 100 / kBw;
+  SimulateOptions o = on(platform, {"network/model:CM02"});
+  const SimulationResult fifo = simulate(t, o);
+  EXPECT_NEAR(fifo.total, 2 * load + message + 5 * load, 1e-9);
+  EXPECT_EQ(fifo.cluster_bytes, 100u);
+  o.grid_queue_period = 8;
+  EXPECT_NEAR(simulate(t, o).total, load + message + 5 * load, 1e-9);
+  // Both PEs in one cluster: no border object, first come first served again.
+  t.initial.pes[1].cluster = 0;
+  const SimulationResult local = simulate(t, o);
+  EXPECT_NEAR(local.total, 2 * load + message + 5 * load, 1e-9);
+  EXPECT_EQ(local.cluster_bytes, 0u);
+  o.grid_queue_period = -1;
+  EXPECT_THROW(simulate(t, o), SimulationError);
+}
+
 TEST(SimulateLayout, HostsAreOrderedWithTheirNumbersAsNumbers) {
   using detail::host_name_less;
   EXPECT_TRUE(host_name_less("node-2", "node-10"));
@@ -386,6 +447,12 @@ TEST(SimulateLayout, EpochsFollowTheStepsThatReplaceTheEdges) {
   EXPECT_EQ(e[1].out[1][0].to, 0u);
   EXPECT_EQ(e[1].in_degree[0], 1u);
   EXPECT_EQ(e[1].in_degree[1], 0u);
+  // With phases, an edge to a higher phase feeds the same step.
+  const std::vector<detail::Epoch> p = detail::epochs_of(t, {1, 0});
+  EXPECT_FALSE(p[0].out[0][0].same_step);  // 0 (phase 1) -> 1 (phase 0): the next step
+  EXPECT_TRUE(p[1].out[1][0].same_step);   // 1 (phase 0) -> 0 (phase 1): the same step
+  EXPECT_EQ(p[1].in_same_step[0], 1u);
+  EXPECT_EQ(p[1].in_degree[0], 0u);
 }
 
 }  // namespace

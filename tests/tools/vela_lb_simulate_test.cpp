@@ -5,6 +5,8 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "support/program.hpp"
 #include "vela/lb/trace/trace.hpp"
@@ -111,6 +113,20 @@ TEST_F(VelaLbSimulate, BadOptionsAreNamed) {
   r = vela_lb("simulate " + file + " --platform xt5 --policy periodic --compare never");
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.out.find("either --policy"), std::string::npos) << r.out;
+  for (const auto& [phase, why] : std::vector<std::pair<std::string, std::string>>{
+           {"3", "expected ID=PHASE or FIRST-LAST=PHASE"},
+           {"3=256", "expected a phase from 0 to 255"},
+           {"3=0.5", "expected a phase from 0 to 255"},
+           {"a-b=1", "expected object ids"},
+           {"9-3=1", "the last id is below the first"},
+           {"1000-2000=1", "no object of the trace has such an id"}}) {
+    r = vela_lb("simulate " + file + " --platform xt5 --phase " + phase);
+    EXPECT_EQ(r.status, 1) << phase;
+    EXPECT_NE(r.out.find("--phase '" + phase + "': " + why), std::string::npos) << r.out;
+  }
+  r = vela_lb("simulate " + file + " --platform xt5 --phase 0-9=1 --phase 5=2");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.out.find("object 5 was given a phase already"), std::string::npos) << r.out;
   r = vela_lb("simulate " + path("missing.trace") + " --platform xt5");
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.out.find("missing.trace"), std::string::npos) << r.out;

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -44,6 +45,8 @@ struct SimulateCommandOptions {
   std::vector<std::string> config;
   std::vector<std::string> link_latencies;
   std::int64_t step_reduction = -1;  // -1: none
+  std::vector<std::string> phases;
+  int grid_queue = 0;
   std::string series;
   std::string format = "table";
 };
@@ -122,6 +125,9 @@ void print_one(const Run& run, const std::string& platform) {
   fmt::print("balances:      {}\n", r.balances);
   fmt::print("migrations:    {} objects, {} bytes\n", r.migrations, r.bytes_moved);
   fmt::print("messages:      {} across the network, {} bytes\n", r.messages, r.bytes_sent);
+  if (r.cluster_bytes > 0) {
+    fmt::print("  between clusters: {} bytes\n", r.cluster_bytes);
+  }
   fmt::print("simulator:     {:.1f} MiB peak memory\n",
              static_cast<double>(r.peak_memory) / (1 << 20));
 }
@@ -142,14 +148,15 @@ void print_table(const std::vector<Run>& runs, double never) {
 void print_csv(const std::vector<Run>& runs, double never) {
   fmt::print(
       "policy,total,relative_to_never,compute,balancing,strategy,efficiency,balances,migrations,"
-      "bytes_moved,messages,bytes_sent\n");
+      "bytes_moved,messages,bytes_sent,cluster_bytes\n");
   for (const Run& run : runs) {
     const sim::SimulationResult& r = run.result;
     std::string label = run.label;  // one cell: the parameters' commas become semicolons
     std::replace(label.begin(), label.end(), ',', ';');
-    fmt::print("{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{},{},{},{},{}\n", label, r.total,
+    fmt::print("{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{},{},{},{},{},{}\n", label, r.total,
                never > 0.0 ? r.total / never : 0.0, r.compute, r.balancing, r.strategy,
-               r.efficiency, r.balances, r.migrations, r.bytes_moved, r.messages, r.bytes_sent);
+               r.efficiency, r.balances, r.migrations, r.bytes_moved, r.messages, r.bytes_sent,
+               r.cluster_bytes);
   }
 }
 
@@ -187,6 +194,7 @@ void print_json(const std::vector<Run>& runs, double never, const SimulateComman
                         {"bytes_moved", r.bytes_moved},
                         {"messages", r.messages},
                         {"bytes_sent", r.bytes_sent},
+                        {"cluster_bytes", r.cluster_bytes},
                         {"peak_memory", r.peak_memory},
                         {"series", std::move(series)}});
   }
@@ -215,6 +223,55 @@ std::map<std::string, double> parse_link_latencies(const std::vector<std::string
     latencies[text.substr(0, eq)] = *seconds;
   }
   return latencies;
+}
+
+// "ID=K" or "FIRST-LAST=K" each (object ids, inclusive; phase K in 0..255): each object's
+// phase by position in the trace's initial objects, or none when no --phase is given.
+std::vector<std::uint8_t> parse_phases(const std::vector<std::string>& values,
+                                       const lb::Trace& trace) {
+  if (values.empty()) return {};
+  const std::vector<lb::Object>& objects = trace.initial.objects;
+  std::vector<std::uint8_t> phases(objects.size(), 0);
+  std::vector<char> given(objects.size(), 0);
+  for (const std::string& text : values) {
+    const auto bad = [&text](const std::string& why) {
+      return std::invalid_argument("--phase '" + text + "': " + why);
+    };
+    const auto eq = text.find('=');
+    if (eq == std::string::npos || eq == 0) throw bad("expected ID=PHASE or FIRST-LAST=PHASE");
+    const std::optional<double> phase = non_negative_number(text.substr(eq + 1));
+    if (!phase || *phase > 255 || *phase != std::floor(*phase)) {
+      throw bad("expected a phase from 0 to 255 after '='");
+    }
+    const std::string ids = text.substr(0, eq);
+    const auto dash = ids.find('-', 1);  // a first id may be negative
+    long long first = 0;
+    long long last = 0;
+    try {
+      std::size_t used = 0;
+      first = std::stoll(ids.substr(0, dash), &used);
+      if (used != ids.substr(0, dash).size()) throw std::invalid_argument(ids);
+      last = first;
+      if (dash != std::string::npos) {
+        last = std::stoll(ids.substr(dash + 1), &used);
+        if (used != ids.size() - dash - 1) throw std::invalid_argument(ids);
+      }
+    } catch (const std::exception&) {
+      throw bad("expected object ids as ID or FIRST-LAST before '='");
+    }
+    if (last < first) throw bad("the last id is below the first");
+    std::size_t matched = 0;
+    for (std::size_t i = 0; i < objects.size(); ++i) {
+      if (objects[i].id < first || objects[i].id > last) continue;
+      if (given[i] != 0)
+        throw bad(fmt::format("object {} was given a phase already", objects[i].id));
+      given[i] = 1;
+      phases[i] = static_cast<std::uint8_t>(*phase);
+      ++matched;
+    }
+    if (matched == 0) throw bad("no object of the trace has such an id");
+  }
+  return phases;
 }
 
 void simulate_command(const SimulateCommandOptions& o) {
@@ -248,6 +305,8 @@ void simulate_command(const SimulateCommandOptions& o) {
   options.config = o.config;
   options.link_latencies = link_latencies;
   if (o.step_reduction >= 0) options.step_reduction = static_cast<std::uint64_t>(o.step_reduction);
+  options.phases = parse_phases(o.phases, trace);
+  options.grid_queue_period = o.grid_queue;
   options.keep_series = !o.series.empty() || o.format == "json";
   double never = 0.0;
   for (Run& run : runs) {
@@ -339,6 +398,17 @@ void add_simulate_command(CLI::App& app) {
   cmd->add_option("--step-reduction", o->step_reduction,
                   "BYTES: every step ends with an all-reduction of this size over all objects "
                   "(an MPI_Allreduce per step, as the BRAMS proxy's) [default: none]")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--phase", o->phases,
+                  "ID=K or FIRST-LAST=K: these objects (by id) run in phase K of each step (0 to "
+                  "255): an object waits for the step's messages of lower phases and the previous "
+                  "step's of the others, as LeanMD's computes (1) after its cells (0) "
+                  "(repeatable) [default: all in phase 0]")
+      ->allow_extra_args(false);
+  cmd->add_option("--grid-queue", o->grid_queue,
+                  "PERIOD: border prioritization, as the runtime's --grid-queue-period: objects "
+                  "that send to another cluster run first, one other after PERIOD of them in a "
+                  "row [default: 0, none]")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--series", o->series, "Write the per-step series to this CSV file");
   cmd->add_option("--format,-f", o->format, "Output format: table, csv, or json")

@@ -74,6 +74,16 @@ struct SimulateOptions {
   // Latencies set on the platform's links by name before the run (a WAN link swept from one run
   // to the next, say); a name the platform lacks is an error.
   std::map<std::string, double> link_latencies;
+  // Each object's phase within a step, by position in the trace's initial objects (empty: every
+  // object in phase 0). An object of phase k runs step s once its in-neighbours of lower phases
+  // ran step s and those of phase k or higher ran step s - 1: LeanMD's cells (phase 0) send
+  // positions to their computes (phase 1) within a step, the computes' forces feed the cells'
+  // next step. Without phases every message feeds the receiver's next step.
+  std::vector<std::uint8_t> phases;
+  // Border prioritization (the runtime's Grid Queue, --grid-queue-period): a ready object that
+  // sends to a PE of another cluster (the trace's PE clusters) runs before the others, but after
+  // this many such in a row one other ready object runs. 0: first come first served.
+  int grid_queue_period = 0;
   bool keep_series = true;
 };
 
@@ -106,6 +116,7 @@ struct SimulationResult {
   std::uint64_t bytes_moved = 0;
   std::uint64_t messages = 0;         // object-to-object messages that crossed the network
   std::uint64_t bytes_sent = 0;       // their bytes
+  std::uint64_t cluster_bytes = 0;    // of those, the bytes between PEs of different clusters
   std::vector<SimulatedStep> series;  // one per step when keep_series
   std::uint64_t peak_memory = 0;      // the simulating process's peak resident memory, bytes
 };
