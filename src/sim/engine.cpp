@@ -62,6 +62,7 @@ enum class Kind : std::uint8_t {
   done,
   resume,
   finished,
+  moves,  // asynchronous balancing: the objects to send away at their next step boundary
   stop
 };
 
@@ -94,6 +95,17 @@ struct PeState {
   std::size_t children_in = 0;
   bool contributed = false;
   std::size_t reduced = 0;
+  // Asynchronous balancing: how many of this PE's objects finished the decision's step.
+  std::size_t measured = 0;
+};
+
+// A strategy's answer: where each object goes, the seconds it took, and the imbalance of the
+// loads it saw before and after.
+struct Answer {
+  lb::Assignment assignment;
+  double seconds = 0.0;
+  double imbalance_before = 0.0;
+  double imbalance_after = 0.0;
 };
 
 class Simulation {
@@ -115,6 +127,7 @@ class Simulation {
     init_state();
     plan_segment();
     lb_ = sg4::Mailbox::by_name("vela-lb");
+    measured_ = sg4::Mailbox::by_name("vela-lb-measured");
     for (std::size_t p = 0; p < pe_count_; ++p) {
       data_.push_back(sg4::Mailbox::by_name(fmt::format("vela-pe-{}", p)));
       control_.push_back(sg4::Mailbox::by_name(fmt::format("vela-ctl-{}", p)));
@@ -174,6 +187,7 @@ class Simulation {
     next_step_.assign(objects_, 0);
     arrived_.assign(objects_, std::deque<std::uint32_t>(1, 0));
     present_.assign(objects_, 1);
+    moving_to_.assign(objects_, -1);
     pes_.resize(pe_count_);
     period_load_.assign(objects_, 0.0);
     for (std::size_t i = 0; i < objects_; ++i) {
@@ -198,13 +212,48 @@ class Simulation {
                                      last_seconds_};
       lb::Decision d = policy_->decide({s, &cursor_.instance(), costs});
       if (d.balance() && s + 1 < steps_) {
+        decision_ = std::move(d);
+        if (options_.async_balancing) {
+          start_async(s);
+          return;
+        }
         segment_end_ = s;
         segment_balances_ = true;
-        decision_ = std::move(d);
         return;
       }
     }
     segment_end_ = steps_ - 1;
+  }
+
+  // Asynchronous balancing decided after step b: the PEs run on (to the end unless the answer
+  // comes back first); each reports once its objects finished step b, the strategy then runs on
+  // the loads through b beside them (controller(), async_balance()).
+  void start_async(std::size_t b) {
+    async_pending_ = true;
+    async_measured_ = false;
+    async_step_ = b;
+    async_instance_ = strategy_instance();
+    segment_end_ = steps_ - 1;
+    expected_measured_ = 0;
+    for (PeState& pe : pes_) {
+      pe.measured = 0;
+      if (!pe.objects.empty()) ++expected_measured_;
+    }
+  }
+
+  // The instance a strategy sees at a balancing point: each object's mean load since the last
+  // balance (the runtime measures an element's time between balancing points), or the step's
+  // with strategy_loads = step.
+  lb::Instance strategy_instance() {
+    lb::Instance instance = cursor_.instance();
+    if (options_.strategy_loads == StrategyLoads::period) {
+      for (std::size_t i = 0; i < instance.objects.size(); ++i) {
+        instance.objects[i].load = period_load_[i] / static_cast<double>(period_steps_);
+      }
+    }
+    std::fill(period_load_.begin(), period_load_.end(), 0.0);
+    period_steps_ = 0;
+    return instance;
   }
 
   // The inputs object o's step s waits for: from lower phases in step s, from the others in
@@ -272,11 +321,21 @@ class Simulation {
         if (ready(o)) push_ready(p, o);
       }
       if (reducing_) try_contribute(p);
-      while (me.left > 0 || (reducing_ && me.reduced <= segment_end_)) {
-        if (!me.ready.empty() || !me.grid.empty()) {
-          run_object(p, pop_ready(p));
+      for (;;) {
+        // Messages that arrived while the PE computed come first: the runtime's scheduler polls
+        // the network between entry methods, so an input can make its object ready (and a
+        // border object jump the queue) before the next object is chosen.
+        while (data_[p]->ready()) receive(p);
+        if (me.left > 0 || (reducing_ && me.reduced <= segment_end_)) {
+          if (!me.ready.empty() || !me.grid.empty()) {
+            run_object(p, pop_ready(p));
+          } else {
+            receive(p);
+          }
+        } else if (async_pending_ && !segment_balances_) {
+          receive(p);  // done for now, but an asynchronous answer may bring objects here
         } else {
-          receive(p);
+          break;
         }
       }
       if (!segment_balances_) break;
@@ -324,6 +383,12 @@ class Simulation {
       }
     }
     ++next_step_[o];
+    if (async_pending_ && !async_measured_ && next_step_[o] == async_step_ + 1 &&
+        ++me.measured == me.objects.size()) {
+      measured_
+          ->put_init(new Msg{Kind::report, static_cast<std::uint32_t>(p), 0, 0, {}}, control_bytes)
+          ->detach();
+    }
     arrived_[o].pop_front();
     if (arrived_[o].empty()) arrived_[o].push_back(0);
     if (next_step_[o] > segment_end_) {
@@ -431,8 +496,15 @@ class Simulation {
         }
         break;
       case Kind::object:
-        for (std::uint32_t o : m->objects) present_[o] = 1;
-        pes_[p].arrivals += m->objects.size();
+        if (async_pending_) {
+          arrive(p, m->objects);
+        } else {
+          for (std::uint32_t o : m->objects) present_[o] = 1;
+          pes_[p].arrivals += m->objects.size();
+        }
+        break;
+      case Kind::moves:
+        depart(p);
         break;
       case Kind::reduce_up:
         ++pes_[p].children_in;
@@ -482,58 +554,175 @@ class Simulation {
   }
 
   void controller() {
-    while (segment_balances_) {
+    for (;;) {
+      if (async_pending_) {
+        if (!async_balance()) break;
+        continue;
+      }
+      if (!segment_balances_) break;
       gather();  // reports
       const double reported = sg4::Engine::get_clock();
       const std::size_t b = segment_end_;
-      const double seconds = balance(b);
-      for (std::size_t p = 0; p < pe_count_; ++p) send_control(control_[p], Kind::orders, p);
-      gather();  // done
-      const double migrated = sg4::Engine::get_clock() - reported - seconds;
+      const Answer answer = solve(strategy_instance());
+      last_seconds_ = answer.seconds;
+      if (answer.seconds > 0.0) sg4::this_actor::sleep_for(answer.seconds);
+      balance_[b].strategy_seconds = answer.seconds;
+      migrate(b, answer);
+      const double migrated = sg4::Engine::get_clock() - reported - answer.seconds;
       finish_balance(b, migrated);
-      plan_segment();
-      for (std::size_t p = 0; p < pe_count_; ++p) send_control(control_[p], Kind::resume, p);
     }
     gather();  // finished
     for (std::size_t p = 0; p < pe_count_; ++p) send_control(data_[p], Kind::stop, p);
     stopped_ = true;
   }
 
-  // Runs the decided strategy on step b's instance, charges its time and records the moves in
-  // the PEs' states. Returns the seconds charged.
-  double balance(std::size_t b) {
-    // The strategy sees each object's mean load since the last balance (the runtime measures an
-    // element's time between balancing points), or the step's with strategy_loads = step.
-    lb::Instance instance = cursor_.instance();
-    if (options_.strategy_loads == StrategyLoads::period) {
-      for (std::size_t i = 0; i < instance.objects.size(); ++i) {
-        instance.objects[i].load = period_load_[i] / static_cast<double>(period_steps_);
-      }
+  // The asynchronous balance decided after step async_step_: waits for every PE's report of that
+  // step, runs the strategy (its time passes while the PEs run on), then tells each PE the
+  // objects it is to send away; a PE sends them as it gets the order, between two objects'
+  // steps (no PE stops), and the objects go on where they arrive. Decisions the policy takes
+  // meanwhile are dropped (one answer at a time): once every object has arrived the policy is
+  // asked again from the furthest step any object has reached. Returns false when the answer
+  // came after the last object's last step (not applied).
+  bool async_balance() {
+    for (std::size_t k = 0; k < expected_measured_; ++k) delete measured_->get<Msg>();
+    async_measured_ = true;
+    const Answer answer = solve(async_instance_);
+    last_seconds_ = answer.seconds;
+    overlapped_ += answer.seconds;
+    if (answer.seconds > 0.0) sg4::this_actor::sleep_for(answer.seconds);
+    const std::size_t b = async_step_;
+    if (*std::min_element(next_step_.begin(), next_step_.end()) >= steps_) {
+      ++unapplied_;
+      async_pending_ = false;
+      for (std::size_t p = 0; p < pe_count_; ++p) send_control(data_[p], Kind::moves, p);
+      return false;
     }
-    std::fill(period_load_.begin(), period_load_.end(), 0.0);
-    period_steps_ = 0;
+    const double ordered = sg4::Engine::get_clock();
+    BalanceRecord& rec = balance_[b];
+    rec.balanced = true;
+    rec.asynchronous = true;
+    rec.strategy = decision_.strategy;
+    imbalance_before_ = answer.imbalance_before;
+    imbalance_after_ = answer.imbalance_after;
+    std::size_t destinations = 0;
+    for (std::uint32_t o = 0; o < objects_; ++o) {
+      const lb::PeId to = answer.assignment.pe[o];
+      if (to == pe_of_[o]) continue;
+      moving_to_[o] = to;
+      if (pes_[static_cast<std::size_t>(to)].expected_arrivals++ == 0) ++destinations;
+      ++rec.migrations;
+      rec.bytes_moved += trace_.initial.objects[o].size;
+    }
+    for (std::size_t p = 0; p < pe_count_; ++p) send_control(data_[p], Kind::moves, p);
+    for (std::size_t k = 0; k < destinations; ++k) delete measured_->get<Msg>();  // arrived
+    async_pending_ = false;
+    cursor_.assign(answer.assignment);
+    // The steps some object went past meanwhile: their decisions are dropped.
+    const std::size_t furthest = *std::max_element(next_step_.begin(), next_step_.end());
+    while (cursor_.steps_done() < furthest && cursor_.next()) {
+      const std::vector<lb::Object>& objects = cursor_.instance().objects;
+      for (std::size_t i = 0; i < objects.size(); ++i) period_load_[i] += objects[i].load;
+      ++period_steps_;
+      const lb::CostParameters costs{options_.migration_startup, options_.migration_per_byte,
+                                     last_seconds_};
+      policy_->decide({cursor_.steps_done() - 1, &cursor_.instance(), costs});  // dropped
+    }
+    lb::BalanceOutcome outcome;
+    outcome.step = b;
+    outcome.strategy = rec.strategy;
+    outcome.strategy_seconds = answer.seconds;
+    outcome.migration_seconds = sg4::Engine::get_clock() - ordered;
+    outcome.migrations = rec.migrations;
+    outcome.imbalance_before = imbalance_before_;
+    outcome.imbalance_after = imbalance_after_;
+    policy_->balanced(outcome);
+    plan_segment();
+    // PEs that waited for this answer with nothing left to run look again: the next segment
+    // may stop them at a balancing point, or they are done.
+    for (std::size_t p = 0; p < pe_count_; ++p) send_control(data_[p], Kind::moves, p);
+    return true;
+  }
+
+  // PE p got its orders (Kind::moves): sends away its objects bound elsewhere, those bound for
+  // one PE as one message; they take their counters along.
+  void depart(std::size_t p) {
+    PeState& me = pes_[p];
+    std::map<std::size_t, Msg*> batches;
+    std::vector<std::uint32_t> staying;
+    for (std::uint32_t o : me.objects) {
+      if (moving_to_[o] < 0) {
+        staying.push_back(o);
+        continue;
+      }
+      const auto dest = static_cast<std::size_t>(moving_to_[o]);
+      if (next_step_[o] <= segment_end_) --me.left;
+      std::erase(me.ready, o);
+      std::erase(me.grid, o);
+      present_[o] = 0;
+      pe_of_[o] = static_cast<lb::PeId>(dest);
+      Msg*& m = batches[dest];
+      if (m == nullptr) m = new Msg{Kind::object, 0, 0, 0, {}};
+      m->objects.push_back(o);
+      m->bytes += trace_.initial.objects[o].size;
+    }
+    me.objects = std::move(staying);
+    for (const auto& [dest, m] : batches) {
+      data_[dest]->put_init(m, static_cast<double>(std::max<std::uint64_t>(m->bytes, 1)))->detach();
+    }
+  }
+
+  // Objects an asynchronous answer sent reached PE p: they join its objects, and once all it
+  // expects are here the controller hears of it.
+  void arrive(std::size_t p, const std::vector<std::uint32_t>& objects) {
+    PeState& me = pes_[p];
+    for (std::uint32_t o : objects) {
+      present_[o] = 1;
+      moving_to_[o] = -1;
+      me.objects.push_back(o);
+      if (next_step_[o] <= segment_end_) ++me.left;
+      if (ready(o)) push_ready(p, o);
+    }
+    me.arrivals += objects.size();
+    if (me.arrivals == me.expected_arrivals) {
+      me.arrivals = 0;
+      me.expected_arrivals = 0;
+      measured_
+          ->put_init(new Msg{Kind::done, static_cast<std::uint32_t>(p), 0, 0, {}}, control_bytes)
+          ->detach();
+    }
+  }
+
+  // Runs the decided strategy on `instance` (without charging its time).
+  Answer solve(const lb::Instance& instance) {
     lb::Strategy& strategy = strategy_for(decision_);
     const auto t0 = std::chrono::steady_clock::now();
     lb::Solution solution = strategy.solve(instance);
     const auto t1 = std::chrono::steady_clock::now();
     lb::check_strategy_contract(decision_.strategy, instance, solution.assignment);
     const auto named = options_.strategy_seconds_by_name.find(decision_.strategy);
-    const double seconds =
+    Answer answer;
+    answer.seconds =
         named != options_.strategy_seconds_by_name.end()
             ? named->second
             : options_.strategy_seconds.value_or(std::chrono::duration<double>(t1 - t0).count());
-    last_seconds_ = seconds;
-    if (seconds > 0.0) sg4::this_actor::sleep_for(seconds);
+    answer.imbalance_before =
+        lb::load_stats(lb::pe_loads(instance, lb::current_assignment(instance))).imbalance;
+    answer.imbalance_after = lb::load_stats(lb::pe_loads(instance, solution.assignment)).imbalance;
+    answer.assignment = std::move(solution.assignment);
+    return answer;
+  }
 
+  // The PEs wait at the end of step b (their reports are in): records the answer's moves in the
+  // PEs' states, sends the orders, waits until every object arrived, plans the next segment and
+  // resumes the PEs.
+  void migrate(std::size_t b, const Answer& answer) {
     BalanceRecord& rec = balance_[b];
     rec.balanced = true;
     rec.strategy = decision_.strategy;
-    rec.strategy_seconds = seconds;
-    imbalance_before_ =
-        lb::load_stats(lb::pe_loads(instance, lb::current_assignment(instance))).imbalance;
-    imbalance_after_ = lb::load_stats(lb::pe_loads(instance, solution.assignment)).imbalance;
+    imbalance_before_ = answer.imbalance_before;
+    imbalance_after_ = answer.imbalance_after;
     for (std::uint32_t o = 0; o < objects_; ++o) {
-      const lb::PeId to = solution.assignment.pe[o];
+      const lb::PeId to = answer.assignment.pe[o];
       const lb::PeId from = pe_of_[o];
       if (to == from) continue;
       pes_[static_cast<std::size_t>(from)].departures.push_back(o);
@@ -547,10 +736,12 @@ class Simulation {
     for (std::uint32_t o = 0; o < objects_; ++o) {
       pes_[static_cast<std::size_t>(pe_of_[o])].objects.push_back(o);
     }
-    cursor_.assign(solution.assignment);
-    return seconds;
+    cursor_.assign(answer.assignment);
+    for (std::size_t p = 0; p < pe_count_; ++p) send_control(control_[p], Kind::orders, p);
+    gather();  // done
   }
 
+  // Tells the policy how the balance went, plans the next segment and resumes the PEs.
   void finish_balance(std::size_t b, double migration_seconds) {
     const BalanceRecord& rec = balance_[b];
     lb::BalanceOutcome outcome;
@@ -562,6 +753,8 @@ class Simulation {
     outcome.imbalance_before = imbalance_before_;
     outcome.imbalance_after = imbalance_after_;
     policy_->balanced(outcome);
+    plan_segment();
+    for (std::size_t p = 0; p < pe_count_; ++p) send_control(control_[p], Kind::resume, p);
   }
 
   lb::Strategy& strategy_for(const lb::Decision& d) {
@@ -597,6 +790,8 @@ class Simulation {
     r.overhead = overhead_;
     r.bytes_sent = bytes_sent_;
     r.cluster_bytes = cluster_bytes_;
+    r.strategy_overlapped = overlapped_;
+    r.answers_unapplied = unapplied_;
     double previous_end = 0.0;
     for (std::size_t s = 0; s < steps_; ++s) {
       SimulatedStep step;
@@ -612,7 +807,7 @@ class Simulation {
       step.migrations = rec.migrations;
       step.bytes_moved = rec.bytes_moved;
       step.strategy_seconds = rec.strategy_seconds;
-      step.balance_seconds = rec.balanced ? rec.resumed - step_end_[s] : 0.0;
+      step.balance_seconds = rec.balanced && !rec.asynchronous ? rec.resumed - step_end_[s] : 0.0;
       previous_end = step_end_[s] + step.balance_seconds;
       r.compute += step.compute;
       r.strategy += rec.strategy_seconds;
@@ -628,6 +823,7 @@ class Simulation {
 
   struct BalanceRecord {
     bool balanced = false;
+    bool asynchronous = false;  // the PEs did not stop: no balance time
     std::string strategy;
     double strategy_seconds = 0.0;
     double resumed = 0.0;  // when the last PE resumed
@@ -649,7 +845,17 @@ class Simulation {
   lb::Decision decision_;
   std::size_t segment_end_ = 0;
   bool segment_balances_ = false;
-  bool reducing_ = false;            // options_.step_reduction is set
+  bool reducing_ = false;  // options_.step_reduction is set
+  // Asynchronous balancing: a strategy runs beside the PEs for the decision after async_step_,
+  // on async_instance_, once expected_measured_ PEs reported that step.
+  bool async_pending_ = false;
+  bool async_measured_ = false;          // the reports of async_step_ are in
+  std::vector<std::int32_t> moving_to_;  // each object's destination while an answer moves it
+  std::size_t async_step_ = 0;
+  lb::Instance async_instance_;
+  std::size_t expected_measured_ = 0;
+  double overlapped_ = 0.0;  // strategy seconds that ran beside the PEs
+  std::size_t unapplied_ = 0;
   bool stopped_ = false;             // the controller stopped every PE: the run ended cleanly
   std::vector<double> period_load_;  // each object's loads summed since the last balance
   std::size_t period_steps_ = 0;
@@ -660,6 +866,7 @@ class Simulation {
   std::size_t hosts_used_ = 0;
   double reference_speed_ = 1.0;
   sg4::Mailbox* lb_ = nullptr;
+  sg4::Mailbox* measured_ = nullptr;  // asynchronous balancing's reports
   std::vector<sg4::Mailbox*> data_;
   std::vector<sg4::Mailbox*> control_;
 

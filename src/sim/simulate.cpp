@@ -60,6 +60,11 @@ void check_inputs(const lb::Trace& trace, const SimulateOptions& options) {
     throw SimulationError(fmt::format("grid queue period {}: expected >= 0 (0: no Grid Queue)",
                                       options.grid_queue_period));
   }
+  if (options.async_balancing && options.step_reduction) {
+    throw SimulationError(
+        "asynchronous balancing with a step reduction: not simulated (objects move between PEs "
+        "in the middle of a reduction); drop one of the two");
+  }
   if (options.pes_per_host < 0) {
     throw SimulationError(
         fmt::format("PEs per host {}: expected >= 0 (0: each host's cores)", options.pes_per_host));
@@ -103,6 +108,8 @@ json to_json(const SimulationResult& r) {
           {"messages", r.messages},
           {"bytes_sent", r.bytes_sent},
           {"cluster_bytes", r.cluster_bytes},
+          {"strategy_overlapped", r.strategy_overlapped},
+          {"answers_unapplied", r.answers_unapplied},
           {"series", std::move(series)}};
 }
 
@@ -124,6 +131,8 @@ SimulationResult from_json(const json& j) {
   j.at("messages").get_to(r.messages);
   j.at("bytes_sent").get_to(r.bytes_sent);
   j.at("cluster_bytes").get_to(r.cluster_bytes);
+  j.at("strategy_overlapped").get_to(r.strategy_overlapped);
+  j.at("answers_unapplied").get_to(r.answers_unapplied);
   for (const json& row : j.at("series")) {
     SimulatedStep s;
     row.at(0).get_to(s.end);

@@ -429,6 +429,76 @@ TEST_F(Simulate, TheGridQueueRunsBorderObjectsFirst) {
   EXPECT_THROW(simulate(t, o), SimulationError);
 }
 
+// A message that arrives while a PE computes is taken before the PE picks its next object, as
+// the runtime's scheduler polls the network between entry methods. PE 0 (cluster 0) holds X, Z
+// and the border object Y (it sends to V on PE 1, cluster 1, which W there feeds it from); V's
+// last step (10 loads) waits for Y's step 1, which waits for W's step 0. W's message reaches PE
+// 0 while X runs its step 0 (1 load); after it the Grid Queue takes Y's step 1 at once, before Z
+// and X queued ahead of it, and V's last step starts after 1 load. First come first served, Y
+// comes after X's step 1, one load later.
+TEST_F(Simulate, MessagesThatArriveDuringAStepAreTakenBeforeTheNextPick) {
+  const std::string platform = dir_.file("p4.xml", cluster_xml(4));
+  const double load = 1e-3;
+  enum : std::uint32_t { X, Z, Y, W, V };
+  lb::Trace t = make_trace(2, {0, 0, 0, 1, 1});
+  t.initial.pes[1].cluster = 1;
+  t.initial.edges = {{W, Y, 1, 100}, {Y, V, 1, 100}};
+  for (const std::vector<double>& loads :
+       {std::vector<double>{load, 0, 0, 0, 0}, std::vector<double>{load, 0, 0, 0, 0},
+        std::vector<double>{0, 0, 0, 0, 10 * load}}) {
+    lb::TraceStep step;
+    step.loads = loads;
+    t.steps.push_back(step);
+  }
+  lb::validate(t);
+  const double message = 2 * kLat + 100 / kBw;
+  SimulateOptions o = on(platform, {"network/model:CM02"});
+  o.grid_queue_period = 8;
+  EXPECT_NEAR(simulate(t, o).total, load + message + 10 * load, 1e-9);
+  o.grid_queue_period = 0;
+  EXPECT_NEAR(simulate(t, o).total, 2 * load + message + 10 * load, 1e-9);
+}
+
+// Two objects of 1 s a step start on PE 0 of 2; the threshold policy balances after step 0 and
+// greedy moves one to PE 1; the strategy takes 5 s. Inline, the PEs wait for it: 2 s (step 0),
+// 5 s, then 9 steps of 1 s. Asynchronously PE 0 runs on: the strategy starts when step 0 is
+// measured (2 s) and is done at 7 s, while PE 0 runs the second object's step 3; between that
+// step and the next PE 0 sends one object away (8 s), and the 6 steps left run side by side. An
+// answer of 100 s comes after the run's 20 s: never applied. (Within a millisecond: the control
+// messages and the move cross the network, microseconds each.)
+TEST_F(Simulate, AsynchronousBalancingRunsTheStrategyBesideThePes) {
+  const std::string platform = dir_.file("p4.xml", cluster_xml(4));
+  lb::Trace t = make_trace(2, {0, 0});
+  add_steps(t, 10, 1.0);
+  lb::validate(t);
+  SimulateOptions o = on(platform, {"network/model:CM02"});
+  o.policy = "threshold";
+  o.policy_params = {{"strategy", "greedy"}, {"every", "1"}};
+  o.strategy_seconds = 5.0;
+  const SimulationResult inline_run = simulate(t, o);
+  EXPECT_NEAR(inline_run.total, 2 + 5 + 9, 1e-3);
+  EXPECT_EQ(inline_run.balances, 1u);
+  EXPECT_DOUBLE_EQ(inline_run.strategy, 5.0);
+
+  o.async_balancing = true;
+  const SimulationResult async_run = simulate(t, o);
+  EXPECT_NEAR(async_run.total, 8 + 6, 1e-3);
+  EXPECT_EQ(async_run.balances, 1u);
+  EXPECT_EQ(async_run.migrations, 1u);
+  EXPECT_EQ(async_run.strategy, 0.0);   // nothing charged
+  EXPECT_EQ(async_run.balancing, 0.0);  // no PE stopped
+  EXPECT_DOUBLE_EQ(async_run.strategy_overlapped, 5.0);
+  ASSERT_EQ(async_run.series.size(), 10u);
+  EXPECT_TRUE(async_run.series[0].balanced);  // decided after step 0
+  EXPECT_EQ(async_run.series[0].migrations, 1u);
+
+  o.strategy_seconds = 100.0;
+  const SimulationResult late = simulate(t, o);
+  EXPECT_NEAR(late.total, 20, 1e-3);
+  EXPECT_EQ(late.balances, 0u);
+  EXPECT_EQ(late.answers_unapplied, 1u);
+}
+
 TEST(SimulateLayout, HostsAreOrderedWithTheirNumbersAsNumbers) {
   using detail::host_name_less;
   EXPECT_TRUE(host_name_less("node-2", "node-10"));

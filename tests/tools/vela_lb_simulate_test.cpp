@@ -2,6 +2,7 @@
 // found by name, and every bad option gets a clear error.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -60,6 +61,23 @@ TEST_F(VelaLbSimulate, PrintsTheLibrarysSimulationOnAShippedPlatform) {
   EXPECT_NEAR(value_after(r.out, "total:"), expected.total, 1e-6) << r.out;
   EXPECT_EQ(value_after(r.out, "balances:"), static_cast<double>(expected.balances));
   EXPECT_GT(expected.balances, 0u);
+
+  // The same asynchronously, with the objects of a step in two phases and border prioritization
+  // (the trace's PEs are in one cluster: no border object).
+  const Result a = vela_lb("simulate " + file +
+                           " --platform fat-tree --policy periodic -P every=5 "
+                           "--strategy-time 0.001 --async --phase 0-31=0 --phase 32-63=1 "
+                           "--grid-queue 4");
+  ASSERT_EQ(a.status, 0) << a.out;
+  o.async_balancing = true;
+  o.grid_queue_period = 4;
+  o.phases.assign(64, 0);
+  std::fill(o.phases.begin() + 32, o.phases.end(), 1);
+  const vela::sim::SimulationResult async = vela::sim::simulate(vela::lb::read_trace(file), o);
+  EXPECT_NEAR(value_after(a.out, "total:"), async.total, 1e-6) << a.out;
+  EXPECT_NE(async.total, expected.total);
+  EXPECT_NEAR(value_after(a.out, "asynchronous:"), async.strategy_overlapped, 1e-9) << a.out;
+  EXPECT_GT(async.strategy_overlapped, 0.0);
 }
 
 TEST_F(VelaLbSimulate, ComparesPoliciesAgainstNever) {

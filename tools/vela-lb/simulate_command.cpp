@@ -47,6 +47,7 @@ struct SimulateCommandOptions {
   std::int64_t step_reduction = -1;  // -1: none
   std::vector<std::string> phases;
   int grid_queue = 0;
+  bool async = false;
   std::string series;
   std::string format = "table";
 };
@@ -119,6 +120,10 @@ void print_one(const Run& run, const std::string& platform) {
   fmt::print("total:         {:.6f} s\n", r.total);
   fmt::print("  compute:     {:.6f} s (busiest PE of each step, summed)\n", r.compute);
   fmt::print("  balancing:   {:.6f} s ({:.6f} s of strategy)\n", r.balancing, r.strategy);
+  if (r.strategy_overlapped > 0.0 || r.answers_unapplied > 0) {
+    fmt::print("  asynchronous: {:.6f} s of strategy beside the run, {} answer(s) too late\n",
+               r.strategy_overlapped, r.answers_unapplied);
+  }
   if (r.overhead > 0.0)
     fmt::print("  overhead:    {:.6f} s (the runtime's own, all PEs)\n", r.overhead);
   fmt::print("efficiency:    {:.4f} (compute of all PEs / (PEs × total))\n", r.efficiency);
@@ -195,6 +200,8 @@ void print_json(const std::vector<Run>& runs, double never, const SimulateComman
                         {"messages", r.messages},
                         {"bytes_sent", r.bytes_sent},
                         {"cluster_bytes", r.cluster_bytes},
+                        {"strategy_overlapped", r.strategy_overlapped},
+                        {"answers_unapplied", r.answers_unapplied},
                         {"peak_memory", r.peak_memory},
                         {"series", std::move(series)}});
   }
@@ -307,6 +314,7 @@ void simulate_command(const SimulateCommandOptions& o) {
   if (o.step_reduction >= 0) options.step_reduction = static_cast<std::uint64_t>(o.step_reduction);
   options.phases = parse_phases(o.phases, trace);
   options.grid_queue_period = o.grid_queue;
+  options.async_balancing = o.async;
   options.keep_series = !o.series.empty() || o.format == "json";
   double never = 0.0;
   for (Run& run : runs) {
@@ -410,6 +418,10 @@ void add_simulate_command(CLI::App& app) {
                   "that send to another cluster run first, one other after PERIOD of them in a "
                   "row [default: 0, none]")
       ->check(CLI::NonNegativeNumber);
+  cmd->add_flag("--async", o->async,
+                "Asynchronous balancing, as the runtime's --lb-async: the strategy runs beside the "
+                "PEs on the decision step's loads and its answer moves the objects at the end of "
+                "the furthest step reached when it is ready; its time is not charged");
   cmd->add_option("--series", o->series, "Write the per-step series to this CSV file");
   cmd->add_option("--format,-f", o->format, "Output format: table, csv, or json")
       ->check(CLI::IsMember({"table", "csv", "json"}));

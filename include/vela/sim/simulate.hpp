@@ -84,6 +84,13 @@ struct SimulateOptions {
   // sends to a PE of another cluster (the trace's PE clusters) runs before the others, but after
   // this many such in a row one other ready object runs. 0: first come first served.
   int grid_queue_period = 0;
+  // Asynchronous balancing (as the runtime's --lb-async): at a balancing decision after step b
+  // the PEs run on; once every PE finished step b the strategy runs beside them on the loads
+  // through b, and when its time has passed the PEs stop at the end of the furthest step any
+  // object has reached and the objects move there. Its time is not charged; decisions while it
+  // runs are dropped; an answer that comes back once an object reached the last step is not
+  // applied.
+  bool async_balancing = false;
   bool keep_series = true;
 };
 
@@ -107,7 +114,9 @@ struct SimulationResult {
   double overhead = 0.0;    // the runtime's own time summed over all PEs (the *_overhead options)
   double efficiency = 0.0;  // busy / (PEs * total)
   double strategy = 0.0;    // strategy seconds charged
-  double balancing = 0.0;   // seconds spent in balancing points (strategy and migration included)
+  double strategy_overlapped = 0.0;   // strategy seconds run beside the PEs (async_balancing)
+  std::size_t answers_unapplied = 0;  // asynchronous answers that came back too late
+  double balancing = 0.0;  // seconds spent in balancing points (strategy and migration included)
   std::size_t steps = 0;
   std::size_t pes = 0;
   std::size_t hosts = 0;  // hosts that run a PE
