@@ -6,26 +6,32 @@
 // as flops on the host, then sends one message per out-edge of the step's graph: to an object
 // on the same PE it is counted at once, to another PE it crosses the platform (a detached
 // put to that PE's mailbox, whose permanent receiver lets it flow while the PE computes).
-// While no object is ready the PE waits for a message, so a PE with several objects overlaps
-// one's wait with another's work. A controller actor on PE 0's host plans the steps up to the
+// Between two objects' steps the PE takes the messages that arrived meanwhile; while no object
+// is ready it waits for one, so a PE with several objects overlaps one's wait with another's
+// work. A controller actor on PE 0's host plans the steps up to the
 // next balancing point by asking the policy step by step (it sees only the trace's loads and
 // the placement, both known ahead), gathers a report from every PE there, runs the strategy
 // (its time charged by sleeping), tells each PE its moves, waits until every moved object has
 // arrived (the objects bound for one PE as one message of their sizes), and resumes the PEs.
 // With a step reduction, each PE sends its part up a binary tree of the PEs once its objects
 // finished the step, and an object's next step waits for the result as well as its inputs.
+// Asynchronously (SimulateOptions::async_balancing) no PE stops: the PEs report the decision's
+// step as they finish it, the controller runs the strategy while they go on, and each PE sends
+// its departing objects away between two objects' steps when the orders reach it.
 //
 // Invariants: an object's counters change only on the PE it lives on (a message for an object
 // that moved is forwarded, at the platform's cost, by the PE it reached); an object is in its
 // PE's ready queue at most once, and only while present, within the planned steps and with all
 // its inputs (and the previous step's reduction); no object runs step s + 1 before all its
-// inputs of step s arrived. PEs that have
-// finished keep forwarding until the controller stops them, so a late message is never lost.
+// inputs of step s arrived; at most one asynchronous answer is pending, and none while objects
+// it moved are in flight. PEs that have finished keep forwarding until the controller stops
+// them (and, while an answer is pending, may still receive objects), so a late message is never
+// lost.
 //
 // Costs: one simulated execution per object and step, one simulated communication per
 // cross-PE edge and step (an edge's messages of a step travel as one), 4 control messages per
-// PE per balancing point and one message per pair of PEs that exchange objects; memory O(objects +
-// edges per epoch + steps * PEs).
+// PE per balancing point (asynchronously, 3 and a report) and one message per pair of PEs that
+// exchange objects; memory O(objects + edges per epoch + steps * PEs).
 #include "engine.hpp"
 
 #include <fmt/core.h>

@@ -419,9 +419,9 @@ void add_simulate_command(CLI::App& app) {
                   "row [default: 0, none]")
       ->check(CLI::NonNegativeNumber);
   cmd->add_flag("--async", o->async,
-                "Asynchronous balancing, as the runtime's --lb-async: the strategy runs beside the "
-                "PEs on the decision step's loads and its answer moves the objects at the end of "
-                "the furthest step reached when it is ready; its time is not charged");
+                "Asynchronous balancing (seed 001's): the strategy runs beside the PEs on the "
+                "loads through the decision step, and each object it moves goes between two of "
+                "its steps, no PE stopping; its time is not charged");
   cmd->add_option("--series", o->series, "Write the per-step series to this CSV file");
   cmd->add_option("--format,-f", o->format, "Output format: table, csv, or json")
       ->check(CLI::IsMember({"table", "csv", "json"}));

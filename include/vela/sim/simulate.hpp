@@ -84,12 +84,11 @@ struct SimulateOptions {
   // sends to a PE of another cluster (the trace's PE clusters) runs before the others, but after
   // this many such in a row one other ready object runs. 0: first come first served.
   int grid_queue_period = 0;
-  // Asynchronous balancing (as the runtime's --lb-async): at a balancing decision after step b
-  // the PEs run on; once every PE finished step b the strategy runs beside them on the loads
-  // through b, and when its time has passed the PEs stop at the end of the furthest step any
-  // object has reached and the objects move there. Its time is not charged; decisions while it
-  // runs are dropped; an answer that comes back once an object reached the last step is not
-  // applied.
+  // Asynchronous balancing (seed 001's; docs/simulation.md, "Model"): at a balancing decision
+  // after step b no PE stops; once every PE finished step b the strategy runs beside them on the
+  // loads through b, and when its time has passed each PE sends the objects it is to give away
+  // between two objects' steps. Its time is not charged; decisions while it runs are dropped; an
+  // answer ready after the last object's last step is not applied. Not with step_reduction.
   bool async_balancing = false;
   bool keep_series = true;
 };
