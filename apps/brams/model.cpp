@@ -690,7 +690,7 @@ void write_numbers(FILE* out, const double* values, long n, long stride) {
 }
 
 /* --record: a vela-lb trace (docs/trace-format.md) of the ranks' measured compute (CPU) time per
- * step, their blocks' centres as coordinates, the halo messages as edges, and the ranks placed
+ * step, their places in the rank grid as coordinates, the halo messages as edges, and the ranks placed
  * in blocks of the rank grid over --record-pes PEs: what `vela-lb replay` runs at scale. */
 int write_trace(const char* path, const double* loads) {
   const GridModule& g = *grid;
@@ -731,12 +731,13 @@ int write_trace(const char* path, const double* loads) {
   }
   fprintf(out, "],\n\"migratable\": [");
   for (int r = 0; r < g.size; ++r) fprintf(out, "%strue", r ? ", " : "");
+  /* Coordinates: the rank's place in the rank grid, as the runtime gives the geometric
+   * strategies (the ranks' collection is that grid), so that a replay or simulation of this
+   * trace balances as the run did. */
   for (int axis = 0; axis < 2; ++axis) {
     fprintf(out, "],\n\"%s\": [", axis == 0 ? "x" : "y");
     for (int r = 0; r < g.size; ++r) {
-      int x0, y0, lx, ly;
-      block_of(r, &x0, &y0, &lx, &ly);
-      fprintf(out, "%s%.17g", r ? ", " : "", axis == 0 ? x0 + 0.5 * lx : y0 + 0.5 * ly);
+      fprintf(out, "%s%d", r ? ", " : "", axis == 0 ? r % g.px : r / g.px);
     }
   }
   /* Edges: each rank's halo message to each neighbour, every step. */

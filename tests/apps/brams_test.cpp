@@ -314,6 +314,12 @@ TEST_F(BramsFiles, StepLogAndRecordedTraceAreReadable) {
   EXPECT_EQ(json.at("initial").at("pes").at("speed").size(), 4u);
   // 6 ranks in a 3 x 2 grid: 7 neighbour pairs, each a message both ways.
   EXPECT_EQ(json.at("initial").at("edges").at("from").size(), 14u);
+  // Their coordinates are their places in that grid, as the runtime gives the strategies.
+  const auto& objects = json.at("initial").at("objects");
+  for (int r = 0; r < 6; ++r) {
+    EXPECT_EQ(objects.at("x").at(r).get<double>(), r % 3) << r;
+    EXPECT_EQ(objects.at("y").at(r).get<double>(), r / 3) << r;
+  }
   const Result info = run_program(VELA_LB_BINARY, "trace info " + trace);
   EXPECT_EQ(info.status, 0) << info.out;
   EXPECT_NE(info.out.find("steps: 12"), std::string::npos) << info.out;
