@@ -301,11 +301,10 @@ def main():
     p.add_argument("--quick", action="store_true",
                    help="fewer steps, tables and latencies (a check that the script runs)")
     a = p.parse_args()
-    needed = [a.vela_lb] + ([a.leanmd] if a.what != "jacobi" else [])
-    for binary in needed:
+    needed = [("--vela-lb", a.vela_lb)] + ([("--leanmd", a.leanmd)] if a.what != "jacobi" else [])
+    for option, binary in needed:
         if not os.access(binary, os.X_OK):
-            raise SystemExit(f"koenig_simulate: {binary} is not built "
-                             "(cmake --build build --target vela-lb leanmd)")
+            p.error(f"{option}: {binary} is not built (cmake --build build --target vela-lb leanmd)")
     with tempfile.TemporaryDirectory() as tmp:
         folder = a.out or tmp
         os.makedirs(folder, exist_ok=True)

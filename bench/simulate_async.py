@@ -9,7 +9,7 @@ Inline (vela-lb simulate) the PEs wait for the strategy at each balancing point;
 moves the objects at the end of the furthest step reached when it is ready. Beside each, the
 replay's figures for the same trace and strategy time (vela-lb replay, with and without --async).
 
-Usage: bench/simulate_async.py [--steps X,...] [--out DIR] [--vela-lb BIN]
+Usage: bench/simulate_async.py [--steps X,...] [--trace-steps N] [--out DIR] [--vela-lb BIN]
 """
 import argparse
 import json
@@ -21,7 +21,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 POLICY = ["--policy", "periodic", "-P", "every=25", "-P", "strategy=greedy"]
-GENERATE = ["--seed", "4", "--steps", "600", "--base-load", "0.08", "--object-bytes", "8000000",
+GENERATE = ["--seed", "4", "--base-load", "0.08", "--object-bytes", "8000000",
             "--drift-fraction", "0.5", "--drift-rate", "0.05", "--quiet"]
 # The replay's migration prices, as in docs/results/policies.md section 4.
 REPLAY_COSTS = ["--startup", "1e-5", "--per-byte", "1e-9", "--migration-startup", "1e-3",
@@ -57,26 +57,29 @@ def main():
     p.add_argument("--steps", default="0.5,2,5,10,20",
                    help="strategy times in mean step times (default 0.5,2,5,10,20)")
     p.add_argument("--vela-lb", default=os.path.join(ROOT, "build", "tools", "vela-lb", "vela-lb"))
+    p.add_argument("--trace-steps", type=int, default=600,
+                   help="steps of the generated trace (default 600, the figure's)")
     p.add_argument("--out", help="keep the trace and the figures (figures.json) here")
     a = p.parse_args()
     if not os.access(a.vela_lb, os.X_OK):
-        raise SystemExit(f"simulate_async: {a.vela_lb} is not built "
-                         "(cmake --build build --target vela-lb)")
+        p.error(f"--vela-lb: {a.vela_lb} is not built (cmake --build build --target vela-lb)")
     try:
         xs = [float(x) for x in a.steps.split(",") if x]
     except ValueError:
-        raise SystemExit(f"simulate_async: --steps '{a.steps}': expected numbers such as 0.5,2,5")
-    if not xs or any(x <= 0 for x in xs):
-        raise SystemExit(f"simulate_async: --steps '{a.steps}': expected numbers > 0")
+        p.error(f"--steps '{a.steps}': expected numbers such as 0.5,2,5")
+    if not xs or any(not x > 0 for x in xs):
+        p.error(f"--steps '{a.steps}': expected numbers > 0")
+    if a.trace_steps < 50:
+        p.error(f"--trace-steps {a.trace_steps}: expected at least 50 (two balancing periods)")
     with tempfile.TemporaryDirectory() as tmp:
         folder = a.out or tmp
         os.makedirs(folder, exist_ok=True)
         trace = os.path.join(folder, "drift.trace")
-        run([a.vela_lb, "trace", "generate", "-o", trace] + GENERATE)
+        run([a.vela_lb, "trace", "generate", "-o", trace, "--steps", str(a.trace_steps)] + GENERATE)
         never = simulated(a, trace, [])["total"]
         ideal = simulated(a, trace, POLICY + ["--strategy-time", "0"])
         free = simulated(a, trace, POLICY + ["--strategy-time", "0", "--async"])
-        step = ideal["total"] / 600
+        step = ideal["total"] / a.trace_steps
         replay_never = replayed(a, trace, [])
         print(f"xt5, 64 PEs: never {never:.1f} s; the never-late balancer {ideal['total']:.1f} s "
               f"({ideal['total'] / never:.3f} of never), a mean step of {step:.3f} s; "

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The simulation scripts (bench/simulate_scale.py, apps/brams/simulate_check.py,
-# apps/brams/simulate_tables.py) refuse bad command lines with status 2 and a message naming the
-# argument, and, where Vela was built with SimGrid, run end to end on a tiny case. BUILD_DIR:
+# apps/brams/simulate_tables.py, bench/koenig_simulate.py, bench/simulate_async.py) refuse bad
+# command lines with status 2 and a message naming the argument, and, where Vela was built with
+# SimGrid, run end to end on a tiny case. BUILD_DIR:
 # Vela's build.
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
@@ -29,11 +30,24 @@ expect 2 "--ranks: every count must be at least --pes (64), got 16,256" "${table
 expect 2 "--platform '$scratch/none.xml': no such file" "${tables[@]}" --platform "$scratch/none.xml"
 expect 2 "--steps must be at least 1, got 0" "${tables[@]}" --steps 0
 
+vela_lb=(--vela-lb "$build/tools/vela-lb/vela-lb")
+koenig=("$repo/bench/koenig_simulate.py" "${vela_lb[@]}" --leanmd "$build/apps/leanmd/leanmd")
+expect 2 "invalid choice: 'both'" "${koenig[@]}" both
+expect 2 "--leanmd: $scratch/leanmd is not built" "${koenig[@]}" leanmd --leanmd "$scratch/leanmd"
+expect 2 "--vela-lb: $scratch/vela-lb is not built" "$repo/bench/koenig_simulate.py" jacobi \
+  --vela-lb "$scratch/vela-lb"
+async=("$repo/bench/simulate_async.py" "${vela_lb[@]}")
+expect 2 "--steps '0,2': expected numbers > 0" "${async[@]}" --steps 0,2
+expect 2 "--steps 'a': expected numbers such as 0.5,2,5" "${async[@]}" --steps a
+expect 2 "--trace-steps 10: expected at least 50" "${async[@]}" --trace-steps 10
+
 # End to end on a tiny case, where the build has the simulator and SimGrid's compiler is here.
 if "$build/tools/vela-lb/vela-lb" simulate --help >/dev/null 2>&1 &&
   ! "$build/tools/vela-lb/vela-lb" simulate "$scratch/none" --platform xt5 2>&1 | grep -q "without SimGrid"; then
   expect 0 "largest error" "${check[@]}" --nx 16 --ny 16 --nz 4 --steps 12 --ratios 1,2 \
     --strategies greedy --repeats 1 --out "$scratch/check"
+  expect 0 "Table 6.2: Jacobi2D 2048x2048, 16 PEs" "${koenig[@]}" all --quick
+  expect 0 "async over inline" "${async[@]}" --trace-steps 60 --steps 2
   if command -v smpicxx >/dev/null; then
     expect 0 "Table 4.7 at 4 processors" "${tables[@]}" --nx 32 --ny 32 --nz 4 --steps 8 --pes 4 \
       --ranks 16 --table-ranks 16 --out "$scratch/tables"
