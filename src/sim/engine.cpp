@@ -209,14 +209,9 @@ class Simulation {
   // the last step: a balance after it would change nothing) or the trace ends.
   void plan_segment() {
     segment_balances_ = false;
-    while (cursor_.next()) {
+    lb::Decision d;
+    while (consult(d)) {
       const std::size_t s = cursor_.steps_done() - 1;
-      const std::vector<lb::Object>& objects = cursor_.instance().objects;
-      for (std::size_t i = 0; i < objects.size(); ++i) period_load_[i] += objects[i].load;
-      ++period_steps_;
-      const lb::CostParameters costs{options_.migration_startup, options_.migration_per_byte,
-                                     last_seconds_};
-      lb::Decision d = policy_->decide({s, &cursor_.instance(), costs});
       if (d.balance() && s + 1 < steps_) {
         decision_ = std::move(d);
         if (options_.async_balancing) {
@@ -229,6 +224,19 @@ class Simulation {
       }
     }
     segment_end_ = steps_ - 1;
+  }
+
+  // Moves the cursor one step on, adds that step's loads to the period's and asks the policy.
+  // Returns false at the trace's end.
+  bool consult(lb::Decision& d) {
+    if (!cursor_.next()) return false;
+    const std::vector<lb::Object>& objects = cursor_.instance().objects;
+    for (std::size_t i = 0; i < objects.size(); ++i) period_load_[i] += objects[i].load;
+    ++period_steps_;
+    const lb::CostParameters costs{options_.migration_startup, options_.migration_per_byte,
+                                   last_seconds_};
+    d = policy_->decide({cursor_.steps_done() - 1, &cursor_.instance(), costs});
+    return true;
   }
 
   // Asynchronous balancing decided after step b: the PEs run on (to the end unless the answer
@@ -625,23 +633,10 @@ class Simulation {
     cursor_.assign(answer.assignment);
     // The steps some object went past meanwhile: their decisions are dropped.
     const std::size_t furthest = *std::max_element(next_step_.begin(), next_step_.end());
-    while (cursor_.steps_done() < furthest && cursor_.next()) {
-      const std::vector<lb::Object>& objects = cursor_.instance().objects;
-      for (std::size_t i = 0; i < objects.size(); ++i) period_load_[i] += objects[i].load;
-      ++period_steps_;
-      const lb::CostParameters costs{options_.migration_startup, options_.migration_per_byte,
-                                     last_seconds_};
-      policy_->decide({cursor_.steps_done() - 1, &cursor_.instance(), costs});  // dropped
+    lb::Decision dropped;
+    while (cursor_.steps_done() < furthest && consult(dropped)) {
     }
-    lb::BalanceOutcome outcome;
-    outcome.step = b;
-    outcome.strategy = rec.strategy;
-    outcome.strategy_seconds = answer.seconds;
-    outcome.migration_seconds = sg4::Engine::get_clock() - ordered;
-    outcome.migrations = rec.migrations;
-    outcome.imbalance_before = imbalance_before_;
-    outcome.imbalance_after = imbalance_after_;
-    policy_->balanced(outcome);
+    tell_policy(b, answer.seconds, sg4::Engine::get_clock() - ordered);
     plan_segment();
     // PEs that waited for this answer with nothing left to run look again: the next segment
     // may stop them at a balancing point, or they are done.
@@ -747,18 +742,23 @@ class Simulation {
     gather();  // done
   }
 
-  // Tells the policy how the balance went, plans the next segment and resumes the PEs.
-  void finish_balance(std::size_t b, double migration_seconds) {
+  // Tells the policy how the balance after step b went.
+  void tell_policy(std::size_t b, double strategy_seconds, double migration_seconds) {
     const BalanceRecord& rec = balance_[b];
     lb::BalanceOutcome outcome;
     outcome.step = b;
     outcome.strategy = rec.strategy;
-    outcome.strategy_seconds = rec.strategy_seconds;
+    outcome.strategy_seconds = strategy_seconds;
     outcome.migration_seconds = migration_seconds;
     outcome.migrations = rec.migrations;
     outcome.imbalance_before = imbalance_before_;
     outcome.imbalance_after = imbalance_after_;
     policy_->balanced(outcome);
+  }
+
+  // Tells the policy how the balance went, plans the next segment and resumes the PEs.
+  void finish_balance(std::size_t b, double migration_seconds) {
+    tell_policy(b, balance_[b].strategy_seconds, migration_seconds);
     plan_segment();
     for (std::size_t p = 0; p < pe_count_; ++p) send_control(control_[p], Kind::resume, p);
   }
