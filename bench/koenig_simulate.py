@@ -7,7 +7,8 @@ CM02 network model (a message takes the route's latency plus its bytes over the 
 seed added L to every message between clusters with a delay device, and the default model's
 latency factor (13.01, its fit of TCP on Ethernet) would turn an added 8 ms into 104 ms.
 
-jacobi: Jacobi2D, Tables 6.1-6.5 (naive and block maps, with and without border prioritization).
+jacobi: Jacobi2D, Tables 6.1-6.5 (naive and block maps, with and without border prioritization),
+    and the same at 128 PEs (8192², 1,024 blocks) to 256 ms.
     An M x M mesh of blocks of an N x N grid, one object per block, each block's step its points
     times a cost per point, then a halo of N/M doubles to each of its four neighbours (the
     mesh's edges have none). PE p < P/2 is in cluster a. Naive places block i on PE i mod P (the
@@ -72,6 +73,10 @@ SEED_TABLE = {(2048, 8, 64): "6.1", (2048, 16, 64): "6.2", (2048, 32, 256): "6.3
 # The configuration whose naive L = 0 step calibrates each grid size's cost per point.
 CALIBRATION = {2048: (2048, 8, 64), 8192: (8192, 16, 64)}
 COLUMNS = ("naive", "naive + prio.", "block", "block + prio.")
+# Beyond the seed's tables: the seed's clusters at 128 PEs (the LeanMD tables' size), 8192² in
+# 32 x 32 blocks, to 256 ms.
+SWEEP = (8192, 128, 1024)
+SWEEP_LATENCIES = (0, 1, 2, 4, 8, 16, 32, 64, 128, 256)
 
 # The seed's Tables 8.1 (L = 2 ms) and 8.2 (L = 32 ms): ms per step, by PEs and strategy.
 SEED_LEANMD = {
@@ -185,18 +190,18 @@ def jacobi(a, folder):
     print("Cost per point (calibrated on the seed's naive step at L = 0): " +
           ", ".join(f"{n}²: {1e9 * s:.2f} ns" for n, s in point.items()))
     results = {}
-    configs = list(SEED_JACOBI) if not a.quick else [(2048, 8, 64), (2048, 16, 64)]
+    configs = list(SEED_JACOBI) + [SWEEP] if not a.quick else [(2048, 8, 64), (2048, 16, 64)]
     for config in configs:
         n, pes, objects = config
         m = int(round(objects ** 0.5))
         plat = platform(pes, folder)
-        seed = SEED_JACOBI[config]
+        seed = SEED_JACOBI.get(config)
         traces = {}
         for kind in ("naive", "block"):
             traces[kind] = os.path.join(folder, f"jacobi-{n}-{pes}-{kind}.json")
             jacobi_trace(n, m, pes, kind, point[n], steps, traces[kind])
         rows = {}
-        for latency in sorted(seed):
+        for latency in sorted(seed) if seed else SWEEP_LATENCIES:
             row = []
             for kind, trace in traces.items():
                 for extra in ([], ["--grid-queue", "8"]):
@@ -204,12 +209,17 @@ def jacobi(a, folder):
                     row.append(1e3 * t)
             rows[latency] = row
         results[f"{n}-{pes}-{objects}"] = rows
-        print(f"\nTable {SEED_TABLE[config]}: Jacobi2D {n}x{n}, {pes} PEs, {objects} objects "
-              "(ms per step: simulated / seed)")
+        if seed:
+            print(f"\nTable {SEED_TABLE[config]}: Jacobi2D {n}x{n}, {pes} PEs, {objects} objects "
+                  "(ms per step: simulated / seed)")
+        else:
+            print(f"\nJacobi2D {n}x{n}, {pes} PEs (64 + 64), {objects} objects, to 256 ms "
+                  "(ms per step, simulated)")
         print("| L (ms) | " + " | ".join(COLUMNS) + " |")
         print("|---:|" + "---:|" * len(COLUMNS))
         for latency, row in rows.items():
-            cells = [f"{x:.2f} / {s:.2f}" for x, s in zip(row, seed[latency])]
+            cells = ([f"{x:.2f} / {s:.2f}" for x, s in zip(row, seed[latency])] if seed else
+                     [f"{x:.2f}" for x in row])
             print(f"| {latency} | " + " | ".join(cells) + " |")
     return {"point_seconds": {str(k): v for k, v in point.items()}, "tables": results}
 
