@@ -534,6 +534,9 @@ namespace {
 // The weather model's ranks checkpointed at MPI_Migrate() and restarted on another PE count: the
 // same checksum as the uninterrupted run, which the restart reaches without starting again.
 TEST_F(BramsFiles, RestartFromACheckpointGivesTheSameChecksum) {
+#if defined(VELA_SANITIZED_BUILD)
+  GTEST_SKIP() << "checkpoints need ranks at fixed addresses, which sanitizer builds refuse";
+#endif
   const std::string problem = "--ranks 8 --steps 60 --lb-every 10 --nx 32 --ny 32 --nz 10";
   const std::string reference = checksum(problem + " --pes 1");
   ASSERT_FALSE(reference.empty());
