@@ -17,6 +17,8 @@ Debian ones with scripts/fetch-sources.sh). The programs this script knows:
     miniamr  miniAMR 1.x (ref/main.c)                        Mantevo/miniAMR
     hpcc     HPC Challenge 1.5 (src/hpcc.c, hpl/)            Debian source package hpcc
     netpipe  NetPIPE 3.7 (src/netpipe.c)                     Debian source package netpipe
+    lammps   LAMMPS (src/lammps.cpp, cmake/): its             Debian source package lammps
+             Lennard-Jones benchmark (bench/in.lj)
     hypre    hypre 2.x: the library and its C examples       Debian source package hypre
              (src/configure, src/examples/)
     osu      OSU micro-benchmarks 6.x (c/mpi/, c/util/)      an OSU micro-benchmarks mirror
@@ -472,6 +474,48 @@ def hpcc_verify(run_dir: Path) -> str:
     return ""
 
 
+# LAMMPS ------------------------------------------------------------------------------------
+
+# Its CMake build with no optional package (the core: pair styles such as lj/cut, fixes, computes,
+# neighbour lists, the spatial decomposition), no OpenMP and no image or compression libraries.
+LAMMPS_CMAKE = ["-DCMAKE_BUILD_TYPE=Release", "-DBUILD_MPI=ON", "-DBUILD_OMP=OFF", "-DWITH_JPEG=OFF",
+                "-DWITH_PNG=OFF", "-DWITH_GZIP=OFF", "-DWITH_FFMPEG=OFF", "-DBUILD_SHARED_LIBS=OFF"]
+
+
+def build_lammps(ctx: Context, kind: str, src: Path, dest: Path, logf: Path) -> Path:
+    _, cxx = ctx.compilers(kind)
+    if dest.exists():
+        shutil.rmtree(dest)
+    dest.mkdir(parents=True)
+    # The Lennard-Jones melt of its benchmark suite (bench/in.lj: 32,000 atoms, 100 steps),
+    # beside the binary for lammps_prepare.
+    shutil.copy(src / "bench" / "in.lj", dest / "in.lj")
+    if build(dest, logf, ["cmake", "-S", str(src / "cmake"), "-B", str(dest),
+                          f"-DCMAKE_CXX_COMPILER={cxx}", *LAMMPS_CMAKE]):
+        build(dest, logf, ["cmake", "--build", str(dest), "-j", str(ctx.jobs)])
+    return dest / "lmp"
+
+
+def lammps_prepare(run_dir: Path, tree: Path) -> None:
+    shutil.copy(tree / "in.lj", run_dir / "in.lj")
+
+
+def lammps_values(run_dir: Path) -> list[str]:
+    # Its thermodynamic output (step, temperature, energies, pressure) and the atom count.
+    out = output_of(run_dir)
+    return (lines_matching(out, r"^\s*\d+\s+[-0-9.e+]+\s+[-0-9.e+]+\s+[-0-9.e+]+\s+[-0-9.e+]+") +
+            re.findall(r"with (\d+ atoms)", out))
+
+
+def lammps_verify(run_dir: Path) -> str:
+    out = output_of(run_dir)
+    if "ERROR" in out:
+        return lines_matching(out, "ERROR")[0]
+    if "Total wall time" not in out:
+        return "no 'Total wall time' line (it did not finish)"
+    return "" if len(lammps_values(run_dir)) >= 3 else "fewer than 2 thermo lines"
+
+
 # NetPIPE -----------------------------------------------------------------------------------
 
 def build_netpipe(ctx: Context, kind: str, src: Path, dest: Path, logf: Path) -> Path:
@@ -854,6 +898,11 @@ PROGRAMS: dict[str, Program] = {p.name: p for p in [
             prepare=blacs_prepare, balance_every=1,
             compared="the count of passed, skipped and failed tests of every kind (point-to-point, "
                      "broadcasts, combines; 5 precisions), which it checks itself"),
+    Program("lammps", "the top of a LAMMPS source tree (src/lammps.cpp, cmake/, bench/in.lj)",
+            "src/lammps.cpp", 4, ["-in", "in.lj"], build_lammps, lammps_values, lammps_verify,
+            tolerance=1e-7, prepare=lammps_prepare, balance_every=50,
+            compared="its thermodynamic output at steps 0 and 100 (temperature, energies, "
+                     "pressure) and the atom count, of its Lennard-Jones benchmark (bench/in.lj)"),
     Program("netpipe", "the top of a NetPIPE 3.7 tree (src/netpipe.c)", "src/netpipe.c", 2,
             ["-i", "-u", "1048576"], build_netpipe, netpipe_values, netpipe_verify,
             compared="its integrity check of every message (-i), the sizes"),

@@ -12,7 +12,7 @@ source "$repo/tests/support/expect.sh"
 
 rc=("$repo/scripts/real-codes.py" --vela-bin "$scratch")
 expect 2 "no program given" "${rc[@]}"
-expect 2 "unknown program 'lammps' in 'lammps=/x'" "${rc[@]}" lammps=/x
+expect 2 "unknown program 'gromacs' in 'gromacs=/x'" "${rc[@]}" gromacs=/x
 expect 2 "argument 'hpcg' is not NAME=DIR" "${rc[@]}" hpcg
 expect 2 "'hpcg' given twice" "${rc[@]}" hpcg=/a hpcg=/b
 expect 2 "--repeat '0': expected a positive integer" "${rc[@]}" --repeat 0 hpcg=/a
@@ -23,6 +23,7 @@ expect 2 "hpcg=$scratch/none: no such directory (expected the top of an HPCG sou
   "${rc[@]}" "hpcg=$scratch/none"
 mkdir -p "$scratch/empty"
 expect 2 "netpipe=$scratch/empty: no src/netpipe.c there" "${rc[@]}" "netpipe=$scratch/empty"
+expect 2 "lammps=$scratch/empty: no src/lammps.cpp there" "${rc[@]}" "lammps=$scratch/empty"
 expect 2 "--vela-bin $scratch: no executable vela-mpicc there" "${rc[@]}" "netpipe=$scratch/empty"
 expect 2 "mumps=DIR needs scalapack=DIR too" "${rc[@]}" mumps=/a
 expect 2 "npb=$scratch/empty: no sys/setparams.c there" "${rc[@]}" "npb=$scratch/empty"
