@@ -690,8 +690,8 @@ void write_numbers(FILE* out, const double* values, long n, long stride) {
 }
 
 /* --record: a vela-lb trace (docs/trace-format.md) of the ranks' measured compute (CPU) time per
- * step, their places in the rank grid as coordinates, the halo messages as edges, and the ranks placed
- * in blocks of the rank grid over --record-pes PEs: what `vela-lb replay` runs at scale. */
+ * step, their places in the rank grid as coordinates, the halo messages as edges, and the ranks
+ * placed in blocks of the rank grid over --record-pes PEs: what `vela-lb replay` runs at scale. */
 int write_trace(const char* path, const double* loads) {
   const GridModule& g = *grid;
   const Config& c = *config;
