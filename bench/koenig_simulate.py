@@ -241,12 +241,15 @@ def leanmd_dumps(a, folder):
 
 
 def leanmd_trace(instance, steps, path):
+    """Writes the prepared instance as a trace of `steps` equal steps; returns the --phase that
+    puts the computes (the ids after the cells, LeanMD's numbering) in phase 1."""
+    import grid_replay
+
     with open(path, "w") as f:
         json.dump({"format": "vela-trace", "version": 1, "initial": instance,
                    "steps": [{"loads": instance["objects"]["load"]} for _ in range(steps)]}, f)
     ids = instance["objects"]["id"]
-    cells = sum(1 for k in ids if k < len(ids) // 15)
-    return f"{cells}-{max(ids)}=1"
+    return f"{grid_replay.cell_count(len(ids))}-{max(ids)}=1"
 
 
 def leanmd(a, folder):

@@ -69,6 +69,7 @@ enum class Kind : std::uint8_t {
   resume,
   finished,
   moves,  // asynchronous balancing: the objects to send away at their next step boundary
+  moved,  // asynchronous balancing: objects arriving, to go on here at once
   stop
 };
 
@@ -77,7 +78,7 @@ struct Msg {
   std::uint32_t object = 0;
   std::uint32_t step = 0;
   std::uint64_t bytes = 0;
-  std::vector<std::uint32_t> objects;  // Kind::object: the objects moving together
+  std::vector<std::uint32_t> objects;  // Kind::object, Kind::moved: the objects moving together
 };
 
 // What a control message (report, orders, done, resume) weighs on the network.
@@ -510,15 +511,14 @@ class Simulation {
         }
         break;
       case Kind::object:
-        if (async_pending_) {
-          arrive(p, m->objects);
-        } else {
-          for (std::uint32_t o : m->objects) present_[o] = 1;
-          pes_[p].arrivals += m->objects.size();
-        }
+        for (std::uint32_t o : m->objects) present_[o] = 1;
+        pes_[p].arrivals += m->objects.size();
         break;
       case Kind::moves:
         depart(p);
+        break;
+      case Kind::moved:
+        arrive(p, m->objects);
         break;
       case Kind::reduce_up:
         ++pes_[p].children_in;
@@ -662,7 +662,7 @@ class Simulation {
       present_[o] = 0;
       pe_of_[o] = static_cast<lb::PeId>(dest);
       Msg*& m = batches[dest];
-      if (m == nullptr) m = new Msg{Kind::object, 0, 0, 0, {}};
+      if (m == nullptr) m = new Msg{Kind::moved, 0, 0, 0, {}};
       m->objects.push_back(o);
       m->bytes += trace_.initial.objects[o].size;
     }
@@ -872,7 +872,7 @@ class Simulation {
   std::size_t hosts_used_ = 0;
   double reference_speed_ = 1.0;
   sg4::Mailbox* lb_ = nullptr;
-  sg4::Mailbox* measured_ = nullptr;  // asynchronous balancing's reports
+  sg4::Mailbox* measured_ = nullptr;  // asynchronous balancing's reports and arrival notices
   std::vector<sg4::Mailbox*> data_;
   std::vector<sg4::Mailbox*> control_;
 
