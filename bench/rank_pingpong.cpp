@@ -4,6 +4,8 @@
 //   mpirun -np 2 rank_pingpong_vela --vp 2 [--lb rotate] [reps [sizes]]
 //   mpirun -np 2 rank_pingpong_openmpi [reps [sizes]]
 // `sizes`: message sizes in bytes, comma-separated (default 8,1024,8192,65536,1048576).
+// Besides each size's one-way time and bandwidth, the floor within a process: rank 0's bare
+// memcpy of the same bytes between two buffers, back and forth.
 // With --lb rotate (Vela only), it also times MPI_Migrate when every rank moves to the other
 // process carrying a heap of 0, 64 KiB and 1 MiB.
 #include <mpi.h>
@@ -11,6 +13,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <vector>
 
 namespace {
@@ -32,6 +35,26 @@ double one_way_seconds(int me, std::vector<char>& buffer, int bytes, int reps) {
     }
     best = std::min(best, (MPI_Wtime() - start) / (2.0 * rounds));
   }
+  return best;
+}
+
+// The floor of a one-way message of `bytes` within a process: a bare memcpy of them between two
+// buffers of this rank, back and forth as the ping-pong does, best of `reps`.
+double memcpy_seconds(int bytes, int reps) {
+  const int rounds = std::max(10, 2000000 / std::max(bytes, 1000));
+  std::vector<char> a(static_cast<std::size_t>(std::max(bytes, 1)), 1);
+  std::vector<char> b(a.size(), 2);
+  double best = 1e30;
+  for (int r = 0; r < reps; ++r) {
+    const double start = MPI_Wtime();
+    for (int i = 0; i < rounds; ++i) {
+      std::memcpy(b.data(), a.data(), static_cast<std::size_t>(bytes));
+      std::memcpy(a.data(), b.data(), static_cast<std::size_t>(bytes));
+    }
+    best = std::min(best, (MPI_Wtime() - start) / (2.0 * rounds));
+  }
+  volatile char keep = a[0];  // the copies have an effect
+  static_cast<void>(keep);
   return best;
 }
 
@@ -75,10 +98,15 @@ int main(int argc, char** argv) {
   }
   const int largest = *std::max_element(sizes.begin(), sizes.end());
   std::vector<char> buffer(static_cast<std::size_t>(std::max(largest, 1)), 1);
-  if (me == 0) std::printf("| bytes | one-way µs | MB/s |\n|---:|---:|---:|\n");
+  if (me == 0) {
+    std::printf("| bytes | one-way µs | MB/s | memcpy µs |\n|---:|---:|---:|---:|\n");
+  }
   for (const int bytes : sizes) {
     const double s = one_way_seconds(me, buffer, bytes, reps);
-    if (me == 0) std::printf("| %d | %.2f | %.0f |\n", bytes, s * 1e6, bytes / s / 1e6);
+    if (me == 0) {
+      std::printf("| %d | %.2f | %.0f | %.2f |\n", bytes, s * 1e6, bytes / s / 1e6,
+                  memcpy_seconds(bytes, reps) * 1e6);
+    }
   }
 #if defined(VELA_MPI_MIGRATE_TIMING)
   // Every MPI_Migrate moves both ranks to the other process (--lb rotate): each carries its

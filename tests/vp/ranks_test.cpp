@@ -1177,6 +1177,48 @@ TEST(Ranks, LargeSendsMayReuseTheirBufferAtOnce) {
   }
 }
 
+// A large message to a rank on another PE of the process is copied by both PEs when the sender
+// waits with nothing else to run (docs/architecture.md, Ranks): chunks claimed by either side,
+// the send returning and the receive completing only once every byte is in. Ping-pong of sizes
+// that end mid-chunk, each round a pattern of its own, checked whole on both sides; the
+// senders took part at least once (the run's counter).
+TEST(Ranks, LargeMessagesBetweenPesAreCopiedByBothPesExactly) {
+  const std::size_t sizes[] = {128 * 1024, (1u << 20) + 13, 3 * (1u << 20) - 1};
+  constexpr int rounds = 40;
+  std::atomic<int> wrong{0};
+  run({2, 2}, [&] {
+    const int me = vp::rank(), other = 1 - me;
+    std::vector<std::uint8_t> buffer(3u << 20);
+    auto pattern = [](std::size_t i, int round, int from) {
+      return static_cast<std::uint8_t>((i * 131 + static_cast<std::size_t>(round) * 7 +
+                                        static_cast<std::size_t>(from) * 3 + i / 4096) &
+                                       0xff);
+    };
+    for (const std::size_t n : sizes) {
+      for (int round = 0; round < rounds; ++round) {
+        const bool sends_first = (round % 2 == 0) == (me == 0);
+        for (int leg = 0; leg < 2; ++leg) {
+          if ((leg == 0) == sends_first) {
+            for (std::size_t i = 0; i < n; ++i) buffer[i] = pattern(i, round, me);
+            vp::send(buffer.data(), n, vp::Type::bytes, other, round);
+            buffer[0] ^= 0xff;  // the send returned: its buffer is the program's again
+          } else {
+            vp::recv(buffer.data(), n, vp::Type::bytes, other, round);
+            for (std::size_t i = 0; i < n; ++i) {
+              if (buffer[i] != pattern(i, round, other)) {
+                wrong++;
+                break;
+              }
+            }
+          }
+        }
+      }
+    }
+  });
+  EXPECT_EQ(wrong.load(), 0);
+  EXPECT_GT(vp::last_run().shared_copies, 0u);
+}
+
 TEST(Ranks, AnExceptionInARankEndsTheRun) {
   const std::string e = error_of({4, 2}, [] {
     if (vp::rank() == 3) throw std::runtime_error("rank three failed");

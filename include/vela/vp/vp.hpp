@@ -259,6 +259,9 @@ struct RunInfo {
   std::uint64_t handoffs = 0;    // messages to a rank on the sender's PE, matched without a message
   // Messages a blocked rank took on its own stack, its PE having nothing else to run (no switch)
   std::uint64_t in_place = 0;
+  // Large messages to another PE of the process whose copy the sender's PE shared (it waited
+  // with nothing else to run and copied part of the bytes itself)
+  std::uint64_t shared_copies = 0;
   std::size_t stack_bytes_touched = 0;  // summed over ranks, pages written at least once
 };
 RunInfo last_run();

@@ -82,4 +82,16 @@ bool element_here(CollectionId collection, std::uint64_t linear) {
   return linear < table.slots.size() && table.slots[linear].element != nullptr;
 }
 
+bool element_in_process(CollectionId collection, std::uint64_t linear) {
+  PeState& pe = *this_pe();
+  const CollectionTable& table = pe.table(collection);
+  if (linear >= table.slots.size()) return false;
+  const Slot& slot = table.slots[linear];
+  if (slot.element != nullptr) return true;
+  RuntimeState& state = *pe.runtime;
+  const PeId to =
+      slot.location.pe >= 0 ? slot.location.pe : state.collection(collection).home[linear];
+  return static_cast<std::size_t>(to - state.layout.first_pe) < state.pe.size();
+}
+
 }  // namespace vela::rt::detail

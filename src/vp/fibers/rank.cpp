@@ -397,6 +397,11 @@ void RankElement::sent() {
   if (context_->state == RankState::blocked) run_on_pe(*context_);
 }
 
+void RankElement::help(LoanHold loan) {
+  if (loan.get() == nullptr) return;  // (only a default-made one, which no sender posts)
+  help_with_copy(world_->here[static_cast<std::size_t>(pe())], *loan.get());
+}
+
 void RankElement::resume_from_sync() {
   RankContext& rank = *context_;
   if (rank.state == RankState::at_sync) run_on_pe(rank);

@@ -224,8 +224,9 @@ struct World {
   struct alignas(64) PeLocal {
     std::deque<RankContext*> ready;
     std::uint64_t handoffs = 0;
-    std::uint64_t in_place = 0;  // messages blocked ranks took in place (wait_here)
-    PeCalls calls;               // collectives combined per PE (messaging/per_pe.cpp)
+    std::uint64_t in_place = 0;       // messages blocked ranks took in place (wait_here)
+    std::uint64_t shared_copies = 0;  // large copies the PE's senders took part in (help_copy)
+    PeCalls calls;                    // collectives combined per PE (messaging/per_pe.cpp)
   };
   std::vector<PeLocal> here;
 };
@@ -249,6 +250,9 @@ class RankElement : public rt::ElementBase {
   void wake();
   // The runtime is done with the bytes of a large send the rank waits on (SendLoan).
   void sent();
+  // The receiver of the rank's large send started copying it: the PE copies its share
+  // (copy_lent).
+  void help(LoanHold loan);
   void resume_from_sync() override;
   void pup(pup::Archive& ar) override;
 
@@ -324,8 +328,9 @@ SendLoan* post_message_lent(RankContext& rank, const void* buffer, std::size_t b
                             int dest, int tag, Route route, SendMode mode = {});
 // Inside the fiber: blocks until the loan's receiver has copied the bytes.
 void wait_loan(RankContext& rank, SendLoan* loan, int dest, int tag, bool collective);
-// The sending rank's hold on a loan let go (the last of it and the payload frees it).
-void let_go(SendLoan* loan) noexcept;
+// The sender's PE copies its share of a loan's published copy (copy_lent): chunks until none is
+// left. Counted in the PE's shared copies when it copied any.
+void help_with_copy(World::PeLocal& pe, SendLoan& loan);
 // A remote message arrived in order for `rank` (on its PE): the layer's handler runs on it.
 void run_remote(RankContext& rank, const Envelope& envelope, Payload& data);
 // Inside the fiber: a blocking receive.

@@ -73,6 +73,7 @@ void record(const World& world) {
   for (const World::PeLocal& pe : world.here) {
     last.handoffs += pe.handoffs;
     last.in_place += pe.in_place;
+    last.shared_copies += pe.shared_copies;
   }
   for (const RankContext* rank : world.contexts) {
     if (rank == nullptr) continue;

@@ -5,6 +5,10 @@
 // for the receiving program). Arrivals are put back in send order per sender and channel, then
 // matched against posted receives in MPI's order (the first posted receive that matches; else
 // kept, in arrival order, for a later receive or probe).
+#include <sched.h>
+
+#include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -190,7 +194,100 @@ SendLoan* new_loan(const RankContext& rank) {
   return loan;
 }
 
+inline void spin_pause() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
+// Claims chunks of the loan's published copy and copies them until none is left; adds what it
+// copied to `copied` (release: the bytes are in before the count says so) and returns it.
+std::size_t copy_chunks(SendLoan& loan, std::byte* to) {
+  const std::size_t chunks = (loan.size + share_chunk_bytes - 1) / share_chunk_bytes;
+  std::size_t mine = 0;
+  for (std::size_t c = loan.next.fetch_add(1, std::memory_order_relaxed); c < chunks;
+       c = loan.next.fetch_add(1, std::memory_order_relaxed)) {
+    const std::size_t at = c * share_chunk_bytes;
+    const std::size_t n = std::min(share_chunk_bytes, loan.size - at);
+    std::memcpy(to + at, loan.from + at, n);
+    mine += n;
+  }
+  if (mine != 0) loan.copied.fetch_add(mine, std::memory_order_release);
+  return mine;
+}
+
+// How long a sender with nothing else to run waits for its receiver to start the copy before it
+// gives its PE back (a message between PEs takes about a microsecond), and for the receiver to
+// finish after its own share.
+constexpr auto publish_wait = std::chrono::microseconds(5);
+constexpr auto finish_wait = std::chrono::milliseconds(1);
+
+// The sender's share of a large copy to another PE of this process (copy_lent), taken when its
+// PE has nothing else to run. True when the loan is done (the sender need not block).
+bool help_copy(RankContext& rank, SendLoan& loan) {
+  if (!loan.may_help || rank.world->here.empty()) return false;
+  World::PeLocal& pe = rank.world->here[static_cast<std::size_t>(rank.element->pe())];
+  if (!pe.ready.empty() || rt::detail::pe_has_waiting_messages()) return false;
+  const auto start = std::chrono::steady_clock::now();
+  std::byte* to = nullptr;
+  for (unsigned spins = 1; (to = loan.to.load(std::memory_order_acquire)) == nullptr; ++spins) {
+    if (loan.done.load()) return true;
+    if (spins % 64 == 0 && (std::chrono::steady_clock::now() - start > publish_wait ||
+                            rt::detail::pe_has_waiting_messages())) {
+      return false;
+    }
+    spin_pause();
+  }
+  if (copy_chunks(loan, to) != 0) ++pe.shared_copies;
+  // The receiver copies its last chunk, then lets go of the bytes.
+  const auto copied = std::chrono::steady_clock::now();
+  for (unsigned spins = 1; !loan.done.load(); ++spins) {
+    if (spins % 64 == 0 && std::chrono::steady_clock::now() - copied > finish_wait) return false;
+    spin_pause();
+  }
+  return true;
+}
+
 }  // namespace
+
+void help_with_copy(World::PeLocal& pe, SendLoan& loan) {
+  std::byte* to = loan.to.load(std::memory_order_acquire);
+  if (to != nullptr && copy_chunks(loan, to) != 0) ++pe.shared_copies;
+}
+
+void copy_lent(SendLoan& loan, std::byte* to, const std::byte* from, std::size_t size) {
+  if (!loan.may_help || size < 2 * share_chunk_bytes) {
+    if (size != 0) std::memcpy(to, from, size);
+    return;
+  }
+  loan.from = from;
+  loan.size = size;
+  loan.to.store(to, std::memory_order_release);
+  // A sender that blocked (its PE idle, or busy with other ranks) is asked to help; one still
+  // spinning in help_copy sees `to` itself.
+  if (loan.waiting.load() && rt::detail::this_pe() != nullptr) {
+    loan.holders.fetch_add(1, std::memory_order_relaxed);
+    LoanHold hold(&loan);
+    try {
+      rt::detail::send_entry<&RankElement::help>(
+          loan.world->ranks.id(), static_cast<std::uint64_t>(loan.rank), 0, std::move(hold));
+    } catch (...) {
+      // The run is stopping: the receiver copies it all.
+    }
+  }
+  copy_chunks(loan, to);
+  // The sender's PE may still be copying its last chunk (yielding the core after a while: the
+  // sender's thread may have been preempted).
+  for (unsigned spins = 0; loan.copied.load(std::memory_order_acquire) != size; ++spins) {
+    if (spins < 4096) {
+      spin_pause();
+    } else {
+      sched_yield();
+    }
+  }
+}
 
 SendLoan* post_message_lent(RankContext& rank, const void* buffer, std::size_t bytes, Type type,
                             int dest, int tag, Route route, SendMode mode) {
@@ -235,6 +332,7 @@ SendLoan* post_message_lent(RankContext& rank, const void* buffer, std::size_t b
   // A large message is read where it lies: the receiver copies it once (received straight into
   // its buffer from another process of this machine), and this rank waits until that is done.
   SendLoan* loan = new_loan(rank);
+  loan->may_help = !mode.held && rt::detail::element_in_process(world.ranks.id(), to);
   try {
     rt::detail::send_entry<&RankElement::deliver>(
         world.ranks.id(), to, 0, e, Payload::borrowed(buffer, bytes, loan, mode.held));
@@ -246,6 +344,7 @@ SendLoan* post_message_lent(RankContext& rank, const void* buffer, std::size_t b
 }
 
 void wait_loan(RankContext& rank, SendLoan* loan, int dest, int tag, bool collective) {
+  if (help_copy(rank, *loan)) return;
   // release() stores done before it reads waiting: one of the two sees the other.
   loan->waiting.store(true);
   while (!loan->done.load()) block(rank, dest, tag, collective, "send");

@@ -25,16 +25,67 @@ struct World;
 // A send whose bytes the runtime reads in the sender's buffer: done once no message holds them
 // any more (copied, or received into their destination). The sending rank waits for it; the
 // last of the rank and the payload to let go frees it.
+//
+// The copy may be shared with the sender's PE (docs/architecture.md, Ranks, "Large messages
+// copied by both PEs"): the receiver publishes where the bytes go (`to`, after `from` and
+// `size`), then it and a sender waiting on another PE of the process claim chunks of
+// share_chunk_bytes (`next`) until none is left; each adds what it copied to `copied`, and the
+// receiver lets go of the bytes once `copied` is the whole size.
 struct SendLoan {
   World* world = nullptr;
   int rank = 0;                      // the sender, woken when it waits
   std::atomic<int> holders{2};       // the sending rank and the payload
   std::atomic<bool> done{false};     // the payload let go of the bytes
   std::atomic<bool> waiting{false};  // the rank is suspended until done
+  bool may_help = false;             // the receiver is on another PE of this process (sender's)
+  std::atomic<std::byte*> to{nullptr};
+  const std::byte* from = nullptr;
+  std::size_t size = 0;
+  std::atomic<std::size_t> next{0};    // chunks claimed
+  std::atomic<std::size_t> copied{0};  // bytes copied
 };
+
+// Chunks of a shared copy: large enough that claiming one (an atomic add) costs nothing beside
+// copying it, small enough that the two PEs finish within a chunk of each other.
+constexpr std::size_t share_chunk_bytes = 64 * 1024;
 
 // The payload lets go of the loan's bytes: done, and the waiting rank woken.
 void release(SendLoan* loan) noexcept;
+// A hold on a loan let go (the last holder frees it).
+void let_go(SendLoan* loan) noexcept;
+
+// A hold on a loan that travels in a message to the sending rank (RankElement::help): let go
+// when the message is done with, run or dropped. Within the process only (an address).
+class LoanHold {
+ public:
+  LoanHold() = default;
+  explicit LoanHold(SendLoan* loan) noexcept : loan_(loan) {}
+  LoanHold(LoanHold&& other) noexcept : loan_(other.loan_) { other.loan_ = nullptr; }
+  LoanHold& operator=(LoanHold&& other) noexcept {
+    std::swap(loan_, other.loan_);
+    return *this;
+  }
+  LoanHold(const LoanHold&) = delete;
+  LoanHold& operator=(const LoanHold&) = delete;
+  ~LoanHold() {
+    if (loan_ != nullptr) let_go(loan_);
+  }
+  SendLoan* get() const { return loan_; }
+  // Sized as the address it is (the communication graph counts the message); never packed.
+  void pup(pup::Archive& ar) {
+    if (!ar.sizing()) {
+      ar.fail("a shared copy's help message is for a PE of the sender's process", ar.offset());
+    }
+    std::uint64_t address = 0;
+    ar | address;
+  }
+
+ private:
+  SendLoan* loan_ = nullptr;
+};
+// The receiver's copy of a loan's `size` bytes from `from` to `to`, shared with the sender's PE
+// when it waits for it; returns once every byte is in.
+void copy_lent(SendLoan& loan, std::byte* to, const std::byte* from, std::size_t size);
 
 class Payload {
  public:
@@ -96,8 +147,12 @@ class Payload {
       const Lent lent = u_.lent;
       hold_ = Hold::none;
       make_room(size_);
-      if (size_ != 0) std::memcpy(room(), lent.data, size_);
-      if (lent.loan != nullptr) release(lent.loan);
+      if (lent.loan != nullptr) {
+        copy_lent(*lent.loan, room(), lent.data, size_);
+        release(lent.loan);
+      } else if (size_ != 0) {
+        std::memcpy(room(), lent.data, size_);
+      }
     }
   }
 
@@ -106,6 +161,8 @@ class Payload {
   void copy_to(void* to) {
     if (hold_ == Hold::incoming) {
       u_.incoming.receive_into(static_cast<std::byte*>(to));
+    } else if (hold_ == Hold::borrowed && u_.lent.loan != nullptr) {
+      copy_lent(*u_.lent.loan, static_cast<std::byte*>(to), u_.lent.data, size_);
     } else if (size_ != 0) {
       std::memcpy(to, data(), size_);
     }

@@ -95,5 +95,8 @@ void run_layer_message(std::span<const std::byte> payload);
 PeId pe_id();
 std::uint64_t elements_here(CollectionId collection);
 bool element_here(CollectionId collection, std::uint64_t linear);
+// Whether element `linear` of `collection` lives on a PE of this process, as far as this PE
+// knows (where it last heard of it; a move under way may make it wrong, never unsafe to ask).
+bool element_in_process(CollectionId collection, std::uint64_t linear);
 
 }  // namespace vela::rt::detail
