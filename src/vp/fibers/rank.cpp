@@ -397,9 +397,11 @@ void RankElement::sent() {
   if (context_->state == RankState::blocked) run_on_pe(*context_);
 }
 
-void RankElement::help(LoanHold loan) {
-  if (loan.get() == nullptr) return;  // (only a default-made one, which no sender posts)
-  help_with_copy(world_->here[static_cast<std::size_t>(pe())], *loan.get());
+void RankElement::help() {
+  // The rank's wait may have ended (the receiver copied everything), its next one begun: a loan
+  // it waits on is valid here either way, and its copy published or not.
+  if (context_->waiting_loan == nullptr) return;
+  help_with_copy(world_->here[static_cast<std::size_t>(pe())], *context_->waiting_loan);
 }
 
 void RankElement::resume_from_sync() {

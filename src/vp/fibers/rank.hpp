@@ -144,6 +144,9 @@ struct RankContext {
   int waiting_source = any_source;
   int waiting_tag = any_tag;
   bool waiting_collective = false;  // for a collective's message (its source and tag are internal)
+  // The large send the rank waits on in wait_loan (RankElement::help finds it here); null
+  // otherwise, so never carried by a move.
+  SendLoan* waiting_loan = nullptr;
 
   boost::context::fiber fiber;   // the rank's, while it is suspended
   boost::context::fiber caller;  // inside the fiber: the PE's scheduler that resumed it
@@ -251,8 +254,8 @@ class RankElement : public rt::ElementBase {
   // The runtime is done with the bytes of a large send the rank waits on (SendLoan).
   void sent();
   // The receiver of the rank's large send started copying it: the PE copies its share
-  // (copy_lent).
-  void help(LoanHold loan);
+  // (copy_lent) if the rank still waits on it.
+  void help();
   void resume_from_sync() override;
   void pup(pup::Archive& ar) override;
 
@@ -328,6 +331,8 @@ SendLoan* post_message_lent(RankContext& rank, const void* buffer, std::size_t b
                             int dest, int tag, Route route, SendMode mode = {});
 // Inside the fiber: blocks until the loan's receiver has copied the bytes.
 void wait_loan(RankContext& rank, SendLoan* loan, int dest, int tag, bool collective);
+// The sending rank's hold on a loan let go (the last of it and the payload frees it).
+void let_go(SendLoan* loan) noexcept;
 // The sender's PE copies its share of a loan's published copy (copy_lent): chunks until none is
 // left. Counted in the PE's shared copies when it copied any.
 void help_with_copy(World::PeLocal& pe, SendLoan& loan);

@@ -268,11 +268,9 @@ void copy_lent(SendLoan& loan, std::byte* to, const std::byte* from, std::size_t
   // A sender that blocked (its PE idle, or busy with other ranks) is asked to help; one still
   // spinning in help_copy sees `to` itself.
   if (loan.waiting.load() && rt::detail::this_pe() != nullptr) {
-    loan.holders.fetch_add(1, std::memory_order_relaxed);
-    LoanHold hold(&loan);
     try {
-      rt::detail::send_entry<&RankElement::help>(
-          loan.world->ranks.id(), static_cast<std::uint64_t>(loan.rank), 0, std::move(hold));
+      rt::detail::send_entry<&RankElement::help>(loan.world->ranks.id(),
+                                                 static_cast<std::uint64_t>(loan.rank), 0);
     } catch (...) {
       // The run is stopping: the receiver copies it all.
     }
@@ -345,6 +343,11 @@ SendLoan* post_message_lent(RankContext& rank, const void* buffer, std::size_t b
 
 void wait_loan(RankContext& rank, SendLoan* loan, int dest, int tag, bool collective) {
   if (help_copy(rank, *loan)) return;
+  struct Waiting {  // what RankElement::help looks at, cleared however the wait ends
+    RankContext& rank;
+    ~Waiting() { rank.waiting_loan = nullptr; }
+  } waiting{rank};
+  rank.waiting_loan = loan;
   // release() stores done before it reads waiting: one of the two sees the other.
   loan->waiting.store(true);
   while (!loan->done.load()) block(rank, dest, tag, collective, "send");

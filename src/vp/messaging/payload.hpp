@@ -51,38 +51,6 @@ constexpr std::size_t share_chunk_bytes = 64 * 1024;
 
 // The payload lets go of the loan's bytes: done, and the waiting rank woken.
 void release(SendLoan* loan) noexcept;
-// A hold on a loan let go (the last holder frees it).
-void let_go(SendLoan* loan) noexcept;
-
-// A hold on a loan that travels in a message to the sending rank (RankElement::help): let go
-// when the message is done with, run or dropped. Within the process only (an address).
-class LoanHold {
- public:
-  LoanHold() = default;
-  explicit LoanHold(SendLoan* loan) noexcept : loan_(loan) {}
-  LoanHold(LoanHold&& other) noexcept : loan_(other.loan_) { other.loan_ = nullptr; }
-  LoanHold& operator=(LoanHold&& other) noexcept {
-    std::swap(loan_, other.loan_);
-    return *this;
-  }
-  LoanHold(const LoanHold&) = delete;
-  LoanHold& operator=(const LoanHold&) = delete;
-  ~LoanHold() {
-    if (loan_ != nullptr) let_go(loan_);
-  }
-  SendLoan* get() const { return loan_; }
-  // Sized as the address it is (the communication graph counts the message); never packed.
-  void pup(pup::Archive& ar) {
-    if (!ar.sizing()) {
-      ar.fail("a shared copy's help message is for a PE of the sender's process", ar.offset());
-    }
-    std::uint64_t address = 0;
-    ar | address;
-  }
-
- private:
-  SendLoan* loan_ = nullptr;
-};
 // The receiver's copy of a loan's `size` bytes from `from` to `to`, shared with the sender's PE
 // when it waits for it; returns once every byte is in.
 void copy_lent(SendLoan& loan, std::byte* to, const std::byte* from, std::size_t size);
