@@ -56,7 +56,9 @@ else
   die "--osu $osu: no mpi/collective/osu_coll.c (OMB 5) nor c/mpi/collective/ with c/util/ (OMB 6) there"
 fi
 [[ -x $vela_bin/vela-mpicc ]] || die "--vela-bin $vela_bin: no executable vela-mpicc there"
+vela_bin=$(cd "$vela_bin" && pwd)  # the builds run in the work directory
 [[ -z $ampi || -x $ampi/bin/ampicc ]] || die "--ampi $ampi: no executable bin/ampicc there (a Charm++ tree built with AMPI)"
+[[ -z $ampi ]] || ampi=$(cd "$ampi" && pwd)
 command -v mpicc > /dev/null || die "mpicc: not found (Open MPI's)"
 for t in "${tests[@]}"; do [[ -f $coll/osu_$t.c ]] || die "$t: no $coll/osu_$t.c"; done
 work=${work:-$(mktemp -d "${TMPDIR:-/tmp}/vela-osu-coll.XXXXXX")}
