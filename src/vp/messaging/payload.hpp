@@ -55,6 +55,13 @@ void release(SendLoan* loan) noexcept;
 // when it waits for it; returns once every byte is in.
 void copy_lent(SendLoan& loan, std::byte* to, const std::byte* from, std::size_t size);
 
+// A payload's heap block of `size` bytes, and its release from any thread (blocks.cpp: up to
+// pooled_bytes from the PE's pool, so that PEs exchanging small messages do not contend for the
+// C library's locks).
+constexpr std::size_t pooled_bytes = 4096;
+std::byte* payload_block(std::size_t size);
+void free_payload_block(std::byte* block) noexcept;
+
 class Payload {
  public:
   static constexpr std::size_t inline_bytes = 32;
@@ -198,7 +205,7 @@ class Payload {
   void make_room(std::size_t size) {
     size_ = size;
     if (size > inline_bytes) {
-      u_.heap = new std::byte[size];
+      u_.heap = payload_block(size);
       hold_ = Hold::heap;
     }
   }
@@ -216,7 +223,7 @@ class Payload {
   [[gnu::noinline]] void let_go() noexcept {
     switch (hold_) {
       case Hold::heap:
-        delete[] u_.heap;
+        free_payload_block(u_.heap);
         break;
       case Hold::borrowed:
         if (u_.lent.loan != nullptr) release(u_.lent.loan);
