@@ -107,6 +107,7 @@ struct ThisThread {
     if (pool == nullptr) return;
     const std::lock_guard lock(pools_lock);
     idle_pools.push_back(pool);
+    pool = nullptr;  // a block this thread frees from now on goes back as another thread's would
   }
 };
 thread_local ThisThread this_thread;
