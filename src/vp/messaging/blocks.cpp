@@ -6,9 +6,11 @@
 // such messages contend for both locks: an 8-rank alltoall of 128-512 B took twice as long as
 // of 64 B, most of it in futex calls (docs/results/mpi-layer.md). So blocks up to
 // pooled_bytes come from per-thread pools instead, by size class (powers of two from 64 bytes):
-// the owning thread takes and gives back blocks on its own lists without synchronization, and
-// any other thread hands a block back through a lock-free list per class that the owner takes
-// whole when its own runs dry (the runtime's message pool does the same, core/message.hpp).
+// a thread takes blocks from its own lists and gives back there what it frees, its own blocks
+// and up to local_cap of other pools' per class, without synchronization; beyond that (and from
+// threads without a pool) a block goes back to its own pool through a lock-free list per class
+// that the owner takes whole when its lists run dry (as the runtime's message pool does,
+// core/message.hpp).
 // Larger blocks, and blocks allocated outside a pool's thread, are plain heap blocks.
 //
 // Every block has a 16-byte header before it: its pool (null: the heap) and its class. Pools
@@ -36,6 +38,7 @@ constexpr std::size_t header_bytes = 16;
 constexpr std::size_t smallest_class = 64;
 constexpr int classes = 7;  // 64 B .. 4 KiB
 constexpr std::size_t slab_blocks = 16;
+constexpr std::size_t local_cap = 64;  // another pool's blocks a pool keeps, per class
 
 struct Header {
   struct Pool* pool;
@@ -60,20 +63,27 @@ std::size_t room_of(int size_class) {
 
 struct Pool {
   Free* free[classes] = {};
+  std::size_t count[classes] = {};  // blocks on free[c]
   std::vector<std::unique_ptr<std::byte[]>> slabs;
   alignas(64) std::atomic<Free*> returned[classes] = {};
 
   std::byte* take(int c) {
-    if (free[c] == nullptr) free[c] = returned[c].exchange(nullptr, std::memory_order_acquire);
+    if (free[c] == nullptr) adopt_returned(c);
     if (free[c] == nullptr) refill(c);
     Free* f = free[c];
     free[c] = f->next;
+    --count[c];
     return reinterpret_cast<std::byte*>(f);
   }
   void give_back_local(std::byte* block, int c) {
     auto* f = reinterpret_cast<Free*>(block);
     f->next = free[c];
     free[c] = f;
+    ++count[c];
+  }
+  void adopt_returned(int c) {
+    free[c] = returned[c].exchange(nullptr, std::memory_order_acquire);
+    for (const Free* f = free[c]; f != nullptr; f = f->next) ++count[c];
   }
   void give_back_remote(std::byte* block, int c) {
     auto* f = reinterpret_cast<Free*>(block);
@@ -148,9 +158,14 @@ void free_payload_block(std::byte* block) noexcept {
     ::operator delete(block - header_bytes);
     return;
   }
+  // Kept by the freeing thread's pool, as glibc's per-thread cache keeps another thread's chunk
+  // (two PEs exchanging messages then reuse each other's blocks without touching a shared
+  // line), up to local_cap blocks of the class; beyond, and from a thread without a pool, back
+  // to the block's own pool, so that one-way traffic does not pile blocks up on the receiver.
   const int c = static_cast<int>(h.size_class);
-  if (h.pool == this_thread.pool) {
-    h.pool->give_back_local(block, c);
+  Pool* here = this_thread.pool;
+  if (here != nullptr && (h.pool == here || here->count[c] < local_cap)) {
+    here->give_back_local(block, c);
   } else {
     h.pool->give_back_remote(block, c);
   }

@@ -77,8 +77,9 @@ TEST(PayloadBlocks, BlocksFreedOnAnotherPeComeBackToTheirPool) {
   EXPECT_EQ(wrong.load(), 0);
   const std::set<std::uintptr_t> seen(pooled.begin(), pooled.end());
   EXPECT_EQ(pooled.size(), 8u * rounds);
-  // 8 pooled sizes in 7 classes, at most a few slabs of 16 each: far fewer than 8 x 2000.
-  EXPECT_LE(seen.size(), 8u * 64u) << "pooled blocks freed on the other PE were not reused";
+  // 8 pooled sizes in 7 classes: per class the blocks PE 1 keeps (at most 64) and a few slabs
+  // of 16 cycling back to PE 0, far fewer than the 8 x 2000 made.
+  EXPECT_LE(seen.size(), 7u * 200u) << "pooled blocks freed on the other PE were not reused";
 }
 
 TEST(PayloadBlocks, BlocksOffThePesComeFromTheHeap) {
