@@ -21,6 +21,7 @@
 #include <sched.h>
 #include <unistd.h>
 
+#include "support/ranks.hpp"
 #include "vela/lb/io/io.hpp"
 #include "vela/rt/runtime.hpp"
 #include "vela/vp/vp.hpp"
@@ -29,29 +30,8 @@ namespace {
 
 namespace vp = vela::vp;
 
-struct Layout {
-  Layout(int r, int p, std::string balancer = "", std::string placement = "block")
-      : ranks(r), pes(p), lb(std::move(balancer)), map(std::move(placement)) {}
-  int ranks;
-  int pes;
-  std::string lb;
-  std::string map;
-};
-
-// Runs `body` on the layout's ranks; `stats` (when given) receives the runtime's statistics.
-int run(const Layout& s, const std::function<void()>& body, vela::rt::RunStats* stats = nullptr) {
-  vela::rt::Options options;
-  options.pes = s.pes;
-  options.pin = false;
-  options.lb = s.lb;
-  vela::rt::Runtime runtime(options);
-  vp::Options v;
-  v.ranks = s.ranks;
-  v.map = s.map;
-  const int code = vp::run(runtime, v, body);
-  if (stats != nullptr) *stats = runtime.stats();
-  return code;
-}
+using vela::testing::Layout;
+using vela::testing::run;
 
 std::string error_of(const Layout& s, const std::function<void()>& body) {
   try {

@@ -231,8 +231,7 @@ bool help_copy(RankContext& rank, SendLoan& loan) {
   World::PeLocal& pe = rank.world->here[static_cast<std::size_t>(rank.element->pe())];
   if (!pe.ready.empty() || rt::detail::pe_has_waiting_messages()) return false;
   const auto start = std::chrono::steady_clock::now();
-  std::byte* to = nullptr;
-  for (unsigned spins = 1; (to = loan.to.load(std::memory_order_acquire)) == nullptr; ++spins) {
+  for (unsigned spins = 1; loan.to.load(std::memory_order_relaxed) == nullptr; ++spins) {
     if (loan.done.load()) return true;
     if (spins % 64 == 0 && (std::chrono::steady_clock::now() - start > publish_wait ||
                             rt::detail::pe_has_waiting_messages())) {
@@ -240,7 +239,7 @@ bool help_copy(RankContext& rank, SendLoan& loan) {
     }
     spin_pause();
   }
-  if (copy_chunks(loan, to) != 0) ++pe.shared_copies;
+  help_with_copy(pe, loan);
   // The receiver copies its last chunk, then lets go of the bytes.
   const auto copied = std::chrono::steady_clock::now();
   for (unsigned spins = 1; !loan.done.load(); ++spins) {

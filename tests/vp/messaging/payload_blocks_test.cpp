@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "messaging/payload.hpp"
-#include "vela/rt/runtime.hpp"
+#include "support/ranks.hpp"
 #include "vela/vp/vp.hpp"
 
 namespace {
@@ -19,16 +19,6 @@ namespace vp = vela::vp;
 using vela::vp::detail::free_payload_block;
 using vela::vp::detail::payload_block;
 using vela::vp::detail::pooled_bytes;
-
-int run_on_two_pes(const std::function<void()>& body) {
-  vela::rt::Options options;
-  options.pes = 2;
-  options.pin = false;
-  vela::rt::Runtime runtime(options);
-  vp::Options v;
-  v.ranks = 2;
-  return vp::run(runtime, v, body);
-}
 
 std::uint8_t pattern(std::size_t i, std::size_t size) {
   return static_cast<std::uint8_t>((i * 37 + size) & 0xff);
@@ -44,35 +34,36 @@ TEST(PayloadBlocks, BlocksFreedOnAnotherPeComeBackToTheirPool) {
   std::atomic<int> wrong{0};
   std::vector<std::uintptr_t> pooled;  // every pooled block's address (reserved: no allocation in
   pooled.reserve(std::size(sizes) * rounds);  // the ranks)
-  ASSERT_EQ(run_on_two_pes([&] {
-              for (int round = 0; round < rounds; ++round) {
-                std::uint64_t blocks[std::size(sizes)] = {};
-                if (vp::rank() == 0) {
-                  for (std::size_t k = 0; k < std::size(sizes); ++k) {
-                    std::byte* b = payload_block(sizes[k]);
-                    if (reinterpret_cast<std::uintptr_t>(b) % 16 != 0) wrong++;
-                    for (std::size_t i = 0; i < sizes[k]; ++i)
-                      b[i] = static_cast<std::byte>(pattern(i, sizes[k]));
-                    blocks[k] = reinterpret_cast<std::uintptr_t>(b);
-                    if (sizes[k] <= pooled_bytes) pooled.push_back(blocks[k]);
-                  }
-                  vp::send(blocks, std::size(blocks), vp::Type::u64, 1, round);
-                } else {
-                  vp::recv(blocks, std::size(blocks), vp::Type::u64, 0, round);
-                  for (std::size_t k = 0; k < std::size(sizes); ++k) {
-                    auto* b = reinterpret_cast<std::byte*>(blocks[k]);
-                    for (std::size_t i = 0; i < sizes[k]; ++i) {
-                      if (b[i] != static_cast<std::byte>(pattern(i, sizes[k]))) {
-                        wrong++;
-                        break;
-                      }
-                    }
-                    free_payload_block(b);
-                  }
-                }
-                vp::barrier();
-              }
-            }),
+  ASSERT_EQ(vela::testing::run({2, 2},
+                               [&] {
+                                 for (int round = 0; round < rounds; ++round) {
+                                   std::uint64_t blocks[std::size(sizes)] = {};
+                                   if (vp::rank() == 0) {
+                                     for (std::size_t k = 0; k < std::size(sizes); ++k) {
+                                       std::byte* b = payload_block(sizes[k]);
+                                       if (reinterpret_cast<std::uintptr_t>(b) % 16 != 0) wrong++;
+                                       for (std::size_t i = 0; i < sizes[k]; ++i)
+                                         b[i] = static_cast<std::byte>(pattern(i, sizes[k]));
+                                       blocks[k] = reinterpret_cast<std::uintptr_t>(b);
+                                       if (sizes[k] <= pooled_bytes) pooled.push_back(blocks[k]);
+                                     }
+                                     vp::send(blocks, std::size(blocks), vp::Type::u64, 1, round);
+                                   } else {
+                                     vp::recv(blocks, std::size(blocks), vp::Type::u64, 0, round);
+                                     for (std::size_t k = 0; k < std::size(sizes); ++k) {
+                                       auto* b = reinterpret_cast<std::byte*>(blocks[k]);
+                                       for (std::size_t i = 0; i < sizes[k]; ++i) {
+                                         if (b[i] != static_cast<std::byte>(pattern(i, sizes[k]))) {
+                                           wrong++;
+                                           break;
+                                         }
+                                       }
+                                       free_payload_block(b);
+                                     }
+                                   }
+                                   vp::barrier();
+                                 }
+                               }),
             0);
   EXPECT_EQ(wrong.load(), 0);
   const std::set<std::uintptr_t> seen(pooled.begin(), pooled.end());
