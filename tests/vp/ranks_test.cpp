@@ -562,6 +562,25 @@ TEST(Ranks, ManyHandOffsInARowLeaveTheSchedulerItsTurn) {
   EXPECT_GT(yields_during_pair.load(), 10);
 }
 
+TEST(Ranks, RanksACollectiveMakesReadyResumeInOnePass) {
+  // 3,000 ranks on one PE meet in barriers and allreduces: the ranks each result makes ready
+  // resume one after the other inside the entry that took it, the scheduler getting a turn
+  // every 64 of them at most when messages wait there, else every 1,024 — not a wake message
+  // for every rank past the 64th.
+  constexpr int ranks = 3000;
+  constexpr int rounds = 4;
+  std::atomic<int> wrong{0};
+  run({ranks, 1}, [&] {
+    for (int r = 0; r < rounds; ++r) {
+      vp::barrier();
+      if (vp::allreduce(r + 1, vp::Op::sum) != (r + 1) * vp::size()) ++wrong;
+    }
+  });
+  EXPECT_EQ(wrong.load(), 0);
+  const std::uint64_t resumes = std::uint64_t{ranks} * rounds * 2;
+  EXPECT_LE(vp::last_run().ready_passes, resumes / 64);
+}
+
 TEST(Ranks, CollectivesGiveMpisAnswers) {
   std::atomic<int> ok{0};
   for (int pes : {1, 2}) {
@@ -1166,7 +1185,7 @@ TEST(Ranks, LargeMessagesBetweenPesAreCopiedByBothPesExactly) {
   const std::size_t sizes[] = {128 * 1024, (1u << 20) + 13, 3 * (1u << 20) - 1};
   constexpr int rounds = 40;
   std::atomic<int> wrong{0};
-  run({2, 2}, [&] {
+  const auto ping_pong = [&] {
     const int me = vp::rank(), other = 1 - me;
     std::vector<std::uint8_t> buffer(3u << 20);
     auto pattern = [](std::size_t i, int round, int from) {
@@ -1194,9 +1213,17 @@ TEST(Ranks, LargeMessagesBetweenPesAreCopiedByBothPesExactly) {
         }
       }
     }
-  });
-  EXPECT_EQ(wrong.load(), 0);
-  EXPECT_GT(vp::last_run().shared_copies, 0u);
+  };
+  // Whether a sender's PE takes part depends on timing (it must be free when the receiver
+  // publishes the copy), and on a loaded machine one run may see none: up to three runs, each
+  // checked byte by byte.
+  std::uint64_t shared = 0;
+  for (int attempt = 0; attempt < 3 && shared == 0; ++attempt) {
+    run({2, 2}, ping_pong);
+    EXPECT_EQ(wrong.load(), 0);
+    shared = vp::last_run().shared_copies;
+  }
+  EXPECT_GT(shared, 0u);
 }
 
 TEST(Ranks, AnExceptionInARankEndsTheRun) {

@@ -262,6 +262,9 @@ struct RunInfo {
   // Large messages to another PE of the process whose copy the sender's PE shared (it waited
   // with nothing else to run and copied part of the bytes itself)
   std::uint64_t shared_copies = 0;
+  // Times a PE gave its scheduler a turn in the middle of resuming ranks made ready (64 in a row
+  // while messages waited, or 1,024), the rest following through one wake message
+  std::uint64_t ready_passes = 0;
   std::size_t stack_bytes_touched = 0;  // summed over ranks, pages written at least once
 };
 RunInfo last_run();

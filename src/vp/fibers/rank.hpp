@@ -229,14 +229,18 @@ struct World {
     std::uint64_t handoffs = 0;
     std::uint64_t in_place = 0;       // messages blocked ranks took in place (wait_here)
     std::uint64_t shared_copies = 0;  // large copies the PE's senders took part in (help_copy)
+    std::uint64_t ready_passes = 0;   // wake messages that carried on with the ready ranks
     PeCalls calls;                    // collectives combined per PE (messaging/per_pe.cpp)
   };
   std::vector<PeLocal> here;
 };
 
-// Same-PE hand-offs in a row before the PE goes back to its scheduler (the rest get a wake
-// message), so that two ranks exchanging messages cannot starve the PE's other work.
+// Same-PE hand-offs in a row (run_on_pe) before the PE goes back to its scheduler when messages
+// wait there, and before it goes back in any case (its other work: what other processes sent,
+// timers, a stop), so that ranks exchanging messages cannot starve it; the ranks still ready
+// follow through one wake message.
 inline constexpr int max_handoffs = 64;
+inline constexpr int max_handoffs_unchecked = 1024;
 
 // The element of the ranks' collection: its entry methods run on the PE and resume the fiber.
 class RankElement : public rt::ElementBase {

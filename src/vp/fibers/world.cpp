@@ -74,6 +74,7 @@ void record(const World& world) {
     last.handoffs += pe.handoffs;
     last.in_place += pe.in_place;
     last.shared_copies += pe.shared_copies;
+    last.ready_passes += pe.ready_passes;
   }
   for (const RankContext* rank : world.contexts) {
     if (rank == nullptr) continue;
