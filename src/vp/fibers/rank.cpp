@@ -269,27 +269,6 @@ void resume(RankContext& rank) {
   }
 }
 
-// How much of a suspended rank's stack, from its saved stack pointer up, is prefetched before it
-// resumes: the registers the switch restores and the frames of the call it blocked in, which it
-// returns through (an MPI call's chain down to suspend()). A prefetch past the stack's end
-// never faults.
-constexpr std::size_t resume_stack_bytes = 2048;
-constexpr std::size_t cache_line = 64;
-
-// Starts loading the lines that resuming `rank` stalls on first — the start of its context, the
-// element that carries it and the top of its stack — while the rank before it runs. With
-// thousands of ranks per PE, every one of them is far out of the caches by its turn, and a
-// rank's switch then costs a memory access per line in a row; prefetched, they overlap.
-void prefetch_for_resume(const RankContext& rank) {
-  const auto* context = reinterpret_cast<const char*>(&rank);
-  for (std::size_t at = 0; at < std::min(sizeof(RankContext), std::size_t{512}); at += cache_line)
-    __builtin_prefetch(context + at);
-  __builtin_prefetch(rank.element);
-  const auto* top = reinterpret_cast<const char*>(fiber_handle(rank.fiber));
-  if (top == nullptr) return;
-  for (std::size_t at = 0; at < resume_stack_bytes; at += cache_line) __builtin_prefetch(top + at);
-}
-
 void run_on_pe(RankContext& rank) {
   resume(rank);
   World& world = *rank.world;
@@ -312,7 +291,6 @@ void run_on_pe(RankContext& rank) {
       return;
     }
     ready.pop_front();
-    if (!ready.empty()) prefetch_for_resume(*ready.front());
     rt::detail::continue_as(*next->element, "deliver");
     resume(*next);
   }
