@@ -5,8 +5,8 @@ system's compiler wrapper and run alternately, ROUNDS rounds of every (program, 
 - pingpong:     bench/rank_pingpong.cpp, 2 ranks; one-way latency of 8 B and 1 MiB (µs);
 - stencil:      apps/jacobi2d/ranks.c (-DJACOBI2D_STANDALONE), 8 ranks, a heavy square in the
                 middle and MPI_Migrate every 10 steps; no balancing and greedy balancing (Vela
-                --lb greedy, AMPI +balancer GreedyLB; Open MPI cannot balance); its own time
-                and checksum;
+                --lb greedy, AMPI +balancer GreedyLB; Open MPI cannot balance); its own time,
+                peak resident set and checksum;
 - many-ranks:   bench/ampi/many_ranks.c, 10^4 ranks (--many N) on Vela and AMPI (10^4 Open MPI
                 processes would not fit): barrier + allreduce inside the program (ms), the
                 run's seconds; the ranks share the program's globals (Vela --vp-privatize
@@ -14,9 +14,11 @@ system's compiler wrapper and run alternately, ROUNDS rounds of every (program, 
 - many-ranks private: the same, each rank with globals of its own (Vela's default, AMPI
                 -pieglobals);
 - brams:        the BRAMS proxy's plain-MPI source (apps/brams/model.cpp, -DBRAMS_STANDALONE),
-                32 ranks, without and with greedy balancing; its own time and checksum;
+                32 ranks, without and with greedy balancing; its own time, peak resident set
+                and checksum;
 - lulesh:       LULESH 2.0 (lulesh=DIR: its sources), `-s 15 -i 100`, 8 ranks; the run's
-                seconds and minor page faults, its final origin energy compared;
+                seconds, minor page faults and peak resident set, its final origin energy
+                compared;
 - hpcg:         HPCG 3.x (hpcg=DIR: the top of its tree), `--nx=16 --ny=16 --nz=16 --rt=1`, 8
                 ranks; its GFLOP/s rating, which it prints only when its own validation passed.
 
@@ -26,7 +28,9 @@ AMPI builds the programs whose globals change (the BRAMS proxy, HPCG) with -pieg
 way of giving each rank its own, and MPI_Migrate through bench/ampi/migrate_shim.h; HPCG also
 with -DAMPI_RENAME_EXIT=0 (AMPI's mpi.h renames exit, which breaks HPCG's std::exit). Prints a
 table of medians (ranges) with Vela's ratios (below 1 is Vela ahead, except for GFLOP/s), and
-the load average at each round's start; docs/results/ranks.md keeps its figures.
+the load average at each round's start; docs/results/ranks.md keeps its figures. The peak
+resident set is that of the run's largest process: Vela's and AMPI's one process holding every
+rank, one of Open MPI's N processes.
 
     bench/side_by_side.py [--build DIR] [--charm CHARM_BUILD] [--rounds N] [--work DIR]
                           [--only NAME,...] [--many N] [lulesh=DIR] [hpcg=DIR]
@@ -50,6 +54,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -63,16 +68,46 @@ class Failure(Exception):
     pass
 
 
-def run(command: list[str], cwd: Path, timeout: float = 600) -> tuple[str, float, int]:
-    """Output, wall seconds and minor page faults of every process the command started."""
+@dataclass
+class Run:
+    out: str  # its standard output and error, interleaved
+    seconds: float  # wall
+    faults: int  # minor page faults of every process the command started
+    peak_mb: float  # the largest resident set any one of its processes reached
+
+
+def run(command: list[str], cwd: Path, timeout: float = 600) -> Run:
+    """Runs the command, reaping it with wait4 for the peak resident set of its processes (the
+    kernel reports the largest of the process and its reaped descendants: mpirun's ranks)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_minflt
     start = time.monotonic()
-    r = subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=timeout)
+    proc = subprocess.Popen(command, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    chunks: list[bytes] = []
+    reader = threading.Thread(target=lambda: chunks.append(proc.stdout.read()))
+    reader.start()
+    killed = threading.Event()
+
+    def kill() -> None:
+        killed.set()
+        proc.kill()
+
+    timer = threading.Timer(timeout, kill)
+    timer.start()
+    try:
+        _, status, usage = os.wait4(proc.pid, 0)
+    finally:
+        timer.cancel()
+        reader.join()
+        proc.stdout.close()
+    proc.returncode = os.waitstatus_to_exitcode(status)
     seconds = time.monotonic() - start
     faults = resource.getrusage(resource.RUSAGE_CHILDREN).ru_minflt - before
-    if r.returncode != 0:
-        raise Failure(f"{' '.join(command)} failed ({r.returncode}):\n{r.stdout}{r.stderr}")
-    return r.stdout + r.stderr, seconds, faults
+    out = b"".join(chunks).decode(errors="replace")
+    if killed.is_set():
+        raise subprocess.TimeoutExpired(command, timeout, output=out)
+    if proc.returncode != 0:
+        raise Failure(f"{' '.join(command)} failed ({proc.returncode}):\n{out}")
+    return Run(out, seconds, faults, usage.ru_maxrss / 1024)
 
 
 def build(command: list[str], cwd: Path) -> None:
@@ -193,7 +228,7 @@ def build_hpcg(s: System, source: Path | None, dest: Path) -> str:
     return str(tree / "bin" / "xhpcg")
 
 
-# ---- measurers: (output, seconds, faults, the run's directory) -> figures ----
+# ---- measurers: (the run, its directory) -> figures ----
 
 def number(pattern: str, text: str, what: str) -> str:
     m = re.search(pattern, text, re.M)
@@ -202,29 +237,32 @@ def number(pattern: str, text: str, what: str) -> str:
     return m.group(1)
 
 
-def measure_pingpong(out: str, _seconds: float, _faults: int, _cwd: Path) -> dict:
+def measure_pingpong(r: Run, _cwd: Path) -> dict:
+    out = r.out
     return {"8 B one-way (µs)": float(number(r"^\|\s*8\s*\|\s*([0-9.]+)", out, "8-byte row")),
             "1 MiB one-way (µs)": float(number(r"^\|\s*1048576\s*\|\s*([0-9.]+)", out,
                                                "1 MiB row"))}
 
 
-def measure_own_time(out: str, _seconds: float, _faults: int, _cwd: Path) -> dict:
-    return {"its time (s)": float(number(r"^time: ([0-9.]+)", out, "time")),
-            "same": number(r"^checksum: (\S+)", out, "checksum")}
+def measure_own_time(r: Run, _cwd: Path) -> dict:
+    return {"its time (s)": float(number(r"^time: ([0-9.]+)", r.out, "time")),
+            "peak RSS (MB)": r.peak_mb,
+            "same": number(r"^checksum: (\S+)", r.out, "checksum")}
 
 
-def measure_many(out: str, seconds: float, _faults: int, _cwd: Path) -> dict:
-    return {"barrier + allreduce (ms)": float(number(r"barrier\+allreduce ms ([0-9.]+)", out,
+def measure_many(r: Run, _cwd: Path) -> dict:
+    return {"barrier + allreduce (ms)": float(number(r"barrier\+allreduce ms ([0-9.]+)", r.out,
                                                      "collective time")),
-            "whole run (s)": seconds}
+            "whole run (s)": r.seconds}
 
 
-def measure_lulesh(out: str, seconds: float, faults: int, _cwd: Path) -> dict:
-    return {"seconds": seconds, "minor page faults": faults,
-            "same": number(r"Final Origin Energy\s*=\s*(\S+)", out, "final origin energy")}
+def measure_lulesh(r: Run, _cwd: Path) -> dict:
+    return {"seconds": r.seconds, "minor page faults": r.faults, "peak RSS (MB)": r.peak_mb,
+            "same": number(r"Final Origin Energy\s*=\s*(\S+)", r.out, "final origin energy")}
 
 
-def measure_hpcg(out: str, _seconds: float, _faults: int, cwd: Path) -> dict:
+def measure_hpcg(r: Run, cwd: Path) -> dict:
+    out = r.out
     files = sorted(cwd.glob("HPCG-Benchmark*.txt"))
     text = files[-1].read_text(errors="replace") if files else ""
     for f in [*files, *cwd.glob("hpcg*.txt")]:
@@ -237,7 +275,7 @@ def measure_hpcg(out: str, _seconds: float, _faults: int, cwd: Path) -> dict:
 class Program:
     name: str
     builder: Callable[[System, Path | None, Path], str]
-    measure: Callable[[str, float, int, Path], dict]
+    measure: Callable[[Run, Path], dict]
     ranks: int
     args: list[str]
     balanced: bool = False  # run with the systems' greedy balancing (Open MPI left out)
@@ -355,8 +393,8 @@ def compare(a: argparse.Namespace, all_systems: list[System], chosen: list[Progr
                 args = [*p.args, *(s.balance if p.balanced else []),
                         *(p.vela_args if s.name == "Vela" else [])]
                 try:
-                    out, seconds, faults = run(s.launch(binary, args, p.ranks), dest)
-                    results[p.name, s.name].append(p.measure(out, seconds, faults, dest))
+                    results[p.name, s.name].append(p.measure(run(s.launch(binary, args, p.ranks),
+                                                                 dest), dest))
                 except (Failure, subprocess.TimeoutExpired) as e:
                     print(f"side_by_side.py: {p.name} on {s.name}: {e}", file=sys.stderr)
                     return 1
