@@ -48,7 +48,6 @@ from __future__ import annotations
 import argparse
 import os
 import re
-import resource
 import shutil
 import statistics
 import subprocess
@@ -72,14 +71,13 @@ class Failure(Exception):
 class Run:
     out: str  # its standard output and error, interleaved
     seconds: float  # wall
-    faults: int  # minor page faults of every process the command started
+    faults: int  # minor page faults of the command's process and its reaped descendants
     peak_mb: float  # the largest resident set any one of its processes reached
 
 
 def run(command: list[str], cwd: Path, timeout: float = 600) -> Run:
-    """Runs the command, reaping it with wait4 for the peak resident set of its processes (the
-    kernel reports the largest of the process and its reaped descendants: mpirun's ranks)."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_minflt
+    """Runs the command, reaping it with wait4, whose usage covers the process and its reaped
+    descendants (mpirun's ranks): their page faults summed, the largest resident set."""
     start = time.monotonic()
     proc = subprocess.Popen(command, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     chunks: list[bytes] = []
@@ -101,13 +99,12 @@ def run(command: list[str], cwd: Path, timeout: float = 600) -> Run:
         proc.stdout.close()
     proc.returncode = os.waitstatus_to_exitcode(status)
     seconds = time.monotonic() - start
-    faults = resource.getrusage(resource.RUSAGE_CHILDREN).ru_minflt - before
     out = b"".join(chunks).decode(errors="replace")
     if killed.is_set():
         raise subprocess.TimeoutExpired(command, timeout, output=out)
     if proc.returncode != 0:
         raise Failure(f"{' '.join(command)} failed ({proc.returncode}):\n{out}")
-    return Run(out, seconds, faults, usage.ru_maxrss / 1024)
+    return Run(out, seconds, usage.ru_minflt, usage.ru_maxrss / 1024)
 
 
 def build(command: list[str], cwd: Path) -> None:

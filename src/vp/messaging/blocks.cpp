@@ -7,7 +7,8 @@
 // of 64 B, most of it in futex calls (docs/results/mpi-layer.md). So blocks up to
 // pooled_bytes come from per-thread pools instead, by size class (powers of two from 64 bytes):
 // a thread takes blocks from its own lists and gives back there what it frees, its own blocks
-// and up to local_cap of other pools' per class, without synchronization; beyond that (and from
+// always and another pool's while its list of the class holds fewer than local_cap blocks,
+// without synchronization; beyond that (and from
 // threads without a pool) a block goes back to its own pool through a lock-free list per class
 // that the owner takes whole when its lists run dry (as the runtime's message pool does,
 // core/message.hpp).
@@ -38,7 +39,7 @@ constexpr std::size_t header_bytes = 16;
 constexpr std::size_t smallest_class = 64;
 constexpr int classes = 7;  // 64 B .. 4 KiB
 constexpr std::size_t slab_blocks = 16;
-constexpr std::size_t local_cap = 64;  // another pool's blocks a pool keeps, per class
+constexpr std::size_t local_cap = 64;  // a list past which another pool's blocks go back
 
 struct Header {
   struct Pool* pool;
@@ -160,7 +161,8 @@ void free_payload_block(std::byte* block) noexcept {
   }
   // Kept by the freeing thread's pool, as glibc's per-thread cache keeps another thread's chunk
   // (two PEs exchanging messages then reuse each other's blocks without touching a shared
-  // line), up to local_cap blocks of the class; beyond, and from a thread without a pool, back
+  // line), while its list of the class holds fewer than local_cap blocks; beyond, and from a
+  // thread without a pool, back
   // to the block's own pool, so that one-way traffic does not pile blocks up on the receiver.
   const int c = static_cast<int>(h.size_class);
   Pool* here = this_thread.pool;
