@@ -657,67 +657,78 @@ TEST(Ranks, DeterministicReductionsGiveTheSameBitsEverywhere) {
   EXPECT_EQ(total(2, "greedy", "round-robin"), reference);
 }
 
-// A reduction to one root among at most 64 ranks folds in rank order, ((x0 + x1) + x2) + ...,
-// at every size: the values below make each order of the additions give other bits. A large
-// allreduce (along its tree) gives every rank the same bits, the same on any PE count. Checked
-// on 1 to 3 PEs, with ranks moved between the calls.
-TEST(Ranks, ReductionsAmongFewRanksFoldInRankOrder) {
+// The reductions' association, written here on its own: V[lo, hi) = V[lo, mid) + V[mid, hi),
+// mid = lo plus the largest power of two below hi - lo.
+template <class Term>
+double along_tree(int lo, int hi, const Term& term) {
+  if (hi - lo == 1) return term(lo);
+  int p = 1;
+  while (p * 2 < hi - lo) p *= 2;
+  return along_tree(lo, lo + p, term) + along_tree(lo + p, hi, term);
+}
+
+// A reduction to one root among at most 64 ranks combines along the tree at every size, as an
+// allreduce does: the values below make each other association or order of the additions give
+// other bits. Several calls in a row to changing roots, with no barrier (the ranks other than
+// the root go on to the next call while the last one is under way), at sizes from 48 B to 2.4
+// MB, on 1 to 3 PEs with ranks moved between the calls; the allreduce gives every rank the
+// reduce's bits.
+TEST(Ranks, ReductionsAmongFewRanksCombineAlongTheTree) {
   constexpr int ranks = 11;
   const auto term = [](int rank, std::size_t i) {
     return std::pow(10.0, static_cast<double>((rank * 7 + static_cast<int>(i % 5)) % 17) - 8.0) *
                (rank % 2 == 0 ? 1 : -1) +
            1.0 / static_cast<double>(rank + 3 + static_cast<int>(i % 3));
   };
-  const auto folded = [&](std::size_t i) {
+  const auto expected = [&](std::size_t i) {
+    return std::bit_cast<std::uint64_t>(along_tree(0, ranks, [&](int r) { return term(r, i); }));
+  };
+  const auto folded = [&](std::size_t i) {  // what a fold in rank order would give
     double acc = term(0, i);
     for (int r = 1; r < ranks; ++r) acc += term(r, i);
-    return acc;
+    return std::bit_cast<std::uint64_t>(acc);
   };
-  std::set<std::uint64_t> allreduce_bits;  // of the large allreduce, over every layout and rank
-  for (const std::size_t n : {std::size_t{6}, std::size_t{40000}}) {  // 48 B and 320 KB
+  std::size_t differ_from_fold = 0;
+  for (std::size_t i = 0; i < 5; ++i) differ_from_fold += expected(i) != folded(i);
+  ASSERT_GT(differ_from_fold, 0u) << "the terms must tell the tree from a fold";
+  for (const std::size_t n : {std::size_t{6}, std::size_t{40000}, std::size_t{300000}}) {
     for (const auto& [pes, lb] :
          {std::pair{1, ""}, std::pair{2, "rotate"}, std::pair{3, "greedy"}}) {
       std::atomic<int> wrong{0};
-      std::mutex m;
       run({ranks, pes, lb, "round-robin"}, [&] {
         const int me = vp::rank();
         std::vector<double> in(n), out(n, 0.0);
         for (std::size_t i = 0; i < n; ++i) in[i] = term(me, i);
         vp::migrate();
-        vp::reduce(in.data(), out.data(), n, vp::Type::f64, vp::Op::sum, 4);
-        for (std::size_t i = 0; me == 4 && i < n; i += n / 3 + 1) {
-          if (std::bit_cast<std::uint64_t>(out[i]) != std::bit_cast<std::uint64_t>(folded(i)))
-            wrong++;
+        for (const int root : {4, 0, 10, 4}) {
+          std::fill(out.begin(), out.end(), 0.0);
+          vp::reduce(in.data(), out.data(), n, vp::Type::f64, vp::Op::sum, root);
+          for (std::size_t i = 0; me == root && i < n; i += n / 3 + 1) {
+            if (std::bit_cast<std::uint64_t>(out[i]) != expected(i)) wrong++;
+          }
         }
-        if (n < 1000) return;
         vp::allreduce(in.data(), out.data(), n, vp::Type::f64, vp::Op::sum);
-        std::uint64_t bits = 0;
-        for (std::size_t i = 0; i < n; i += n / 7 + 1) bits ^= std::bit_cast<std::uint64_t>(out[i]);
-        const std::lock_guard lock(m);
-        allreduce_bits.insert(bits);
+        for (std::size_t i = 0; i < n; i += n / 7 + 1) {
+          if (std::bit_cast<std::uint64_t>(out[i]) != expected(i)) wrong++;
+        }
       });
       EXPECT_EQ(wrong.load(), 0) << n << " doubles on " << pes << " PEs";
     }
   }
-  EXPECT_EQ(allreduce_bits.size(), 1u);
 }
 
-// Among more than 64 ranks a floating-point reduction is gathered per PE and folded in rank
-// order where its result is wanted: the bits of ((x0 + x1) + x2) + ..., which each order of the
-// additions would change, for a reduce to a root and an allreduce on every rank, on 1 to 3 PEs
-// with the ranks moved between the calls.
-TEST(Ranks, ReductionsAmongManyRanksFoldInRankOrder) {
+// Among more than 64 ranks a floating-point reduction is gathered per PE and combined along the
+// tree where its result is wanted: the bits of the tree's association, which each other
+// association or order of the additions would change, for a reduce to a root and an allreduce
+// on every rank, on 1 to 3 PEs with the ranks moved between the calls.
+TEST(Ranks, ReductionsAmongManyRanksCombineAlongTheTree) {
   constexpr int ranks = 150;
   const auto term = [](int rank, int i) {
     return std::pow(10.0, static_cast<double>((rank * 7 + i) % 17) - 8.0) *
                (rank % 2 == 0 ? 1 : -1) +
            1.0 / static_cast<double>(rank + 3 + i);
   };
-  const auto folded = [&](int i) {
-    double acc = term(0, i);
-    for (int r = 1; r < ranks; ++r) acc += term(r, i);
-    return acc;
-  };
+  const auto along = [&](int i) { return along_tree(0, ranks, [&](int r) { return term(r, i); }); };
   for (const auto& [pes, lb] : {std::pair{1, ""}, std::pair{2, "rotate"}, std::pair{3, "greedy"}}) {
     std::atomic<int> wrong{0};
     run({ranks, pes, lb, "round-robin"}, [&] {
@@ -727,14 +738,12 @@ TEST(Ranks, ReductionsAmongManyRanksFoldInRankOrder) {
       vp::migrate();
       vp::reduce(in, out, 3, vp::Type::f64, vp::Op::sum, 77);
       for (int i = 0; me == 77 && i < 3; ++i) {
-        if (std::bit_cast<std::uint64_t>(out[i]) != std::bit_cast<std::uint64_t>(folded(i)))
-          wrong++;
+        if (std::bit_cast<std::uint64_t>(out[i]) != std::bit_cast<std::uint64_t>(along(i))) wrong++;
       }
       vp::migrate();
       vp::allreduce(in, out, 3, vp::Type::f64, vp::Op::sum);
       for (int i = 0; i < 3; ++i) {
-        if (std::bit_cast<std::uint64_t>(out[i]) != std::bit_cast<std::uint64_t>(folded(i)))
-          wrong++;
+        if (std::bit_cast<std::uint64_t>(out[i]) != std::bit_cast<std::uint64_t>(along(i))) wrong++;
       }
       double largest = term(0, 5);
       for (int r = 1; r < ranks; ++r) largest = std::max(largest, term(r, 5));

@@ -459,12 +459,12 @@ class Collective {
 
 namespace group {
 // vp's collectives on `members` (bytes in, bytes out; `element` bytes per reduced element).
-// Reductions fold in member order, or combine along a tree fixed by the member count and the
-// size, the lower members the left operand: the same bits for any placement, PE count and
-// balancer (which path a call takes: src/vp/messaging/collectives.cpp). Among more than 64
-// members, barriers, broadcasts, reductions, gathers, scatters and
-// allgathers combine per PE (src/vp/messaging/per_pe.cpp), reductions whose operator is not
-// exact folded in member order.
+// Every deterministic reduction combines along one tree fixed by the member count, the lower
+// members the left operand (combine_along_tree): the same bits for any placement, PE count and
+// balancer, for reduce, allreduce and reduce_scatter alike (which path a call takes:
+// src/vp/messaging/collectives.cpp). Among more than 64 members, barriers, broadcasts,
+// reductions, gathers, scatters and allgathers combine per PE (src/vp/messaging/per_pe.cpp),
+// reductions whose operator is not exact gathered and combined along the tree.
 void barrier(const Members& members, const char* call);
 void bcast(const Members& members, void* buffer, std::size_t bytes, int root, const char* call);
 void reduce(const Members& members, const void* in, void* out, std::size_t count,
@@ -472,9 +472,9 @@ void reduce(const Members& members, const void* in, void* out, std::size_t count
 void allreduce(const Members& members, const void* in, void* out, std::size_t count,
                std::size_t element, Combine combine, const char* call);
 // Member i gets into `out` the reduction of every member's block i (counts[i] elements; the
-// blocks side by side in member order in `in`), each element folded in member order: the bits of
-// reduce() among at most 64 members (by blocks from 32 KiB in all with an elementwise operator,
-// each member folding its own; else reduced at member 0 and scattered).
+// blocks side by side in member order in `in`), each element combined along the tree: the bits
+// of reduce() (by blocks from 32 KiB in all with an elementwise operator among at most 64
+// members, each member combining its own; else reduced at member 0 and scattered).
 void reduce_scatter(const Members& members, const void* in, void* out,
                     std::span<const std::size_t> counts, std::size_t element, Combine combine,
                     const char* call);
@@ -487,6 +487,11 @@ void allgather(const Members& members, const void* in, std::size_t bytes, void* 
                const char* call);
 void alltoall(const Members& members, const void* in, std::size_t bytes, void* out,
               const char* call);
+// The reductions' tree over vectors 0 .. n - 1 all at hand: step(left, right) for each inner
+// node, children before parents, where vector `left` holds the node's left child's result and
+// `right` its right child's and takes the node's (right = left op right); the whole reduction
+// ends in vector n - 1. For layers that gather the vectors first (nonblocking collectives).
+void combine_along_tree(int n, const std::function<void(int left, int right)>& step);
 }  // namespace group
 
 // ---- remote operations (for one-sided layers such as vela/mpi.h's windows) ----

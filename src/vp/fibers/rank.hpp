@@ -18,6 +18,7 @@
 #include "memory/stacks.hpp"
 #include "messaging/payload.hpp"
 #include "messaging/per_pe.hpp"
+#include "messaging/shared_tree.hpp"
 #include "privatization/privatization.hpp"
 #include "vela/rt/runtime.hpp"
 #include "vela/vp/vp.hpp"
@@ -231,8 +232,11 @@ struct World {
     std::uint64_t shared_copies = 0;  // large copies the PE's senders took part in (help_copy)
     std::uint64_t ready_passes = 0;   // wake messages that carried on with the ready ranks
     PeCalls calls;                    // collectives combined per PE (messaging/per_pe.cpp)
+    SharedLast shared_last;           // messaging/shared_tree.cpp
   };
   std::vector<PeLocal> here;
+  // Reductions among few members combined in the process's memory (messaging/shared_tree.cpp).
+  SharedReductions shared;
 };
 
 // Same-PE hand-offs in a row (run_on_pe) before the PE goes back to its scheduler when messages

@@ -31,6 +31,8 @@
 // is sure to be posted whatever the sender does next.
 #include <algorithm>
 #include <array>
+#include <bit>
+#include <cstdint>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -40,6 +42,8 @@
 
 #include "fibers/rank.hpp"
 #include "messaging/reduce_ops.hpp"
+#include "messaging/shared_tree.hpp"
+#include "messaging/tree_order.hpp"
 
 namespace vela::vp {
 
@@ -215,21 +219,26 @@ void check_member(const char* call, const char* what, int member, const Members&
     bad_peer(call, what, member, members.size, false);
 }
 
-// A reduction to one root among few members: every other member sends its vector to the root
-// and goes on (copied at once up to fold_eager_bytes, so the caller's buffer is free again;
-// above, read where it lies once the root takes it, the sender waiting), and the root folds
-// them left to right in member order: ((x0 op x1) op x2) ... The bits of every element are
-// those of reduce_scatter, which folds each element in member order too. The root copies
-// each vector once and combines it once; the others send one message and do not wait for the
-// rest of the reduction (as in a tree, where inner members wait for their subtrees).
+// A reduction to one root among few members, along the reductions' tree (tree_order.hpp). In a
+// run of one process the members combine it in the process's memory (shared_tree.cpp);
+// otherwise every other member sends its vector to the root and goes on (copied at once up to
+// fold_eager_bytes, so the caller's buffer is free again; above, read where it lies once the
+// root takes it, the sender waiting), and the root combines them in member order as the tree
+// associates them (combine_at_root). Either way the others do not wait for the rest of the
+// reduction (as inner members of a tree of messages would for their subtrees), and the bits are
+// those of the tree for the member count, as an allreduce's and a reduce-scatter's are.
 constexpr std::size_t fold_eager_bytes = std::size_t{1} << 20;
 
 bool folded_at_root(int members) {
-  return members <= 64;
+  return members <= shared_tree_members;
 }
 
-void fold_at_root(const Collective& c, const void* in, void* out, std::size_t count,
-                  std::size_t element, Combine combine, int root) {
+// The root takes member i's vector after member i - 1's and completes the nodes ending at i
+// (tree_order.hpp): the results still waiting for their right sibling form a stack of at most
+// log2(n) + 1 vectors, the lowest members' at the bottom. With a symmetric operator an arrival
+// that completes a node is combined into its left sibling where it lies, without a copy.
+void combine_at_root(const Collective& c, const void* in, void* out, std::size_t count,
+                     std::size_t element, Combine combine, int root) {
   const int n = c.members().size;
   const int me = c.members().index;
   const std::size_t bytes = count * element;
@@ -241,37 +250,57 @@ void fold_at_root(const Collective& c, const void* in, void* out, std::size_t co
     }
     return;
   }
-  // The running result, in `out` unless `out` is also this member's vector. With a symmetric
-  // operator each arrival is combined into it where it lies; otherwise each arrives in `next`,
-  // is combined there, and the two buffers swap, `out` chosen so that the result ends there
-  // (after n - 1 swaps).
-  const bool out_free = out != in;
-  const Scratch own(out_free ? 0 : bytes);
-  const Scratch spare(combine.symmetric ? 0 : bytes);
-  std::byte* result = out_free ? static_cast<std::byte*>(out) : own.data();
-  std::byte* next = spare.data();
-  if (!combine.symmetric && out_free && (n - 1) % 2 != 0) std::swap(result, next);
-  const auto vector_of = [&](int i, std::byte* into) {
-    if (i != me) {
-      c.get(into, bytes, i);
-    } else if (bytes > 0) {
-      std::memcpy(into, in, bytes);
-    }
-  };
-  vector_of(0, result);
-  Into into{combine, element, result};
-  for (int i = 1; i < n; ++i) {
-    if (!combine.symmetric) {
-      vector_of(i, next);
-      if (count > 0) combine.function(result, next, count, combine.data);
-      std::swap(result, next);
-    } else if (i != me) {
-      c.get_taken(&combine_into, &into, bytes, i);
-    } else if (count > 0) {
-      combine.function(in, result, count, combine.data);
-    }
+  // Buffers for the stack and the arrival: bit_width(n) + 1 of them at most (8 for 64 members),
+  // in one block (on the stack when small), each at a multiple of 64 bytes so that every element
+  // type is aligned.
+  const auto slots = static_cast<std::size_t>(std::bit_width(static_cast<unsigned>(n))) + 1;
+  const std::size_t slot = (std::max<std::size_t>(bytes, 1) + 63) / 64 * 64;
+  alignas(64) std::array<std::byte, 2048> local;
+  std::unique_ptr<std::byte[]> heap;
+  std::byte* base = local.data();
+  if (slot * slots > local.size()) {
+    heap = std::make_unique_for_overwrite<std::byte[]>(slot * slots + 64);
+    base = heap.get() + (64 - reinterpret_cast<std::uintptr_t>(heap.get()) % 64) % 64;
   }
-  if (result != out && bytes > 0) std::memcpy(out, result, bytes);
+  std::array<std::byte*, 8> stack{};
+  std::array<std::byte*, 8> spare{};
+  std::size_t depth = 0;
+  std::size_t spares = slots;
+  for (std::size_t k = 0; k < slots; ++k) spare[k] = base + k * slot;
+  const auto fresh = [&] { return spare[--spares]; };
+  const auto pop = [&] { return stack[--depth]; };
+  const auto apply = [&](const std::byte* left, std::byte* right) {
+    if (count > 0) combine.function(left, right, count, combine.data);
+  };
+  for (int i = 0; i < n; ++i) {
+    int nodes = 0;
+    nodes_ending_at(n, i, [&](int) { ++nodes; });
+    std::byte* current = nullptr;
+    if (nodes > 0 && combine.symmetric) {  // into its left sibling where it lies
+      current = pop();
+      if (i != me) {
+        Into into{combine, element, current};
+        c.get_taken(&combine_into, &into, bytes, i);
+      } else {
+        apply(static_cast<const std::byte*>(in), current);
+      }
+      --nodes;
+    } else {
+      current = fresh();
+      if (i != me) {
+        c.get(current, bytes, i);
+      } else if (bytes > 0) {
+        std::memcpy(current, in, bytes);
+      }
+    }
+    for (; nodes > 0; --nodes) {
+      std::byte* left = pop();
+      apply(left, current);
+      spare[spares++] = left;
+    }
+    stack[depth++] = current;
+  }
+  if (bytes > 0) std::memcpy(out, stack[0], bytes);
 }
 
 void reduce_to(const Members& members, const void* in, void* out, std::size_t count,
@@ -289,9 +318,14 @@ void reduce_to(const Members& members, const void* in, void* out, std::size_t co
     per_pe::fold(members, in, out, count, element, combine, root, everyone, call);
     return;
   }
+  const std::uint32_t number = *members.calls;
   const Collective c(members, call);
   if (order == Order::deterministic && !everyone && folded_at_root(members.size)) {
-    fold_at_root(c, in, out, count, element, combine, root);
+    if (bytes >= shared_tree::from_bytes && shared_tree::applies(members)) {
+      shared_tree::reduce(c, number, in, out, count, element, combine, root);
+    } else {
+      combine_at_root(c, in, out, count, element, combine, root);
+    }
     return;
   }
   const int children = tree_place(members).children;
@@ -389,6 +423,11 @@ void allreduce(const Members& members, const void* in, void* out, std::size_t co
   reduce_to(members, in, out, count, element, combine, 0, Order::deterministic, true, call);
 }
 
+void combine_along_tree(int n, const std::function<void(int left, int right)>& step) {
+  detail::combine_along_tree(
+      n, [](int i) { return i; }, step);
+}
+
 // A reduce-scatter of this many bytes or more among few members goes by blocks.
 constexpr std::size_t reduce_scatter_from = std::size_t{32} << 10;
 
@@ -457,9 +496,9 @@ void reduce_scatter(const Members& members, const void* in, void* out,
   }
   c.put_each(pieces);
   for (Request& r : posted) wait(r);
-  for (int i = 1; i < n; ++i) {  // block i = block i - 1 op block i
-    if (mine > 0) combine.function(at(i - 1), at(i), mine, combine.data);
-  }
+  detail::combine_along_tree(n, at, [&](const std::byte* left, std::byte* right) {
+    if (mine > 0) combine.function(left, right, mine, combine.data);
+  });
 }
 
 // Among at most 64 members every other member sends its block to the root and goes on, and

@@ -15,6 +15,7 @@
 
 #include "fibers/rank.hpp"
 #include "memory/active_heap.hpp"
+#include "messaging/spin.hpp"
 #include "vela/rt/rank_seam.hpp"
 
 namespace vela::vp::detail {
@@ -192,14 +193,6 @@ SendLoan* new_loan(const RankContext& rank) {
   loan->world = rank.world;
   loan->rank = rank.rank;
   return loan;
-}
-
-inline void spin_pause() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#elif defined(__aarch64__)
-  asm volatile("yield");
-#endif
 }
 
 // Claims chunks of the loan's published copy and copies them until none is left; adds what it

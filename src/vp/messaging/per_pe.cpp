@@ -39,6 +39,7 @@
 
 #include "fibers/rank.hpp"
 #include "memory/active_heap.hpp"
+#include "messaging/tree_order.hpp"
 #include "vela/rt/rank_seam.hpp"
 
 namespace vela::vp::detail {
@@ -70,10 +71,6 @@ struct PartHead {
   std::uint64_t bytes = 0;
   std::uint64_t has_data = 0;
 };
-
-PeCallKey key_of(const Members& members, std::uint32_t number) {
-  return {(static_cast<std::uint64_t>(members.context) << 32) | number, members.rank_of(0), 0};
-}
 
 // The members of the call's group living on this PE: the runtime's count for the whole run in
 // rank order, else each member looked up in this PE's table (O(n), no rank's memory touched).
@@ -140,10 +137,14 @@ void take_result(World& world, const Head& head, std::span<const std::byte> body
       }
     }
     if (call.kind == CallKind::fold && call.total > 0) {
-      // Block i becomes block i - 1 op block i: the last holds the fold in member order.
-      for (std::uint64_t i = 1; i < call.total && call.count > 0 && call.has_combine; ++i) {
-        call.combine.function(call.partial.data() + (i - 1) * call.block,
-                              call.partial.data() + i * call.block, call.count, call.combine.data);
+      // Combined in place along the reductions' tree: the last block holds the result.
+      if (call.count > 0 && call.has_combine) {
+        combine_along_tree(
+            static_cast<int>(call.total),
+            [&](int i) { return call.partial.data() + static_cast<std::size_t>(i) * call.block; },
+            [&](const std::byte* left, std::byte* right) {
+              call.combine.function(left, right, call.count, call.combine.data);
+            });
       }
       call.partial.erase(
           call.partial.begin(),
@@ -369,7 +370,7 @@ struct Contribution {
 void contribute(const Members& members, const Contribution& c, const char* call) {
   RankContext& rank = current(call);
   World& world = *rank.world;
-  const PeCallKey key = key_of(members, (*members.calls)++);
+  const PeCallKey key = call_key(members, (*members.calls)++);
   const int pe = rank.element->pe();
   std::size_t position = 0;  // a scatter's: among the PE's waiting ranks
   {

@@ -64,6 +64,9 @@ struct PeCallKeyHash {
     return std::hash<std::uint64_t>{}(k.call ^ (static_cast<std::uint64_t>(k.group) << 40));
   }
 };
+inline PeCallKey call_key(const Members& members, std::uint32_t number) {
+  return {(static_cast<std::uint64_t>(members.context) << 32) | number, members.rank_of(0), 0};
+}
 
 // A PE's calls under way: only that PE's thread touches them.
 struct PeCalls {

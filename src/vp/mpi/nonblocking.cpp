@@ -8,9 +8,9 @@
 // Costs: the algorithms are direct. A rooted call sends n - 1 messages from or to the root; an
 // all-to-all call (allgather, alltoall, allreduce, scan, reduce_scatter, barrier) sends n - 1
 // from each rank: O(n^2) messages in all, against O(n log n) for the blocking trees. Reductions
-// combine the n contributions left to right in rank order (the same bits on every rank and for
-// any placement; the blocking calls' tree associates differently, so the last bits may differ
-// between MPI_Allreduce and MPI_Iallreduce of floating values).
+// combine the n contributions along the blocking calls' tree (vp::group::combine_along_tree),
+// so MPI_Ireduce and MPI_Iallreduce give the bits of MPI_Reduce and MPI_Allreduce, the same on
+// every rank and for any placement; the scans combine left to right in rank order.
 //
 // On an intercommunicator (the standard's §5.2.2) the same direct paths run between the two
 // groups: a call's collective has the other group's ranks for members (remote_members: the
@@ -18,8 +18,8 @@
 // groups) and the caller is none of them (index -1; the root's too at MPI_ROOT). A rooted call
 // moves one message between the root and each rank of the other group (m of them), the rest of
 // the root's group (MPI_PROC_NULL) none; barrier, allgather, alltoall and allreduce send m from
-// each rank, n * m in all; reductions combine the other group's contributions left to right in
-// its rank order. MPI_Ireduce_scatter_block sends each rank of the other group its block, but
+// each rank, n * m in all; reductions combine the other group's contributions along the tree
+// over its ranks. MPI_Ireduce_scatter_block sends each rank of the other group its block, but
 // MPI_Ireduce_scatter, not knowing the other group's counts, its whole vector (m times the
 // bytes), each receiver keeping its own block of it. As for the blocking calls, MPI_IN_PLACE is
 // refused there (MPI_ERR_BUFFER) and the scans, not defined there, with MPI_ERR_COMM.
@@ -151,7 +151,20 @@ std::size_t gather_blocks(const vp::Collective& k, PendingCollective& pc,
   return first;
 }
 
-// Combines blocks first .. first + upto - 1 left to right into the last of them; its index.
+// Combines blocks first .. first + upto - 1 along the reductions' tree (the blocking calls'
+// association) into the last of them.
+void combine_along_tree(PendingCollective& p, std::size_t first, int upto,
+                        const Operation& operation, std::size_t elements) {
+  vp::group::combine_along_tree(upto, [&](int left, int right) {
+    if (elements > 0)
+      operation.function(p.buffers[first + static_cast<std::size_t>(left)].data(),
+                         p.buffers[first + static_cast<std::size_t>(right)].data(), elements,
+                         &operation);
+  });
+}
+
+// Combines blocks first .. first + upto - 1 left to right into the last of them (a scan's
+// prefix); its index.
 std::size_t combine_blocks(PendingCollective& p, std::size_t first, int upto,
                            const Operation& operation, std::size_t elements) {
   std::size_t acc = first;
@@ -233,10 +246,14 @@ int start_reduction(const char* call, const void* sendbuf, void* recvbuf, int co
         if (!gets) return;
       }
       const std::size_t result = first + static_cast<std::size_t>(upto - 1);
-      pc.steps.emplace_back(
-          [first, upto, operation = r.operation, elements = r.elements](PendingCollective& p) {
-            combine_blocks(p, first, upto, operation, elements);
-          });
+      pc.steps.emplace_back([first, upto, scan, operation = r.operation,
+                             elements = r.elements](PendingCollective& p) {
+        if (scan) {
+          combine_blocks(p, first, upto, operation, elements);
+        } else {
+          combine_along_tree(p, first, upto, operation, elements);
+        }
+      });
       result_to(pc, result, recvbuf, r.count, r.type);
     });
   });
@@ -334,7 +351,7 @@ int start_reduce_scatter(const char* call, const void* sendbuf, void* recvbuf,
       const std::size_t elements =
           r.type.size == 0 ? 0 : mine * (r.elements / std::max<std::size_t>(r.count, 1));
       pc.steps.emplace_back([first, n, operation = r.operation, elements](PendingCollective& p) {
-        combine_blocks(p, first, n, operation, elements);
+        combine_along_tree(p, first, n, operation, elements);
       });
       result_to(pc, first + static_cast<std::size_t>(n - 1), recvbuf, mine, r.type);
     });

@@ -695,10 +695,92 @@ TEST(MpiCalls, LargeBlockCollectives) {
   EXPECT_EQ(ranks_done, 5);
 }
 
-// A reduce-scatter of 32 KiB and more among few ranks has each rank fold its own block: every
-// block has the bits of the same block of MPI_Reduce's result (each element folded in rank
-// order; the terms make every other order give other bits), with uneven and empty blocks, in
-// place, and in the block form.
+// inout = in - inout: neither commutative nor associative, so each association or order of the
+// ranks' values gives another result.
+void subtract(void* in, void* inout, int* len, MPI_Datatype*) {
+  const auto* a = static_cast<const long long*>(in);
+  auto* b = static_cast<long long*>(inout);
+  for (int i = 0; i < *len; ++i) b[i] = a[i] - b[i];
+}
+
+// The reductions' tree, written here on its own: V[lo, hi) = V[lo, mid) - V[mid, hi), mid = lo
+// plus the largest power of two below hi - lo.
+long long subtracted_along_tree(int lo, int hi, long long (*term)(int, int), int i) {
+  if (hi - lo == 1) return term(lo, i);
+  int p = 1;
+  while (p * 2 < hi - lo) p *= 2;
+  return subtracted_along_tree(lo, lo + p, term, i) - subtracted_along_tree(lo + p, hi, term, i);
+}
+
+long long squares(int rank, int i) {
+  return static_cast<long long>(rank + 1) * (rank + 1) * (i % 7 + 1);
+}
+
+// MPI_Reduce (to any root, in place at the root), MPI_Allreduce, MPI_Reduce_scatter_block and
+// their nonblocking forms, with a program's operator that is neither commutative nor associative,
+// all combine along the same tree, the lower ranks the left operand, small and large (the
+// reduce-scatter then by blocks), several reductions in a row with no barrier between them.
+TEST(MpiCalls, ReductionsOfAnyOperatorCombineAlongOneTree) {
+  ranks_done = 0;
+  const Outcome o = run_mpi(7, [](int argc, char** argv) {
+    MPI_Init(&argc, &argv);
+    const int rank = rank_of_world();
+    MPI_Op minus;
+    MPI_Op_create(&subtract, 0, &minus);
+    long long folded = squares(0, 0);
+    for (int r = 1; r < 7; ++r) folded -= squares(r, 0);
+    EXPECT_NE(subtracted_along_tree(0, 7, &squares, 0), folded) << "the tree must differ";
+    for (const int count : {3, 7 * 4096}) {
+      std::vector<long long> mine(static_cast<std::size_t>(count)), got(mine.size(), -1);
+      for (int i = 0; i < count; ++i) mine[static_cast<std::size_t>(i)] = squares(rank, i);
+      const auto check = [&](const long long* values, int first, int n, const char* what) {
+        int differ = 0;
+        for (int i = 0; i < n; ++i)
+          differ += values[i] != subtracted_along_tree(0, 7, &squares, first + i);
+        EXPECT_EQ(differ, 0) << what << ", " << count << " elements, rank " << rank;
+      };
+      for (const int root : {0, 5, 6}) {
+        MPI_Reduce(mine.data(), got.data(), count, MPI_LONG_LONG, minus, root, MPI_COMM_WORLD);
+        if (rank == root) check(got.data(), 0, count, "MPI_Reduce");
+      }
+      std::vector<long long> in_place = mine;
+      MPI_Reduce(rank == 3 ? MPI_IN_PLACE : in_place.data(), rank == 3 ? in_place.data() : nullptr,
+                 count, MPI_LONG_LONG, minus, 3, MPI_COMM_WORLD);
+      if (rank == 3) check(in_place.data(), 0, count, "MPI_Reduce in place");
+      MPI_Allreduce(mine.data(), got.data(), count, MPI_LONG_LONG, minus, MPI_COMM_WORLD);
+      check(got.data(), 0, count, "MPI_Allreduce");
+      MPI_Request request = MPI_REQUEST_NULL;
+      MPI_Iallreduce(mine.data(), got.data(), count, MPI_LONG_LONG, minus, MPI_COMM_WORLD,
+                     &request);
+      MPI_Wait(&request, MPI_STATUS_IGNORE);
+      check(got.data(), 0, count, "MPI_Iallreduce");
+      MPI_Ireduce(mine.data(), got.data(), count, MPI_LONG_LONG, minus, 6, MPI_COMM_WORLD,
+                  &request);
+      MPI_Wait(&request, MPI_STATUS_IGNORE);
+      if (rank == 6) check(got.data(), 0, count, "MPI_Ireduce");
+      if (count % 7 == 0) {
+        MPI_Reduce_scatter_block(mine.data(), got.data(), count / 7, MPI_LONG_LONG, minus,
+                                 MPI_COMM_WORLD);
+        check(got.data(), rank * (count / 7), count / 7, "MPI_Reduce_scatter_block");
+        MPI_Ireduce_scatter_block(mine.data(), got.data(), count / 7, MPI_LONG_LONG, minus,
+                                  MPI_COMM_WORLD, &request);
+        MPI_Wait(&request, MPI_STATUS_IGNORE);
+        check(got.data(), rank * (count / 7), count / 7, "MPI_Ireduce_scatter_block");
+      }
+    }
+    MPI_Op_free(&minus);
+    MPI_Finalize();
+    ++ranks_done;
+    return 0;
+  });
+  EXPECT_EQ(o.error, "");
+  EXPECT_EQ(ranks_done, 7);
+}
+
+// A reduce-scatter of 32 KiB and more among few ranks has each rank combine its own block: every
+// block has the bits of the same block of MPI_Reduce's result (each element combined along the
+// reductions' tree; the terms make every other association give other bits), with uneven and empty
+// blocks, in place, and in the block form.
 TEST(MpiCalls, ReduceScatterOfALargeVectorHasTheBitsOfReduce) {
   ranks_done = 0;
   const Outcome o = run_mpi(5, [](int argc, char** argv) {
