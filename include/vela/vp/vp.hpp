@@ -129,7 +129,7 @@ struct Status {
 };
 
 enum class Op : std::uint8_t { sum, prod, min, max, land, lor, band, bor, maxloc, minloc };
-using rt::Order;  // deterministic (rank order: the same bits for any P and placement) or arrival
+using rt::Order;  // deterministic (one tree over the ranks: the same bits for any P and placement) or arrival
 
 namespace detail {
 struct RequestState;
@@ -362,8 +362,9 @@ void barrier();
 void bcast(void* buffer, std::size_t count, Type type, int root);
 // `in` and `out` hold `count` elements (they may be the same buffer); the result lands in
 // root's `out` (reduce: other ranks' `out` is not touched and may be null) or everyone's
-// (allreduce). With Order::deterministic the values are combined in rank order along a tree
-// fixed by the rank count, so the bits do not depend on P, placement or balancing.
+// (allreduce). With Order::deterministic the values are combined along a tree fixed by the
+// rank count, the lower ranks the left operand, so the bits do not depend on P, placement or
+// balancing, and reduce and allreduce give the same bits.
 void reduce(const void* in, void* out, std::size_t count, Type type, Op op, int root,
             Order order = Order::deterministic);
 void allreduce(const void* in, void* out, std::size_t count, Type type, Op op,

@@ -232,11 +232,13 @@ struct World {
     std::uint64_t shared_copies = 0;  // large copies the PE's senders took part in (help_copy)
     std::uint64_t ready_passes = 0;   // wake messages that carried on with the ready ranks
     PeCalls calls;                    // collectives combined per PE (messaging/per_pe.cpp)
-    SharedLast shared_last;           // messaging/shared_tree.cpp
   };
   std::vector<PeLocal> here;
-  // Reductions among few members combined in the process's memory (messaging/shared_tree.cpp).
+  // Reductions among few members combined in the process's memory (messaging/shared_tree.cpp),
+  // and each PE's last one looked up (touched by that PE's thread only; kept out of PeLocal,
+  // whose lines the messages between ranks use).
   SharedReductions shared;
+  std::vector<SharedLast> shared_last;
 };
 
 // Same-PE hand-offs in a row (run_on_pe) before the PE goes back to its scheduler when messages

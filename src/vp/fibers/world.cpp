@@ -354,6 +354,7 @@ int run(rt::Runtime& runtime, const Options& options, const std::function<void()
   if (world.across_processes || checkpoints) world.join_processes();
   world.contexts.assign(static_cast<std::size_t>(world.size), nullptr);
   world.here = std::vector<World::PeLocal>(static_cast<std::size_t>(runtime.pes()));
+  world.shared_last = std::vector<SharedLast>(static_cast<std::size_t>(runtime.pes()));
   world.origin = seconds_now();
   const rt::InitialMap map =
       options.map == "block" ? rt::InitialMap::block : rt::InitialMap::round_robin;

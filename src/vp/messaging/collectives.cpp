@@ -4,25 +4,27 @@
 // group's context. The algorithms work on members 0..n-1 of a group (vp::Members); the whole
 // run is the group of every rank.
 //
-// Among more than 64 members, barriers, broadcasts up to 1 MiB, reductions by a predefined
-// operator up to 64 KiB that are exact or in any order, gathers and scatters of up to 4 MiB in
-// all and allgathers of up to 1 MiB combine per PE instead (per_pe.cpp: no message between
-// ranks); the other reductions by a predefined operator whose vectors take at most 1 MiB in all
-// are gathered per PE and folded in member order where their result is wanted,
-// ((x0 op x1) op x2) ..., the bits of a fold at a root. Otherwise:
-// Trees are binomial (log2 n rounds, each member sends and receives O(log n) messages). A
-// deterministic reduction's bits depend on the member count (and for some paths the size),
-// never on placement, PE or process count, or balancing:
-// - to one root among at most 64 members, the others send their vectors and go on, and the root
-//   folds them in member order, ((x0 op x1) op x2) ... (fold_at_root: n - 1 combinations at
-//   the root, one message from each other member);
-// - a reduce-scatter of 32 KiB or more among at most 64 members goes by blocks: block j is
-//   folded in member order at member j (each element has the bits of the fold at a root);
-// - otherwise, allreduce included, along the tree rooted at member 0, the lower members the
-//   left operand. (An allreduce by blocks, each member folding one block and then every member
-//   getting every block, was 1.3 to 1.5 times slower than the tree from 256 KiB to 1 MiB with 8
-//   members on 2 PEs, once the tree combined arrivals where they lie: with more ranks than PEs
-//   its n (n - 1) messages cost more than its parallel combining saves.)
+// Every deterministic reduction combines along one tree fixed by the member count
+// (tree_order.hpp: the binomial tree rooted at member 0, the lower members the left operand),
+// so its bits depend on the member count only, never on placement, PE or process count,
+// balancing, the size or the call (reduce, allreduce and reduce-scatter give the same bits):
+// - among more than 64 members, barriers, broadcasts up to 1 MiB, reductions by a predefined
+//   operator up to 64 KiB that are exact or in any order, gathers and scatters of up to 4 MiB
+//   in all and allgathers of up to 1 MiB combine per PE instead (per_pe.cpp: no message between
+//   ranks); the other reductions by a predefined operator whose vectors take at most 1 MiB in
+//   all are gathered per PE and combined along the tree where their result is wanted;
+// - to one root among at most 64 members: from 512 bytes in a run of one process, in the
+//   process's memory by whichever member completes each node of the tree (shared_tree.cpp);
+//   otherwise the others send their vectors and go on, and the root combines them in member
+//   order as the tree associates them (combine_at_root);
+// - a reduce-scatter of 32 KiB or more among at most 64 members goes by blocks: member j
+//   combines every member's block j along the tree, in place;
+// - otherwise, allreduce included, by messages along the tree: trees are binomial (log2 n
+//   rounds, each member sends and receives O(log n) messages). (An allreduce by blocks, each
+//   member folding one block and then every member getting every block, was 1.3 to 1.5 times
+//   slower than the tree from 256 KiB to 1 MiB with 8 members on 2 PEs, once the tree combined
+//   arrivals where they lie: with more ranks than PEs its n (n - 1) messages cost more than its
+//   parallel combining saves.)
 // Gather among at most 64 members, and allgather of blocks of 16 KiB or more among them, go
 // direct (each block sent to where it belongs). The sends of scatter, allgather, alltoall,
 // broadcast and the reductions' large pieces are all under way at once (Collective::put_each) and

@@ -20,8 +20,8 @@
 //   arguments, which MPI requires alike everywhere).
 // - Reductions combined per PE are exact (every grouping and order gives the same bits: integer,
 //   logical and bitwise operators) or allowed in any order (Order::arrival); the others (fold)
-//   are gathered and folded in member order where their result is wanted: the bits never depend
-//   on which ranks share a PE. Only predefined operators run here (outside the ranks).
+//   are gathered and combined along the reductions' tree where their result is wanted
+//   (tree_order.hpp): the bits never depend on which ranks share a PE. Only predefined operators run here (outside the ranks).
 // - The states live in World::PeLocal, touched by their PE's thread only (in a rank's fiber or
 //   in the runtime's layer handler); what they allocate comes from the process's heap, not a
 //   rank's (HeapPause).
@@ -474,7 +474,7 @@ Contribution from_root(CallKind kind, const Members& members, const void* in, vo
   return c;
 }
 
-// A reduction's step: `kind` reduce (combined per PE) or fold (gathered, folded in member order).
+// A reduction's step: `kind` reduce (combined per PE) or fold (gathered, combined along the tree).
 void reduction(CallKind kind, const Members& members, const void* in, void* out, std::size_t count,
                std::size_t element, Combine combine, int root, bool everyone, const char* call) {
   Contribution c = toward_root(kind, members, in, out, root, everyone);

@@ -16,7 +16,8 @@ namespace vela::vp::detail {
 struct RankContext;
 struct World;
 
-// fold: a reduction gathered like a gather, then folded in member order where it is answered.
+// fold: a reduction gathered like a gather, then combined along the reductions' tree
+// (tree_order.hpp) where it is answered.
 enum class PeCallKind : std::uint8_t { barrier, bcast, reduce, gather, scatter, fold };
 
 // One collective call on one PE: its members living there, how many came, what they combined;
@@ -91,9 +92,9 @@ void bcast(const Members& members, void* buffer, std::size_t bytes, int root, co
 // `everyone` (an allreduce).
 void reduce(const Members& members, const void* in, void* out, std::size_t count,
             std::size_t element, Combine combine, int root, bool everyone, const char* call);
-// A reduction of any operator, with the bits of the fold in member order,
-// ((x0 op x1) op x2) ...: every member's vector goes to the PEs that wait, which fold them there
-// (the bits depend on the member count only).
+// A reduction of any operator, with the bits of the reductions' tree (tree_order.hpp): every
+// member's vector goes to the PEs that wait, which combine them there (the bits depend on the
+// member count only).
 void fold(const Members& members, const void* in, void* out, std::size_t count, std::size_t element,
           Combine combine, int root, bool everyone, const char* call);
 // Blocks of `bytes` per member, in member order at `out` (the root's, or everyone's when

@@ -69,7 +69,7 @@ constexpr std::size_t spare_reductions = 2;
 
 // The call's state: the PE's last one, else found or made under the lock.
 SharedReduction& find_or_make(World& world, const PeCallKey& key, int members) {
-  SharedLast& last = world.here[static_cast<std::size_t>(rt::detail::pe_id())].shared_last;
+  SharedLast& last = world.shared_last[static_cast<std::size_t>(rt::detail::pe_id())];
   if (last.call != nullptr && last.key == key) return *last.call;
   SharedReductions& shared = world.shared;
   const SpinHold hold(shared.busy);
@@ -133,7 +133,7 @@ Held combine_at(SharedNode& node, int mine, Held held, std::size_t count, std::s
 bool applies(const Members& members) {
   if (members.size > shared_tree_members) return false;
   const RankContext* rank = current();
-  return rank != nullptr && rank->world->processes == 1 && !rank->world->here.empty() &&
+  return rank != nullptr && rank->world->processes == 1 && !rank->world->shared_last.empty() &&
          members.rank_of(members.index) == rank->rank;
 }
 

@@ -61,7 +61,7 @@ struct SharedReduction {
 
 // The calls under way in the process (any PE's thread), under a spin lock held for a lookup:
 // each PE's first member of a call takes it; the others find the call in their PE's last one
-// (SharedLast, World::PeLocal).
+// (SharedLast, World::shared_last).
 struct SharedReductions {
   std::atomic<bool> busy{false};
   std::unordered_map<PeCallKey, std::unique_ptr<SharedReduction>, PeCallKeyHash> calls;
@@ -70,7 +70,7 @@ struct SharedReductions {
 
 // The last call a PE's member looked up: a member that comes to the same call finds it here
 // (still under way: it needs that member's vector), without the lock.
-struct SharedLast {
+struct alignas(64) SharedLast {  // a line each: PEs write their own
   PeCallKey key;
   SharedReduction* call = nullptr;
 };

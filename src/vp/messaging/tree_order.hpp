@@ -50,9 +50,17 @@ inline int tree_path(int n, int i, std::array<TreeStep, 32>& steps) {
 }
 
 // Calls node(mid) for each inner node whose last member is `i`, lowest first: the nodes that a
-// combination in member order completes when member i's vector comes.
+// combination in member order completes when member i's vector comes. Below the last member
+// they are the aligned blocks of 2, 4, 8, ... members ending at i (every node off the tree's
+// right edge is one: the splits fall on multiples of the powers of two below them), so no walk
+// is needed; the last member ends every node of its path.
 template <class Node>
 void nodes_ending_at(int n, int i, Node&& node) {
+  if (i < n - 1) {
+    const int end = i + 1;
+    for (int size = 2; end % size == 0; size *= 2) node(end - size / 2);
+    return;
+  }
   std::array<TreeStep, 32> steps;
   const int k = tree_path(n, i, steps);
   for (int j = 0; j < k && steps[static_cast<std::size_t>(j)].last == i; ++j)

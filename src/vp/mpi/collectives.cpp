@@ -9,9 +9,10 @@
 // buffer given as MPI_IN_PLACE is sent from a packed copy of the receive buffer. The gather-like
 // calls move each rank's block as bytes: the send and receive type signatures need only agree
 // on their size. Reductions run on the elements of one basic type (a derived type must have a
-// single one), combining in rank order along a tree fixed by the communicator's size (the same
-// bits for any placement); MPI_Scan and MPI_Exscan pass a prefix along the ranks (n - 1 steps);
-// MPI_Reduce_scatter reduces at rank 0 and scatters.
+// single one), combining along one tree fixed by the communicator's size, the lower ranks the
+// left operand (the same bits for any placement, and for MPI_Reduce, MPI_Allreduce and
+// MPI_Reduce_scatter alike); MPI_Scan and MPI_Exscan pass a prefix along the ranks (n - 1
+// steps); MPI_Reduce_scatter reduces at rank 0 and scatters, or by blocks when large.
 #include <cstring>
 #include <numeric>
 
