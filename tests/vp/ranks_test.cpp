@@ -1030,6 +1030,18 @@ TEST(Ranks, ACollectiveNotEveryRankCalledIsReportedAsOne) {
   EXPECT_EQ(e.find("barrier(source"), std::string::npos) << e;
 }
 
+// A reduction combined in the process's memory (512 bytes or more among few ranks) that one rank
+// never calls: the root, the only rank that waits, is reported in the call; the others went on.
+TEST(Ranks, AReductionInTheProcesssMemoryNotEveryRankCalledIsReported) {
+  const std::string e = error_of({4, 2}, [] {
+    std::vector<double> in(1024, 1.0), out(1024, 0.0);
+    if (vp::rank() != 3)
+      vp::reduce(in.data(), out.data(), in.size(), vp::Type::f64, vp::Op::sum, 1);
+  });
+  EXPECT_NE(e.find("1 of 4 ranks can never go on"), std::string::npos) << e;
+  EXPECT_NE(e.find("rank 1 waits in reduce() (a collective)"), std::string::npos) << e;
+}
+
 // The same among more than 64 ranks, where the barrier combines per PE.
 TEST(Ranks, ACollectiveNotEveryRankCalledAmongManyIsReportedAsOne) {
   const std::string e = error_of({100, 2}, [] {

@@ -777,6 +777,54 @@ TEST(MpiCalls, ReductionsOfAnyOperatorCombineAlongOneTree) {
   EXPECT_EQ(ranks_done, 7);
 }
 
+// Reductions under way at once on several communicators — the three parts of a split, the world
+// and a duplicate of it (the same ranks, another context) — in the process's memory (32 KiB),
+// to changing roots with no barrier between them: each gets its own members' sum.
+TEST(MpiCalls, ReductionsOnSeveralCommunicatorsAtOnceKeepApart) {
+  ranks_done = 0;
+  const Outcome o = run_mpi(10, [](int argc, char** argv) {
+    MPI_Init(&argc, &argv);
+    const int rank = rank_of_world();
+    MPI_Comm part = MPI_COMM_NULL, twin = MPI_COMM_NULL;
+    MPI_Comm_split(MPI_COMM_WORLD, rank % 3, rank, &part);
+    MPI_Comm_dup(MPI_COMM_WORLD, &twin);
+    int part_rank = -1, part_size = 0;
+    MPI_Comm_rank(part, &part_rank);
+    MPI_Comm_size(part, &part_size);
+    constexpr int n = 4096;
+    std::vector<double> mine(n), got(n);
+    for (int i = 0; i < n; ++i) mine[static_cast<std::size_t>(i)] = rank + 1 + i;
+    // Sums of (r + 1 + i) over the ranks r of each communicator, less i times their count.
+    const double world_sum = 55;
+    double part_sum = 0;
+    for (int r = rank % 3; r < 10; r += 3) part_sum += r + 1;
+    int wrong = 0;
+    for (int round = 0; round < 6; ++round) {
+      const int part_root = round % part_size;
+      MPI_Reduce(mine.data(), got.data(), n, MPI_DOUBLE, MPI_SUM, part_root, part);
+      if (part_rank == part_root) {
+        for (int i = 0; i < n; i += 511)
+          wrong += got[static_cast<std::size_t>(i)] != part_sum + part_size * i;
+      }
+      const int world_root = (round * 7) % 10;
+      MPI_Reduce(mine.data(), got.data(), n, MPI_DOUBLE, MPI_SUM, world_root,
+                 round % 2 == 0 ? MPI_COMM_WORLD : twin);
+      if (rank == world_root) {
+        for (int i = 0; i < n; i += 511)
+          wrong += got[static_cast<std::size_t>(i)] != world_sum + 10.0 * i;
+      }
+    }
+    EXPECT_EQ(wrong, 0) << "rank " << rank;
+    MPI_Comm_free(&part);
+    MPI_Comm_free(&twin);
+    MPI_Finalize();
+    ++ranks_done;
+    return 0;
+  });
+  EXPECT_EQ(o.error, "");
+  EXPECT_EQ(ranks_done, 10);
+}
+
 // A reduce-scatter of 32 KiB and more among few ranks has each rank combine its own block: every
 // block has the bits of the same block of MPI_Reduce's result (each element combined along the
 // reductions' tree; the terms make every other association give other bits), with uneven and empty
