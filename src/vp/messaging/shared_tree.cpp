@@ -59,6 +59,7 @@ void SharedReduction::reset() noexcept {
     copies[static_cast<std::size_t>(i)].trim();
   }
   result = nullptr;
+  handed = 0;
 }
 
 namespace shared_tree {
@@ -137,6 +138,57 @@ bool applies(const Members& members) {
          members.rank_of(members.index) == rank->rank;
 }
 
+namespace {
+
+// Leaves `held` (this member's result for side `mine` of `node`) where the node's other child
+// will find it: copied first if it lies in the caller's buffer, which must outlive the call.
+void leave_at(SharedReduction& call, SharedNode& node, int mine, int me, Held& held,
+              std::size_t bytes) {
+  if (held.in == HeldIn::caller && bytes > 0) {
+    std::byte* copy = call.copies[static_cast<std::size_t>(me)].make(bytes);
+    std::memcpy(copy, held.bytes, bytes);
+    held = {copy, HeldIn::state};
+  }
+  node.held[static_cast<std::size_t>(mine)] = held.bytes;
+  node.in[static_cast<std::size_t>(mine)] = held.in;
+}
+
+// How a member's climb ended: it left its result at a node (the other child will come), it
+// completed the tree (`held` is the whole reduction), or it left a combination into the root's
+// buffer to the root (at node `mid`).
+struct Climb {
+  enum class End : std::uint8_t { left, completed, handed } end = End::completed;
+  int mid = 0;
+};
+
+// Climbs `steps` from index `j`. A member other than the root that would combine into the root's
+// buffer from another PE than the root's leaves its result at the node and the combination to
+// the root (from handoff_bytes): the root's buffer stays in its PE's cache, where the root's next
+// call writes it, instead of crossing to the other core and back.
+Climb climb(SharedReduction& call, const std::array<TreeStep, 32>& steps, int j, int k, int me,
+            bool root, Held& held, std::size_t count, std::size_t bytes, const Combine& combine) {
+  for (; j < k; ++j) {
+    const TreeStep& step = steps[static_cast<std::size_t>(j)];
+    SharedNode& node = call.nodes[static_cast<std::size_t>(step.mid)];
+    const int mine = step.left ? 0 : 1;
+    if (node.came.load(std::memory_order_acquire) == 0) {
+      leave_at(call, node, mine, me, held, bytes);  // perhaps first
+      if (node.came.fetch_add(1, std::memory_order_acq_rel) == 0) return {Climb::End::left, 0};
+    }
+    const HeldIn other = node.in[static_cast<std::size_t>(1 - mine)];
+    if (!root && bytes >= handoff_bytes &&
+        (other == HeldIn::root_out || held.in == HeldIn::root_out) &&
+        rt::detail::pe_id() != call.root_pe) {
+      leave_at(call, node, mine, me, held, bytes);
+      return {Climb::End::handed, step.mid};
+    }
+    held = combine_at(node, mine, held, count, bytes, combine);
+  }
+  return {Climb::End::completed, 0};
+}
+
+}  // namespace
+
 void reduce(const Collective& c, std::uint32_t number, const void* in, void* out, std::size_t count,
             std::size_t element, Combine combine, int root) {
   const Members& members = c.members();
@@ -150,42 +202,37 @@ void reduce(const Collective& c, std::uint32_t number, const void* in, void* out
   // they are until they must be copied.
   Held held{static_cast<const std::byte*>(in), HeldIn::caller};
   if (me == root) {
+    call.root_pe = rt::detail::pe_id();  // before anything of the root's is left at a node
     if (bytes > 0 && in != out) std::memcpy(out, in, bytes);
     held = {static_cast<const std::byte*>(out), HeldIn::root_out};
   }
   std::array<TreeStep, 32> steps;
   const int k = tree_path(members.size, me, steps);
-  bool completed = true;  // whether this member completes the root node
-  for (int j = 0; j < k; ++j) {
-    const TreeStep& step = steps[static_cast<std::size_t>(j)];
-    SharedNode& node = call.nodes[static_cast<std::size_t>(step.mid)];
-    const int mine = step.left ? 0 : 1;
-    if (node.came.load(std::memory_order_acquire) == 0) {
-      // Perhaps first: the result left here must outlive this member's call.
-      if (held.in == HeldIn::caller && bytes > 0) {
-        std::byte* copy = call.copies[static_cast<std::size_t>(me)].make(bytes);
-        std::memcpy(copy, held.bytes, bytes);
-        held = {copy, HeldIn::state};
-      }
-      node.held[static_cast<std::size_t>(mine)] = held.bytes;
-      node.in[static_cast<std::size_t>(mine)] = held.in;
-      if (node.came.fetch_add(1, std::memory_order_acq_rel) == 0) {
-        completed = false;
-        break;
-      }
-    }
-    held = combine_at(node, mine, held, count, bytes, combine);
-  }
+  Climb end = climb(call, steps, 0, k, me, me == root, held, count, bytes, combine);
   if (me != root) {
-    if (completed) {
-      call.result = held.bytes;
-      c.put_and_go(nullptr, 0, root);  // the message orders the result before the root's read
-    }
+    if (end.end == Climb::End::left) return;
+    // The message orders what the root reads (the result, or the node handed over) after it.
+    if (end.end == Climb::End::completed) call.result = held.bytes;
+    call.handed = end.mid;
+    c.put_and_go(nullptr, 0, root);
     return;
   }
-  if (!completed) {
+  while (end.end != Climb::End::completed) {
     c.get(nullptr, 0, any_source);
-    held.bytes = call.result;
+    const int mid = std::exchange(call.handed, 0);
+    if (mid == 0) {
+      held.bytes = call.result;
+      break;
+    }
+    // The combination at `mid` left to the root: its other child is the root's side.
+    int j = 0;
+    while (steps[static_cast<std::size_t>(j)].mid != mid) ++j;
+    SharedNode& node = call.nodes[static_cast<std::size_t>(mid)];
+    const int theirs = steps[static_cast<std::size_t>(j)].left ? 1 : 0;
+    const Held handed{node.held[static_cast<std::size_t>(theirs)],
+                      node.in[static_cast<std::size_t>(theirs)]};
+    held = combine_at(node, theirs, handed, count, bytes, combine);
+    end = climb(call, steps, j + 1, k, me, true, held, count, bytes, combine);
   }
   if (bytes > 0 && held.bytes != out) std::memcpy(out, held.bytes, bytes);
   finish(world.shared, key, call);

@@ -54,6 +54,8 @@ struct SharedReduction {
   // Member i's vector, copied when it left a node before its sibling came.
   std::array<KeptBytes, shared_tree_members> copies;
   const std::byte* result = nullptr;  // the whole tree's, set before its root is woken
+  int handed = 0;                     // or the node whose combination is left to the root
+  int root_pe = -1;                   // set by the root before it leaves anything
   int members = 0;
   // Ready for another call (only its first `members` nodes and copies were used).
   void reset() noexcept;
@@ -81,6 +83,10 @@ namespace shared_tree {
 // shared state (collectives.cpp, combine_at_root): 8 ranks on 2 PEs, 0.44-0.69 us against
 // 0.60-0.70 from 8 to 256 bytes, 0.63 against 0.69 at 512 (docs/results/mpi-layer.md).
 inline constexpr std::size_t from_bytes = 512;
+
+// From this size a combination into the root's buffer found by a member on another PE is left
+// to the root (shared_tree.cpp, climb).
+inline constexpr std::size_t handoff_bytes = std::size_t{16} << 10;
 
 // Whether a reduction to one root over `members` goes this way: at most 64 members, the run in
 // one process, the caller one of them.

@@ -777,6 +777,70 @@ TEST(MpiCalls, ReductionsOfAnyOperatorCombineAlongOneTree) {
   EXPECT_EQ(ranks_done, 7);
 }
 
+double term(int rank, int i) {
+  return std::pow(10.0, static_cast<double>((rank * 7 + i % 5) % 17) - 8.0) *
+             (rank % 2 == 0 ? 1 : -1) +
+         1.0 / (rank + 3 + i % 3);
+}
+
+// The reductions' tree over term(r, i), written here on its own.
+double summed_along_tree(int lo, int hi, int i) {
+  if (hi - lo == 1) return term(lo, i);
+  int p = 1;
+  while (p * 2 < hi - lo) p *= 2;
+  return summed_along_tree(lo, lo + p, i) + summed_along_tree(lo + p, hi, i);
+}
+
+// A predefined operator (sums of doubles, combined in one pass into a third buffer where the
+// tree allows) gives the bits of the tree, which every other association of these terms would
+// change: MPI_Reduce to each root and in place, MPI_Allreduce and MPI_Iallreduce, small (the
+// ranks' messages to the root) and large (in the process's memory).
+TEST(MpiCalls, PredefinedReductionsHaveTheTreesBits) {
+  ranks_done = 0;
+  const Outcome o = run_mpi(7, [](int argc, char** argv) {
+    MPI_Init(&argc, &argv);
+    const int rank = rank_of_world();
+    int told_apart = 0;  // the terms tell the tree from a fold in rank order
+    for (int i = 0; i < 5; ++i) {
+      double folded = term(0, i);
+      for (int r = 1; r < 7; ++r) folded += term(r, i);
+      told_apart += folded != summed_along_tree(0, 7, i);
+    }
+    EXPECT_GT(told_apart, 0);
+    for (const int count : {5, 20000}) {
+      std::vector<double> mine(static_cast<std::size_t>(count)), got(mine.size(), 0.0);
+      for (int i = 0; i < count; ++i) mine[static_cast<std::size_t>(i)] = term(rank, i);
+      const auto check = [&](const std::vector<double>& values, const char* what) {
+        int differ = 0;
+        for (int i = 0; i < count; i += 97) {
+          const double expected = summed_along_tree(0, 7, i);
+          differ += std::memcmp(&values[static_cast<std::size_t>(i)], &expected, 8) != 0;
+        }
+        EXPECT_EQ(differ, 0) << what << ", " << count << " doubles, rank " << rank;
+      };
+      for (const int root : {0, 3, 6}) {
+        MPI_Reduce(mine.data(), got.data(), count, MPI_DOUBLE, MPI_SUM, root, MPI_COMM_WORLD);
+        if (rank == root) check(got, "MPI_Reduce");
+      }
+      std::vector<double> in_place = mine;
+      MPI_Reduce(rank == 2 ? MPI_IN_PLACE : in_place.data(), rank == 2 ? in_place.data() : nullptr,
+                 count, MPI_DOUBLE, MPI_SUM, 2, MPI_COMM_WORLD);
+      if (rank == 2) check(in_place, "MPI_Reduce in place");
+      MPI_Allreduce(mine.data(), got.data(), count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+      check(got, "MPI_Allreduce");
+      MPI_Request request = MPI_REQUEST_NULL;
+      MPI_Iallreduce(mine.data(), got.data(), count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &request);
+      MPI_Wait(&request, MPI_STATUS_IGNORE);
+      check(got, "MPI_Iallreduce");
+    }
+    MPI_Finalize();
+    ++ranks_done;
+    return 0;
+  });
+  EXPECT_EQ(o.error, "");
+  EXPECT_EQ(ranks_done, 7);
+}
+
 // Reductions under way at once on several communicators — the three parts of a split, the world
 // and a duplicate of it (the same ranks, another context) — in the process's memory (32 KiB),
 // to changing roots with no barrier between them: each gets its own members' sum.
