@@ -5,22 +5,30 @@
 // to come leaves its result there and the member goes on with its program; the second combines
 // the two (left op right) and climbs on with the result. The member that completes the root
 // node holds the whole reduction: the root itself, or another member, which leaves it in the
-// call's state and wakes the root with one empty message. So nobody waits but the root, for
-// the last combination; every node is combined exactly once, by whichever thread completes it,
-// and its bits are the tree's whatever the order of arrival, the PEs or the placement.
+// call's state and wakes the root with one empty message. From handoff_bytes, a member on another
+// PE than the root's that would combine into the root's buffer leaves its result at the node and
+// wakes the root, which combines there and climbs on itself (it may wait again higher up): the
+// root's buffer stays in its core's cache. So nobody waits but the root; every node is combined
+// exactly once, by one thread, and its bits are the tree's whatever the order of arrival, the
+// PEs or the placement.
 //
 // Invariants: a result left at a node stays valid until the root has finished: the root's own
-// vector where it lies (the root does not return before), any other member's a copy in the
-// call's state (it may return at once). A combination writes only into a buffer of the
-// state (`writable`): the right child's result when it is one (inout = left op inout, MPI's
-// convention), else the left one's with a symmetric operator, else a copy of the right one. The
-// state is found under a spin lock by the call's key; the root, last to touch it (every member
-// came before the tree could complete), takes it out and keeps it for reuse.
+// (in its receive buffer: the root does not return before), any other member's a copy in the
+// call's state (it may return at once). A combination writes only into the root's buffer or a
+// buffer of the state: the root's when one child is there (and the operator allows it), else the
+// right child's result when it is in the state (inout = left op inout, MPI's convention), else
+// the left one's with a symmetric operator, else a copy of the right one. At most one wake
+// message is pending (the root goes on before anyone can leave it another), and what it tells
+// (`result`, `handed`) is written before it is sent. The state is found under a spin lock by the
+// call's key by each PE's first member (the others find it in their PE's last one); the root,
+// last to touch it (every member came before the tree could complete), takes it out and keeps
+// it for reuse.
 //
 // Costs: n - 1 combinations in all, spread over the members; about n / 2 copies of a vector
-// (the children that came first, but the root) and at most one more per node for an operator
-// that is not symmetric; one copy into the root's buffer; one message when the root does not
-// complete the tree itself. Two lock holds per member (lookup) and one for the root (release).
+// (the children that came first, but the root's) and at most one more per node for an operator
+// that is not symmetric; one copy of the root's vector into its buffer; one message when the
+// root does not complete the tree itself, and one per combination left to it. One lock hold per
+// PE and call (lookup) and one for the root (release).
 #include "messaging/shared_tree.hpp"
 
 #include <cstring>
