@@ -209,6 +209,22 @@ ExactSearch exact_search(const Instance& in, const Assignment& current, const As
 }
 
 // Silences GLPK's terminal output for the lifetime of the guard.
+// GLPK's environment on this thread, made here if the thread has none and freed again at the
+// end: GLPK keeps one per thread, which a thread that ends (the asynchronous balancer's,
+// docs/architecture.md) would otherwise leak.
+class GlpkEnvironment {
+ public:
+  GlpkEnvironment() : made_(glp_init_env() == 0) {}
+  ~GlpkEnvironment() {
+    if (made_) glp_free_env();
+  }
+  GlpkEnvironment(const GlpkEnvironment&) = delete;
+  GlpkEnvironment& operator=(const GlpkEnvironment&) = delete;
+
+ private:
+  bool made_;
+};
+
 class QuietGlpk {
  public:
   QuietGlpk() : previous_(glp_term_out(GLP_OFF)) {}
@@ -326,6 +342,7 @@ class OptimalStrategy final : public Strategy {
       return {std::move(found), std::move(stats)};
     }
 
+    const GlpkEnvironment environment;  // destroyed last, after the problem
     const QuietGlpk quiet;
     const Problem problem;
     glp_prob* lp = problem.get();
