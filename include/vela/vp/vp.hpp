@@ -129,7 +129,9 @@ struct Status {
 };
 
 enum class Op : std::uint8_t { sum, prod, min, max, land, lor, band, bor, maxloc, minloc };
-using rt::Order;  // deterministic (one tree over the ranks: the same bits for any P and placement) or arrival
+// Order::deterministic (one tree over the ranks: the same bits for any P and placement) or
+// Order::arrival.
+using rt::Order;
 
 namespace detail {
 struct RequestState;

@@ -224,14 +224,14 @@ void check_member(const char* call, const char* what, int member, const Members&
 // A reduction to one root among few members, along the reductions' tree (tree_order.hpp). In a
 // run of one process the members combine it in the process's memory (shared_tree.cpp);
 // otherwise every other member sends its vector to the root and goes on (copied at once up to
-// fold_eager_bytes, so the caller's buffer is free again; above, read where it lies once the
+// eager_to_root_bytes, so the caller's buffer is free again; above, read where it lies once the
 // root takes it, the sender waiting), and the root combines them in member order as the tree
 // associates them (combine_at_root). Either way the others do not wait for the rest of the
 // reduction (as inner members of a tree of messages would for their subtrees), and the bits are
 // those of the tree for the member count, as an allreduce's and a reduce-scatter's are.
-constexpr std::size_t fold_eager_bytes = std::size_t{1} << 20;
+constexpr std::size_t eager_to_root_bytes = std::size_t{1} << 20;
 
-bool folded_at_root(int members) {
+bool among_few(int members) {
   return members <= shared_tree_members;
 }
 
@@ -245,7 +245,7 @@ void combine_at_root(const Collective& c, const void* in, void* out, std::size_t
   const int me = c.members().index;
   const std::size_t bytes = count * element;
   if (me != root) {
-    if (bytes <= fold_eager_bytes) {
+    if (bytes <= eager_to_root_bytes) {
       c.put_and_go(in, bytes, root);
     } else {
       put_held(c, in, bytes, root);
@@ -322,7 +322,7 @@ void reduce_to(const Members& members, const void* in, void* out, std::size_t co
   }
   const std::uint32_t number = *members.calls;
   const Collective c(members, call);
-  if (order == Order::deterministic && !everyone && folded_at_root(members.size)) {
+  if (order == Order::deterministic && !everyone && among_few(members.size)) {
     if (bytes >= shared_tree::from_bytes && shared_tree::applies(members)) {
       shared_tree::reduce(c, number, in, out, count, element, combine, root);
     } else {
@@ -467,7 +467,7 @@ void reduce_scatter(const Members& members, const void* in, void* out,
     first[static_cast<std::size_t>(i) + 1] =
         first[static_cast<std::size_t>(i)] + counts[static_cast<std::size_t>(i)];
   // Small vectors: n - 1 messages to the root and n - 1 back beat n (n - 1) small ones.
-  if (!combine.splittable || !folded_at_root(n) || first.back() * element < reduce_scatter_from) {
+  if (!combine.splittable || !among_few(n) || first.back() * element < reduce_scatter_from) {
     reduce_then_scatter(members, in, out, first, element, combine, call);
     return;
   }

@@ -21,7 +21,8 @@
 // - Reductions combined per PE are exact (every grouping and order gives the same bits: integer,
 //   logical and bitwise operators) or allowed in any order (Order::arrival); the others (fold)
 //   are gathered and combined along the reductions' tree where their result is wanted
-//   (tree_order.hpp): the bits never depend on which ranks share a PE. Only predefined operators run here (outside the ranks).
+//   (tree_order.hpp): the bits never depend on which ranks share a PE. Only predefined operators
+//   run here (outside the ranks).
 // - The states live in World::PeLocal, touched by their PE's thread only (in a rank's fiber or
 //   in the runtime's layer handler); what they allocate comes from the process's heap, not a
 //   rank's (HeapPause).

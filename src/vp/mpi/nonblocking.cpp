@@ -164,18 +164,13 @@ void combine_along_tree(PendingCollective& p, std::size_t first, int upto,
 }
 
 // Combines blocks first .. first + upto - 1 left to right into the last of them (a scan's
-// prefix); its index.
-std::size_t combine_blocks(PendingCollective& p, std::size_t first, int upto,
-                           const Operation& operation, std::size_t elements) {
-  std::size_t acc = first;
-  for (int i = 1; i < upto; ++i) {
+// prefix): block i becomes block i - 1 op block i.
+void combine_prefix(PendingCollective& p, std::size_t first, int upto, const Operation& operation,
+                    std::size_t elements) {
+  for (int i = 1; i < upto && elements > 0; ++i) {
     const std::size_t next = first + static_cast<std::size_t>(i);
-    // next = acc op next (acc holds the lower ranks)
-    if (elements > 0)
-      operation.function(p.buffers[acc].data(), p.buffers[next].data(), elements, &operation);
-    acc = next;
+    operation.function(p.buffers[next - 1].data(), p.buffers[next].data(), elements, &operation);
   }
-  return acc;
 }
 
 // Writes block `which` (the result) to `count` elements of `type` at `buffer`.
@@ -249,7 +244,7 @@ int start_reduction(const char* call, const void* sendbuf, void* recvbuf, int co
       pc.steps.emplace_back([first, upto, scan, operation = r.operation,
                              elements = r.elements](PendingCollective& p) {
         if (scan) {
-          combine_blocks(p, first, upto, operation, elements);
+          combine_prefix(p, first, upto, operation, elements);
         } else {
           combine_along_tree(p, first, upto, operation, elements);
         }
