@@ -1,7 +1,8 @@
 /* MPI_Reduce of BYTES bytes of floats (a sum) to ROOT, timed on every rank as osu_reduce times
  * it: after a barrier, each rank times its own call; the mean of ITERS calls (after 10 not
  * counted) per rank, and the mean over the ranks (osu_reduce's figure). The root's result is
- * checked. Which rank is the root changes what the mean counts: the root waits for the whole
+ * checked, and the loop's wall time per iteration (a barrier and a reduce, on the root: what the
+ * whole program pays, whatever the order in which ranks come). Which rank is the root changes what the mean counts: the root waits for the whole
  * reduction, so its time holds whatever its PE's other ranks do in their calls after it came.
  * Built unchanged for Vela and AMPI (docs/results/mpi-layer.md).
  *   reduce_roots BYTES ITERS ROOT */
@@ -42,12 +43,16 @@ int main(int argc, char** argv) {
   float* out = malloc((size_t)bytes + 4);
   for (int i = 0; i < n; ++i) in[i] = (float)(rank + 1);
   double total = 0.0;
+  double loop_start = 0.0;
   for (int it = 0; it < iters + 10; ++it) {
     MPI_Barrier(MPI_COMM_WORLD);
+    if (it == 10) loop_start = MPI_Wtime();
     const double start = MPI_Wtime();
     MPI_Reduce(in, out, n, MPI_FLOAT, MPI_SUM, root, MPI_COMM_WORLD);
     if (it >= 10) total += MPI_Wtime() - start;
   }
+  MPI_Barrier(MPI_COMM_WORLD);
+  const double loop = (MPI_Wtime() - loop_start) / iters * 1e6;
   const float expected = (float)size * (float)(size + 1) / 2.0f;
   int wrong = 0;
   for (int i = 0; rank == root && i < n; ++i) wrong += out[i] != expected;
@@ -61,7 +66,7 @@ int main(int argc, char** argv) {
       printf(" %.1f", all[r]);
       sum += all[r];
     }
-    printf(" mean %.2f\n", sum / size);
+    printf(" mean %.2f loop %.2f\n", sum / size, loop);
     if (wrong != 0) printf("reduce_roots: %d elements wrong at the root\n", wrong);
   }
   free(all);

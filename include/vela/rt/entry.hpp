@@ -20,6 +20,18 @@
 
 namespace vela::rt {
 
+// Whether a value of T may move to another address as its bytes, the original then forgotten
+// without its destructor: it holds no pointer into itself and nothing points into it. Every
+// trivially copyable type, std::vector and tuples of such types; a type may say so by
+// specializing this. The runtime then copies an entry message's arguments between two PEs of a
+// process instead of handing over the message (docs/architecture.md, "PE rings").
+template <class T>
+inline constexpr bool relocatable = std::is_trivially_copyable_v<T>;
+template <class T, class A>
+inline constexpr bool relocatable<std::vector<T, A>> = true;
+template <class... T>
+inline constexpr bool relocatable<std::tuple<T...>> = (relocatable<T> && ...);
+
 class ElementBase;
 using HandlerId = std::uint32_t;
 using CollectionId = std::uint32_t;
@@ -117,6 +129,7 @@ struct ArgsOps {
   void (*scatter)(void* args, pup::Unpacker& in, ByteBlocks& blocks) = nullptr;
   std::size_t size = 0;  // of the arguments (scatter constructs them)
   std::size_t align = 0;
+  bool relocatable = false;  // the arguments may move as their bytes (vela::rt::relocatable)
 };
 
 // A type whose bytes may travel outside its packed form (vela::rt::Buffer, a rank's message):
@@ -294,9 +307,16 @@ struct EntryArgs {
       throw;
     }
   }
-  static constexpr ArgsOps ops{&invoke,  &destroy,           &packed_size,
-                               &pack,    &pack_to,           &gather,
-                               &scatter, sizeof(Parameters), alignof(Parameters)};
+  static constexpr ArgsOps ops{&invoke,
+                               &destroy,
+                               &packed_size,
+                               &pack,
+                               &pack_to,
+                               &gather,
+                               &scatter,
+                               sizeof(Parameters),
+                               alignof(Parameters),
+                               relocatable<Parameters>};
 };
 
 // The runtime's message (opaque here). A message is taken from the sending PE's pool, its

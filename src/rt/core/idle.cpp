@@ -121,7 +121,11 @@ bool wait_for_work(PeState& pe, bool periodic, Ticks from) {
     bool moved = false;
     bool looked = false;  // for quiescence
     for (std::uint32_t polls = 1;; ++polls) {
-      if (!pe.inbox.empty() || state.stopping.load(std::memory_order_relaxed)) {
+      if (pe.holding > 0) [[unlikely]] {
+        flush_held(pe);
+        moved = true;  // not asleep while it holds messages for other PEs
+      }
+      if (arrivals_waiting(pe) || state.stopping.load(std::memory_order_relaxed)) {
         if (pe.pinned && !pe.core_shared) watch_core_share(pe, last_look, tick_clock::now());
         return false;
       }
@@ -158,19 +162,20 @@ bool wait_for_work(PeState& pe, bool periodic, Ticks from) {
       }
     }
   }
-  if (state.transport && state.transport->polled_by_pes()) {
-    // Arrivals from other processes come only when a PE polls: sleep briefly.
-    const timespec t{0, 100'000};
-    pe.inbox.park(state.stopping, &t);
+  if (pe.holding > 0 || (state.transport && state.transport->polled_by_pes())) {
+    // Arrivals from other processes come only when a PE polls, and messages held for another
+    // PE's full ring go in only when this one puts them there: sleep briefly.
+    const timespec t{0, pe.holding > 0 ? 20'000 : 100'000};
+    pe.inbox.park(state.stopping, &t, [&pe] { return rings_ready(pe); });
     return false;
   }
   if (stop_if_quiescent(pe)) return true;  // the last look before it sleeps
   if (!periodic) {
-    pe.inbox.park(state.stopping, nullptr);
+    pe.inbox.park(state.stopping, nullptr, [&pe] { return rings_ready(pe); });
     return false;
   }
   const timespec timeout = relative(state.lb.next_periodic - tick_clock::now());
-  pe.inbox.park(state.stopping, &timeout);
+  pe.inbox.park(state.stopping, &timeout, [&pe] { return rings_ready(pe); });
   return false;
 }
 
@@ -182,7 +187,9 @@ void wait_for_delayed(PeState& pe, bool periodic) {
       state.transport && state.transport->polled_by_pes() ? state.transport.get() : nullptr;
   const Ticks slice = tick_clock::from_seconds(100e-6);
   for (;;) {
-    if (!pe.inbox.empty() || state.stopping.load(std::memory_order_relaxed)) return;
+    if (pe.holding > 0) [[unlikely]]
+      flush_held(pe);
+    if (arrivals_waiting(pe) || state.stopping.load(std::memory_order_relaxed)) return;
     const Ticks now = tick_clock::now();
     Ticks until = pe.queues.delayed.front().first;
     if (periodic) until = std::min(until, state.lb.next_periodic);
@@ -195,7 +202,7 @@ void wait_for_delayed(PeState& pe, bool periodic) {
       continue;
     }
     const timespec t = relative(wait);
-    pe.inbox.park(state.stopping, &t);
+    pe.inbox.park(state.stopping, &t, [&pe] { return rings_ready(pe); });
   }
 }
 
@@ -245,7 +252,7 @@ bool wait_in_place(ElementBase& self, HandlerId handler) {
   // The entry so far is `self`'s, as if it had ended here (its segment measured and traced).
   continue_as(self, pe.entry_name);
   const bool cpu = state.options.measure_cpu && state.options.instrument;
-  if (pe.inbox.empty()) idle(pe, periodic);
+  if (!arrivals_waiting(pe)) idle(pe, periodic);
   // What the caller runs from here on is charged to it from the wait's end (pe.mark).
   if (cpu) pe.cpu_mark = thread_cpu_seconds();
   if (state.stopping.load(std::memory_order_relaxed)) return false;

@@ -110,6 +110,10 @@ void free_message(Message* m) noexcept {
     m->ops->destroy(args);
     if (m->args_on_heap) ::operator delete(args, heap_args_alignment);
   }
+  forget_message(m);
+}
+
+void forget_message(Message* m) noexcept {
   MessagePool* pool = m->pool;
   if (pool == nullptr) {
     delete m;

@@ -189,6 +189,8 @@ struct MessageList {
 Message* new_message();
 // Destroys its arguments and gives it back to its pool.
 void free_message(Message* m) noexcept;
+// Gives it back to its pool without destroying its arguments (their bytes moved elsewhere).
+void forget_message(Message* m) noexcept;
 // Frees a message when it goes out of scope (its handler may throw).
 struct MessageRelease {
   Message* message;

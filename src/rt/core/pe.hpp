@@ -5,11 +5,14 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <thread>
+#include <vector>
 
 #include "core/clock.hpp"
 #include "core/inbox.hpp"
 #include "core/message.hpp"
+#include "core/pe_ring.hpp"
 #include "core/queues.hpp"
 #include "services/checkpoint.hpp"
 #include "services/lb_manager.hpp"
@@ -33,6 +36,12 @@ struct PeState {
   Inbox<Message> inbox;
   MessagePool pool;
 
+  // Entry messages from the process's other PEs (core/pe_ring.cpp): rings_in[p] is made and
+  // written by local PE p at its first message here (null before), rings_made counts them, so
+  // that this PE looks for new ones only when it moved.
+  std::unique_ptr<std::atomic<PeRing*>[]> rings_in;
+  std::atomic<std::uint32_t> rings_made{0};
+
   // Quiescence detection (core/idle.cpp): written by this PE only, read by any PE looking for
   // quiescence and by the transport's waves.
   alignas(64) std::atomic<bool> passive{false};
@@ -44,6 +53,15 @@ struct PeState {
   alignas(64) PeQueues queues;
   std::int32_t cluster = 0;
   double stretch = 0.0;  // an emulated slow PE's entries take (1 + stretch) times as long
+
+  // The rings this PE polls (those of rings_in made when it last looked, rings_seen of them),
+  // the ones it sends on (by local PE, made on first use), and the messages waiting for room
+  // in them, in order (`holding`: how many PEs have some).
+  std::vector<PeRing*> rings_from;
+  std::uint32_t rings_seen = 0;
+  std::vector<std::unique_ptr<PeRing>> rings_to;
+  std::vector<MessageList> held;
+  std::uint32_t holding = 0;
 
   ElementTables locations;  // the location manager's part (services/location.hpp)
   PeBalancing lb;           // balancing steps under way (services/lb_manager.hpp)

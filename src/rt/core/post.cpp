@@ -54,6 +54,12 @@ void post(RuntimeState& state, PeId to, Message* message) {
   }
   if (self != nullptr) {
     self->sent.store(self->sent.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    // Entry messages between two PEs take their pair's ring (core/pe_ring.cpp); the runtime's
+    // own messages, which overtake them on the receiver anyway, keep the inbox.
+    if (message->kind == Kind::entry && self != &target) [[likely]] {
+      post_on_ring(*self, target, message);
+      return;
+    }
   } else {
     state.external_sent.fetch_add(1, std::memory_order_seq_cst);
   }

@@ -106,13 +106,29 @@ void release_delayed(PeState& pe) {
   }
 }
 
+bool arrivals_waiting(PeState& pe) {
+  return !pe.inbox.empty() || rings_ready(pe);
+}
+
 bool take_inbox(PeState& pe) {
+  // The rings first: a runtime message sent to the inbox before an entry message on a ring is
+  // then taken with it, never after it.
+  MessageList arrived;
+  std::size_t count = take_rings(pe, arrived);
   const auto batch = pe.inbox.take_all();
-  if (batch.count == 0) return false;
-  pe.received.store(pe.received.load(std::memory_order_relaxed) + batch.count,
-                    std::memory_order_relaxed);
+  if (batch.count > 0) {
+    if (arrived.empty()) {
+      arrived.first = batch.first;
+    } else {
+      arrived.last->next = batch.first;
+    }
+    arrived.last = batch.last;
+    count += batch.count;
+  }
+  if (count == 0) return false;
+  pe.received.store(pe.received.load(std::memory_order_relaxed) + count, std::memory_order_relaxed);
   Ticks now = 0;
-  for (Message* m = batch.first; m != nullptr;) {
+  for (Message* m = arrived.first; m != nullptr;) {
     Message* next = m->next;
     if (m->wan) [[unlikely]] {
       if (now == 0) now = tick_clock::now();

@@ -52,7 +52,24 @@ void enqueue_local(PeState& pe, Message* message);
 Message* next_local(PeState& pe);
 // Queues the held messages whose time has come (only the head needs checking).
 void release_delayed(PeState& pe);
-// Moves what other PEs sent into the local queues; false when nothing had come.
+// Moves what other PEs sent into the local queues (what came on the PE rings first, then the
+// inbox); false when nothing had come.
 bool take_inbox(PeState& pe);
+// Whether another PE or thread sent something not taken yet (a relaxed look, for polling).
+bool arrivals_waiting(PeState& pe);
+
+// PE rings (core/pe_ring.cpp). Makes `pes` local PEs' empty ring tables (before they run).
+void prepare_rings(PeState& pe, std::size_t pes);
+// An entry message from `from` (its own thread) to another local PE `to`, in order behind any
+// held for it; wakes `to` when it sleeps.
+void post_on_ring(PeState& from, PeState& to, Message* message);
+// Puts what `from` holds into its rings as they have room.
+void flush_held(PeState& from);
+// Whether a message waits on one of `pe`'s incoming rings.
+bool rings_ready(PeState& pe);
+// Appends the messages waiting on `pe`'s rings to `out`; returns how many.
+std::size_t take_rings(PeState& pe, MessageList& out);
+// Frees what the rings and the held lists still have (after the PEs have stopped).
+void free_ring_messages(PeState& pe);
 
 }  // namespace vela::rt::detail

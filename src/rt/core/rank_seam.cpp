@@ -25,8 +25,8 @@ std::uint64_t code_layout() {
 }
 
 bool pe_has_waiting_messages() {
-  const PeState& pe = *this_pe();
-  return !pe.queues.fifo.empty() || pe.queues.queued_elsewhere() || !pe.inbox.empty();
+  PeState& pe = *this_pe();
+  return !pe.queues.fifo.empty() || pe.queues.queued_elsewhere() || arrivals_waiting(pe);
 }
 
 void queue_behind_waiting_message(const Outgoing& out, ElementBase& self, HandlerId handler) {

@@ -290,6 +290,7 @@ Runtime::Runtime(Options options) : state_(std::make_unique<detail::RuntimeState
     pe->runtime = state_.get();
     state_->pe.push_back(std::move(pe));
   }
+  for (auto& pe : state_->pe) detail::prepare_rings(*pe, state_->pe.size());
   if (layout.processes > 1) {
     state_->transport = std::make_unique<detail::Transport>(*state_);
     state_->oversubscribed =

@@ -45,6 +45,8 @@ void pe_loop(PeState& pe) {
     if (state.transport && !polled) [[unlikely]]
       state.transport->poll();
     polled = false;
+    if (pe.holding > 0) [[unlikely]]
+      flush_held(pe);
     take_inbox(pe);
     release_delayed(pe);
     // At most a batch of local messages between two looks at the inbox.
@@ -55,10 +57,10 @@ void pe_loop(PeState& pe) {
       run_message(pe, message);
       if (state.stopping.load(std::memory_order_relaxed)) break;
     }
-    if (ran == 0 && pe.inbox.empty() &&
+    if (ran == 0 && !arrivals_waiting(pe) &&
         (pe.queues.delayed.empty() || pe.queues.delayed.front().first > tick_clock::now())) {
       idle(pe, periodic);
-      polled = !pe.inbox.empty();
+      polled = arrivals_waiting(pe);
     }
   }
   current_pe = nullptr;
@@ -172,6 +174,7 @@ void join_pes(RuntimeState& state) {
       free_message(batch.first);
       batch.first = next;
     }
+    free_ring_messages(*pe);
     pe->queues.free_all();
     for (auto& [key, waiting] : pe->locations.parked) {
       for (Message* m : waiting) free_message(m);

@@ -264,3 +264,9 @@ class Payload {
 static_assert(sizeof(Payload) <= 48, "a rank message's arguments fit a runtime message");
 
 }  // namespace vela::vp::detail
+
+// A payload holds its bytes inline, or the addresses of a heap block, a loan or an arrival's
+// record, none of which points back at it: a rank message's arguments move between PEs as
+// their bytes (vela::rt::relocatable).
+template <>
+inline constexpr bool vela::rt::relocatable<vela::vp::detail::Payload> = true;
