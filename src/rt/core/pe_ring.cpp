@@ -10,8 +10,9 @@
 // receiver sleeps; a fence between each pair of steps means at least one of them sees the
 // other's write.
 //
-// Costs: per message O(1) and a 112-byte copy at each end; a receiver's look at its rings reads
-// one slot's line per ring made (they stay in its cache until written).
+// Costs: per message O(1) and a 112-byte copy at each end; a held one costs a look at the ring's
+// room at each later send to its PE. A receiver's look at its rings reads each ring's next slot
+// (its lines stay in the receiver's cache until the sender writes them).
 #include "core/runtime_state.hpp"
 
 namespace vela::rt::detail {
@@ -66,6 +67,27 @@ void look_for_rings(PeState& pe) {
   pe.rings_seen = static_cast<std::uint32_t>(pe.rings_from.size());
 }
 
+// Puts what `from` holds for local PE `p` into their ring while it has room; true when the
+// list is empty after.
+bool flush_pair(PeState& from, std::size_t p) {
+  MessageList& held = from.held[p];
+  PeRing& ring = *from.rings_to[p];
+  bool moved = false;
+  while (!held.empty()) {
+    // Unlinked before the put: a message that goes in as its image is forgotten there.
+    Message* m = held.first;
+    Message* after = m->next;
+    if (!put(ring, m)) break;
+    held.first = after;
+    if (after == nullptr) held.last = nullptr;
+    moved = true;
+  }
+  if (moved) wake_if_asleep(*from.runtime->pe[p]);
+  if (!held.empty()) return false;
+  --from.holding;
+  return true;
+}
+
 }  // namespace
 
 void prepare_rings(PeState& pe, std::size_t pes) {
@@ -77,35 +99,24 @@ void prepare_rings(PeState& pe, std::size_t pes) {
 }
 
 void post_on_ring(PeState& from, PeState& to, Message* message) {
-  MessageList& held = from.held[local_index(to)];
-  if (held.empty()) [[likely]] {
-    if (put(ring_to(from, to), message)) {
+  const std::size_t p = local_index(to);
+  PeRing& ring = ring_to(from, to);
+  // Behind what waits already: as much of it as fits goes in first (the receiver may have made
+  // room), so that a stream keeps the ring full while the receiver takes from it.
+  if (from.held[p].empty() || flush_pair(from, p)) [[likely]] {
+    if (put(ring, message)) {
       wake_if_asleep(to);
       return;
     }
     ++from.holding;
   }
-  held.push(message);
+  from.held[p].push(message);
 }
 
 void flush_held(PeState& from) {
   const std::size_t pes = from.held.size();
   for (std::size_t p = 0; p < pes && from.holding > 0; ++p) {
-    MessageList& held = from.held[p];
-    if (held.empty()) continue;
-    PeRing& ring = *from.rings_to[p];
-    bool moved = false;
-    while (!held.empty()) {
-      // Unlinked before the put: a message that goes in as its image is forgotten there.
-      Message* m = held.first;
-      Message* after = m->next;
-      if (!put(ring, m)) break;
-      held.first = after;
-      if (after == nullptr) held.last = nullptr;
-      moved = true;
-    }
-    if (held.empty()) --from.holding;
-    if (moved) wake_if_asleep(*from.runtime->pe[p]);
+    if (!from.held[p].empty()) flush_pair(from, p);
   }
 }
 
