@@ -59,8 +59,8 @@ class Inbox {
     futex_wake(parked_, 1);
   }
 
-  // Any thread: whether the owner said it sleeps (a relaxed look; see park()).
-  bool asleep() const { return parked_.load(std::memory_order_relaxed) == 1; }
+  // Any thread: whether the owner said it sleeps (sequentially consistent: see park()).
+  bool asleep() const { return parked_.load(std::memory_order_seq_cst) == 1; }
 
   // Owner: whether something was pushed and not taken yet (a relaxed look, for polling).
   bool empty() const {
@@ -92,8 +92,9 @@ class Inbox {
   }
 
   // Owner: sleeps until a push, a wake(), `stop` or the timeout (relative; null: none).
-  // `arrived()` looks at what else may bring work without a push (the PE rings), after the
-  // owner said it sleeps and a fence: whoever writes there and then sees asleep() wakes it.
+  // `arrived()` looks at what else may bring work without a push (the PE rings), with
+  // sequentially consistent loads after the owner said it sleeps: whoever writes there with a
+  // sequentially consistent store and then sees asleep() wakes it.
   void park(const std::atomic<bool>& stop, const timespec* timeout) {
     park(stop, timeout, [] { return false; });
   }
@@ -105,7 +106,6 @@ class Inbox {
       parked_.store(0, std::memory_order_relaxed);
       return;  // something arrived meanwhile
     }
-    std::atomic_thread_fence(std::memory_order_seq_cst);
     if (arrived()) parked_.store(0, std::memory_order_relaxed);
     while (parked_.load(std::memory_order_seq_cst) == 1 && !stop.load(std::memory_order_seq_cst)) {
       futex_wait(parked_, 1, timeout);

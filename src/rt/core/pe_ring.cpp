@@ -7,8 +7,8 @@
 //
 // A sender whose receiver may be asleep wakes it: the receiver says it sleeps (Inbox::park),
 // then looks at its rings once more; the sender writes its slot, then looks whether the
-// receiver sleeps; a fence between each pair of steps means at least one of them sees the
-// other's write.
+// receiver sleeps. The four are sequentially consistent operations: at least one of the two
+// sees the other's write.
 //
 // Costs: per message O(1) and a 112-byte copy at each end; a held one costs a look at the ring's
 // room at each later send to its PE. A receiver's look at its rings reads each ring's next slot
@@ -47,7 +47,6 @@ bool put(PeRing& ring, Message* m) {
 }
 
 void wake_if_asleep(PeState& to) {
-  std::atomic_thread_fence(std::memory_order_seq_cst);
   if (to.inbox.asleep()) to.inbox.wake();
 }
 

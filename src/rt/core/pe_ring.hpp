@@ -48,10 +48,12 @@ class PeRing {
       std::memcpy(slot.first, bytes + image_offset, sizeof slot.first);
       std::memcpy(slot.second, bytes + image_offset + sizeof slot.first, sizeof slot.second);
       slot.seq_first.store(tail_, std::memory_order_release);
-      slot.seq_second.store(tail_, std::memory_order_release);
+      // Sequentially consistent, as the sender's look at whether the receiver sleeps after it
+      // and the receiver's look here after saying so (core/pe_ring.cpp).
+      slot.seq_second.store(tail_, std::memory_order_seq_cst);
     } else {
       std::memcpy(slot.first, &m, sizeof m);
-      slot.seq_first.store(tail_ | by_address, std::memory_order_release);
+      slot.seq_first.store(tail_ | by_address, std::memory_order_seq_cst);
     }
     return true;
   }
@@ -101,8 +103,8 @@ class PeRing {
   // Slot k of lap L is complete once both numbers are L * capacity + k + 1 (or the first one
   // is that with by_address set: an address needs the first line only).
   bool complete(const Slot& slot) const {
-    const std::uint64_t first = slot.seq_first.load(std::memory_order_acquire);
-    const std::uint64_t second = slot.seq_second.load(std::memory_order_acquire);
+    const std::uint64_t first = slot.seq_first.load(std::memory_order_seq_cst);
+    const std::uint64_t second = slot.seq_second.load(std::memory_order_seq_cst);
     return first == ((head_ + 1) | by_address) || (first == head_ + 1 && second == head_ + 1);
   }
 
