@@ -30,6 +30,14 @@ using vela::rt::Index;
 using vela::rt::InitialMap;
 using vela::rt::Shape;
 
+// Options for `pes` PEs left unpinned (the tests share the machine with others).
+vela::rt::Options unpinned(int pes) {
+  vela::rt::Options o;
+  o.pes = pes;
+  o.pin = false;
+  return o;
+}
+
 // ---- Many producers into one PE ----
 
 struct Tally {
@@ -70,9 +78,7 @@ void expect_streams_arrive(int producers, int per_producer, vela::rt::IdleMode i
   t.per_producer = per_producer;
   t.next.assign(static_cast<std::size_t>(producers) + 1, 0);
   tally = &t;
-  vela::rt::Options o;
-  o.pes = producers + 1;
-  o.pin = false;
+  vela::rt::Options o = unpinned(producers + 1);
   o.idle = idle;
   vela::rt::Runtime runtime(o);
   // Element 0 (the consumer) alone on PE 0; producer k on PE k.
@@ -140,9 +146,7 @@ TEST(Messaging, ASenderToABusyPeGoesOnAndItsMessagesArriveInOrder) {
     Flood f;
     f.messages = 50'000;
     flood = &f;
-    vela::rt::Options o;
-    o.pes = 2;
-    o.pin = false;
+    vela::rt::Options o = unpinned(2);
     o.idle = idle;
     vela::rt::Runtime runtime(o);
     EXPECT_EQ(runtime.run([](vela::rt::Context& ctx) {
@@ -207,9 +211,7 @@ TEST(Messaging, AVectorPassedByValueReachesTheMethodWithoutACopy) {
   for (const int pes : {1, 2}) {  // the same PE, and another PE of the process
     sent_buffer = nullptr;
     received_buffer = nullptr;
-    vela::rt::Options o;
-    o.pes = pes;
-    o.pin = false;
+    vela::rt::Options o = unpinned(pes);
     vela::rt::Runtime runtime(o);
     runtime.run([](vela::rt::Context& ctx) {
       auto m = ctx.create<Mover>("movers", Shape::line(2), InitialMap::block, 0);
@@ -223,9 +225,7 @@ TEST(Messaging, AVectorPassedByValueReachesTheMethodWithoutACopy) {
 
 TEST(Messaging, AnArgumentPassedAsAnRvalueIsNeverCopied) {
   Counted::copies = 0;
-  vela::rt::Options o;
-  o.pes = 2;
-  o.pin = false;
+  vela::rt::Options o = unpinned(2);
   vela::rt::Runtime runtime(o);
   runtime.run([](vela::rt::Context& ctx) {
     auto m = ctx.create<Mover>("movers", Shape::line(3), InitialMap::block, 0);
@@ -264,9 +264,7 @@ TEST(Messaging, SteadyStateMessagesAllocateNothing) {
   for (const bool instrument : {true, false}) {
     Window w;
     window = &w;
-    vela::rt::Options o;
-    o.pes = 1;
-    o.pin = false;
+    vela::rt::Options o = unpinned(1);
     o.instrument = instrument;
     vela::rt::Runtime runtime(o);
     runtime.run([](vela::rt::Context& ctx) {
@@ -309,9 +307,7 @@ TEST(Messaging, CommunicationGraphCountsEveryMessageOnItsEdge) {
     for (int k = 0; k < 300; ++k)
       ++expected_edges[{from, static_cast<std::int32_t>(rng() % 40) % n}];
   }
-  vela::rt::Options o;
-  o.pes = 2;
-  o.pin = false;
+  vela::rt::Options o = unpinned(2);
   o.lb = "dummy";
   o.lb_dump = ::testing::TempDir() + "vela_comm_graph_" + std::to_string(::getpid());
   vela::rt::Runtime runtime(o);
@@ -337,9 +333,7 @@ TEST(Messaging, MeasurementsReachTheRootUpATreeOfAnyFanIn) {
   constexpr std::int32_t n = 48;
   std::vector<std::string> graphs;
   for (const int fan_in : {0, 1, 2, 3, 16}) {
-    vela::rt::Options o;
-    o.pes = 7;
-    o.pin = false;
+    vela::rt::Options o = unpinned(7);
     o.lb = "dummy";
     o.lb_fan_in = fan_in;
     o.lb_dump = ::testing::TempDir() + "vela_fan_in_" + std::to_string(::getpid());
