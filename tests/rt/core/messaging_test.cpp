@@ -14,6 +14,7 @@
 #include <random>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include <unistd.h>
@@ -23,6 +24,20 @@
 #include "vela/rt/runtime.hpp"
 
 #include "support/count_allocations.hpp"
+
+// A type of a program's own, with a copy constructor of its own (so not trivially copyable) and
+// no pointer into itself: it says it may move as its bytes (vela::rt::relocatable).
+struct Tagged {
+  std::int64_t value = 0;
+  std::int64_t check = 0;
+  Tagged() = default;
+  Tagged(std::int64_t v) : value(v), check(~v) {}
+  Tagged(const Tagged& o) : value(o.value), check(o.check) {}
+  Tagged& operator=(const Tagged& o) = default;
+  void pup(vela::pup::Archive& ar) { ar | value | check; }
+};
+template <>
+inline constexpr bool vela::rt::relocatable<Tagged> = true;
 
 namespace {
 
@@ -163,6 +178,63 @@ TEST(Messaging, ASenderToABusyPeGoesOnAndItsMessagesArriveInOrder) {
     EXPECT_EQ(f.next, f.messages);
     EXPECT_EQ(f.out_of_order, 0u);
   }
+}
+
+// ---- Arguments between two PEs: as their bytes or as the message ----
+
+static_assert(vela::rt::relocatable<std::vector<double>>);
+static_assert(vela::rt::relocatable<std::tuple<std::int32_t, std::vector<double>>>);
+static_assert(vela::rt::relocatable<Tagged>);
+static_assert(!vela::rt::relocatable<std::string>);  // a short one points into itself
+static_assert(!vela::rt::relocatable<std::tuple<std::int32_t, std::string>>);
+
+struct Intact {
+  std::int32_t messages = 0;
+  std::int32_t received = 0;  // touched by the receiver's PE only
+  std::int32_t wrong = 0;
+};
+Intact* intact = nullptr;
+
+class Carrier : public vela::rt::ElementBase {
+ public:
+  Carrier() = default;
+  explicit Carrier(std::int32_t) {}
+  void send_all() {
+    for (std::int32_t i = 0; i < intact->messages; ++i) {
+      // A short string (inline in itself), a vector and a type of its own, in one message;
+      // the string makes the message travel as its address, the others as their bytes.
+      send<&Carrier::strings>(Index{1, 0, 0}, i, "m" + std::to_string(i % 100));
+      send<&Carrier::values>(Index{1, 0, 0}, i, std::vector<std::int32_t>{i, -i},
+                             Tagged(std::int64_t{i} * 7));
+    }
+  }
+  void strings(std::int32_t i, std::string text) {
+    if (text != "m" + std::to_string(i % 100)) ++intact->wrong;
+    ++intact->received;
+  }
+  void values(std::int32_t i, std::vector<std::int32_t> v, Tagged t) {
+    if (v != std::vector<std::int32_t>{i, -i} || t.value != std::int64_t{i} * 7 ||
+        t.check != ~t.value)
+      ++intact->wrong;
+    ++intact->received;
+  }
+};
+
+TEST(Messaging, ArgumentsReachAnotherPeIntactWhetherTheyMoveAsBytesOrNot) {
+  Intact in;
+  in.messages = 20'000;
+  intact = &in;
+  vela::rt::Runtime runtime(unpinned(2));
+  EXPECT_EQ(runtime.run([](vela::rt::Context& ctx) {
+    auto c = ctx.create<Carrier>(
+        "carriers", Shape::line(2),
+        vela::rt::UserMap([](const Index& i, const Shape&, vela::rt::PeId) { return i.x; }), 0);
+    c[0].send<&Carrier::send_all>();
+  }),
+            0);
+  intact = nullptr;
+  EXPECT_EQ(in.received, 2 * in.messages);
+  EXPECT_EQ(in.wrong, 0);
 }
 
 // ---- Arguments are moved, not copied ----
