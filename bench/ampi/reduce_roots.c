@@ -2,10 +2,10 @@
  * it: after a barrier, each rank times its own call; the mean of ITERS calls (after 10 not
  * counted) per rank, and the mean over the ranks (osu_reduce's figure). The root's result is
  * checked, and the loop's wall time per iteration (a barrier and a reduce, on the root: what the
- * whole program pays, whatever the order in which ranks come). Which rank is the root changes what the mean counts: the root waits for the whole
- * reduction, so its time holds whatever its PE's other ranks do in their calls after it came.
- * Built unchanged for Vela and AMPI (docs/results/mpi-layer.md).
- *   reduce_roots BYTES ITERS ROOT */
+ * whole program pays, whatever the order in which ranks come). Which rank is the root changes what
+ * the mean counts: the root waits for the whole reduction, so its time holds whatever its PE's
+ * other ranks do in their calls after it came. Built unchanged for Vela and AMPI
+ * (docs/results/mpi-layer.md). reduce_roots BYTES ITERS ROOT */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
