@@ -5,7 +5,7 @@
  * whole program pays, whatever the order in which ranks come). Which rank is the root changes what
  * the mean counts: the root waits for the whole reduction, so its time holds whatever its PE's
  * other ranks do in their calls after it came. Built unchanged for Vela and AMPI
- * (docs/results/mpi-layer.md). reduce_roots BYTES ITERS ROOT */
+ * (docs/results/mpi-layer.md). Usage: reduce_roots BYTES ITERS ROOT */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
