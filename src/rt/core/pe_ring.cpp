@@ -32,7 +32,7 @@ bool by_value(const Message& m) {
 PeRing& ring_to(PeState& from, PeState& to) {
   std::unique_ptr<PeRing>& ring = from.rings_to[local_index(to)];
   if (ring == nullptr) [[unlikely]] {
-    ring = std::make_unique<PeRing>();
+    ring = std::make_unique<PeRing>(ring_slots(from.rings_to.size()));
     to.rings_in[local_index(from)].store(ring.get(), std::memory_order_release);
     to.rings_made.fetch_add(1, std::memory_order_release);
   }

@@ -18,13 +18,14 @@
 //   receiver published after copying the slots out: it never overwrites one not yet taken.
 // Costs: put and take O(1), a 112-byte copy each; `taken` published once per batch taken, read
 // by the sender only when the ring looks full. 16 KiB per ordered pair of PEs that exchanged a
-// message.
+// message (8 KiB from 17 PEs on, 4 KiB from 33: ring_slots()).
 #pragma once
 
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 
 #include "core/message.hpp"
 
@@ -32,21 +33,25 @@ namespace vela::rt::detail {
 
 class PeRing {
  public:
-  static constexpr std::uint64_t capacity = 128;
+  // `slots`: a power of two, at least 8 (ring_slots()).
+  explicit PeRing(std::uint64_t slots)
+      : mask_(slots - 1), slots_(std::make_unique<Slot[]>(slots)), room_until_(slots) {}
+
+  std::uint64_t capacity() const { return mask_ + 1; }
 
   // Sender's thread. Whether `m` went in (false: full). `by_value`: its image was copied and the
   // caller forgets the block without destroying its arguments; else the ring holds its address.
   bool put(Message* m, bool by_value) {
     if (tail_ == room_until_) {
-      room_until_ = taken_.load(std::memory_order_acquire) + capacity;
+      room_until_ = taken_.load(std::memory_order_acquire) + capacity();
       if (tail_ == room_until_) return false;
     }
-    Slot& slot = slots_[tail_ & (capacity - 1)];
+    Slot& slot = slots_[tail_ & mask_];
     // A slot a few messages on, asked for ahead of its write: in a stream the receiver read
     // its lines a lap ago, and taking them back at the write stalls the sequentially
     // consistent store below for a line's trip between the cores (BM_Flood: 14-17 M
     // messages/s without, 17-19 with).
-    own_ahead(slots_[(tail_ + own_ahead_by) & (capacity - 1)]);
+    own_ahead(slots_[(tail_ + own_ahead_by) & mask_]);
     ++tail_;
     if (by_value) {
       const auto* bytes = reinterpret_cast<const std::byte*>(m);
@@ -64,12 +69,12 @@ class PeRing {
   }
 
   // Receiver's thread: whether a message waits.
-  bool ready() const { return complete(slots_[head_ & (capacity - 1)]); }
+  bool ready() const { return complete(slots_[head_ & mask_]); }
 
   // Receiver's thread: the next message, in a block of `pool` when it came as its image; null
   // when none waits.
   Message* take(MessagePool& pool) {
-    const Slot& slot = slots_[head_ & (capacity - 1)];
+    const Slot& slot = slots_[head_ & mask_];
     if (!complete(slot)) return nullptr;
     Message* m = nullptr;
     if ((slot.seq_first.load(std::memory_order_relaxed) & by_address) != 0) {
@@ -126,13 +131,25 @@ class PeRing {
     return first == ((head_ + 1) | by_address) || (first == head_ + 1 && second == head_ + 1);
   }
 
+  // Read by both ends, written by neither after the start: a line of its own, never taken
+  // away from either core (beside tail_, every message would move it).
+  alignas(64) std::uint64_t mask_;
+  std::unique_ptr<Slot[]> slots_;
   // The sender's line.
-  alignas(64) std::uint64_t tail_ = 0;   // messages put
-  std::uint64_t room_until_ = capacity;  // put needs no look at taken_ below this
+  alignas(64) std::uint64_t tail_ = 0;  // messages put
+  std::uint64_t room_until_;            // put needs no look at taken_ below this
   // The receiver's line.
   alignas(64) std::uint64_t head_ = 0;   // messages taken
   std::atomic<std::uint64_t> taken_{0};  // head_ as last published
-  Slot slots_[capacity];
 };
+
+// Slots of each ring among `pes` PEs of a process: 128 up to 16 PEs, then fewer, so that rings
+// between every pair of 128 PEs take 64 MiB, not 254 (a program whose PEs talk to a few
+// neighbours makes only those rings).
+inline std::uint64_t ring_slots(std::size_t pes) {
+  if (pes <= 16) return 128;
+  if (pes <= 32) return 64;
+  return 32;
+}
 
 }  // namespace vela::rt::detail

@@ -46,7 +46,7 @@ void expect_filled(const Message& m, std::uint64_t n) {
 }
 
 TEST(PeRing, ImagesAndAddressesComeOutInOrderIntoTheReceiversBlocks) {
-  auto ring = std::make_unique<PeRing>();
+  auto ring = std::make_unique<PeRing>(128);
   MessagePool sender_pool, receiver_pool;
   std::vector<Message*> sent;
   for (std::uint64_t n = 0; n < 10; ++n) {
@@ -74,14 +74,14 @@ TEST(PeRing, ImagesAndAddressesComeOutInOrderIntoTheReceiversBlocks) {
 }
 
 TEST(PeRing, AFullRingRefusesUntilTheReceiverPublishes) {
-  auto ring = std::make_unique<PeRing>();
+  auto ring = std::make_unique<PeRing>(128);
   MessagePool pool;
   Message m;
-  for (std::uint64_t n = 0; n < PeRing::capacity; ++n) {
+  for (std::uint64_t n = 0; n < ring->capacity(); ++n) {
     fill(m, n);
     ASSERT_TRUE(ring->put(&m, true)) << n;
   }
-  fill(m, PeRing::capacity);
+  fill(m, ring->capacity());
   EXPECT_FALSE(ring->put(&m, true));
   // Taken but not published: still full for the sender.
   Message* first = ring->take(pool);
@@ -91,7 +91,7 @@ TEST(PeRing, AFullRingRefusesUntilTheReceiverPublishes) {
   ring->publish();
   EXPECT_TRUE(ring->put(&m, true));
   EXPECT_FALSE(ring->put(&m, true));
-  for (std::uint64_t n = 1; n <= PeRing::capacity; ++n) {
+  for (std::uint64_t n = 1; n <= ring->capacity(); ++n) {
     Message* got = ring->take(pool);
     ASSERT_NE(got, nullptr) << n;
     expect_filled(*got, n);
@@ -102,7 +102,7 @@ TEST(PeRing, AFullRingRefusesUntilTheReceiverPublishes) {
 // Sender and receiver threads: `total` messages, some as addresses, the receiver publishing
 // after every batch; every message once and in order.
 TEST(PeRing, TwoThreadsPassMillionsInOrderOverManyLaps) {
-  auto ring = std::make_unique<PeRing>();
+  auto ring = std::make_unique<PeRing>(128);
   constexpr std::uint64_t total = 2'000'000;
   std::vector<Message> by_address(total / 16 + 1);  // each used once: the receiver reads it
   std::atomic<std::uint64_t> refused{0};
