@@ -54,11 +54,10 @@ struct PeState {
   std::int32_t cluster = 0;
   double stretch = 0.0;  // an emulated slow PE's entries take (1 + stretch) times as long
 
-  // The rings this PE polls (those of rings_in made when it last looked, rings_seen of them),
+  // The rings this PE polls (those of rings_in made when it last looked),
   // the ones it sends on (by local PE, made on first use), and the messages waiting for room
   // in them, in order (`holding`: how many PEs have some).
   std::vector<PeRing*> rings_from;
-  std::uint32_t rings_seen = 0;
   std::vector<std::unique_ptr<PeRing>> rings_to;
   std::vector<MessageList> held;
   std::uint32_t holding = 0;

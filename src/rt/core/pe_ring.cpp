@@ -53,7 +53,7 @@ void wake_if_asleep(PeState& to) {
 // The rings other PEs made to `pe` since it last looked.
 void look_for_rings(PeState& pe) {
   const std::uint32_t made = pe.rings_made.load(std::memory_order_acquire);
-  if (made == pe.rings_seen) [[likely]]
+  if (made == pe.rings_from.size()) [[likely]]
     return;
   pe.rings_from.clear();
   const std::size_t pes = pe.runtime->pe.size();
@@ -61,9 +61,8 @@ void look_for_rings(PeState& pe) {
     if (PeRing* ring = pe.rings_in[p].load(std::memory_order_acquire))
       pe.rings_from.push_back(ring);
   }
-  // Counted after the rings' addresses were read: a ring made meanwhile makes the count move
-  // again, and the next look finds it.
-  pe.rings_seen = static_cast<std::uint32_t>(pe.rings_from.size());
+  // A ring made meanwhile is found here or, its count not yet seen, at the next look: the
+  // count then differs from the rings found.
 }
 
 // Puts what `from` holds for local PE `p` into their ring while it has room; true when the

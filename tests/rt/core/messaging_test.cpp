@@ -45,6 +45,11 @@ using vela::rt::Index;
 using vela::rt::InitialMap;
 using vela::rt::Shape;
 
+// Element i on PE i.
+vela::rt::UserMap one_per_pe() {
+  return vela::rt::UserMap([](const Index& i, const Shape&, vela::rt::PeId) { return i.x; });
+}
+
 // Options for `pes` PEs left unpinned (the tests share the machine with others).
 vela::rt::Options unpinned(int pes) {
   vela::rt::Options o;
@@ -98,9 +103,7 @@ void expect_streams_arrive(int producers, int per_producer, vela::rt::IdleMode i
   vela::rt::Runtime runtime(o);
   // Element 0 (the consumer) alone on PE 0; producer k on PE k.
   EXPECT_EQ(runtime.run([&](vela::rt::Context& ctx) {
-    auto streams = ctx.create<Stream>(
-        "streams", Shape::line(producers + 1),
-        vela::rt::UserMap([](const Index& i, const Shape&, vela::rt::PeId) { return i.x; }), 0);
+    auto streams = ctx.create<Stream>("streams", Shape::line(producers + 1), one_per_pe(), 0);
     for (int k = 1; k <= producers; ++k) streams[k].send<&Stream::produce>();
   }),
             0);
@@ -165,9 +168,7 @@ TEST(Messaging, ASenderToABusyPeGoesOnAndItsMessagesArriveInOrder) {
     o.idle = idle;
     vela::rt::Runtime runtime(o);
     EXPECT_EQ(runtime.run([](vela::rt::Context& ctx) {
-      auto e = ctx.create<Flooded>(
-          "flooded", Shape::line(2),
-          vela::rt::UserMap([](const Index& i, const Shape&, vela::rt::PeId) { return i.x; }), 0);
+      auto e = ctx.create<Flooded>("flooded", Shape::line(2), one_per_pe(), 0);
       e[0].send<&Flooded::busy>();
     }),
               0);
@@ -201,8 +202,8 @@ class Carrier : public vela::rt::ElementBase {
   explicit Carrier(std::int32_t) {}
   void send_all() {
     for (std::int32_t i = 0; i < intact->messages; ++i) {
-      // A short string (inline in itself), a vector and a type of its own, in one message;
-      // the string makes the message travel as its address, the others as their bytes.
+      // A short string (inline in itself) makes its message travel as its address; a vector
+      // and a type of the program's own declared relocatable travel as their bytes.
       send<&Carrier::strings>(Index{1, 0, 0}, i, "m" + std::to_string(i % 100));
       send<&Carrier::values>(Index{1, 0, 0}, i, std::vector<std::int32_t>{i, -i},
                              Tagged(std::int64_t{i} * 7));
@@ -226,9 +227,7 @@ TEST(Messaging, ArgumentsReachAnotherPeIntactWhetherTheyMoveAsBytesOrNot) {
   intact = &in;
   vela::rt::Runtime runtime(unpinned(2));
   EXPECT_EQ(runtime.run([](vela::rt::Context& ctx) {
-    auto c = ctx.create<Carrier>(
-        "carriers", Shape::line(2),
-        vela::rt::UserMap([](const Index& i, const Shape&, vela::rt::PeId) { return i.x; }), 0);
+    auto c = ctx.create<Carrier>("carriers", Shape::line(2), one_per_pe(), 0);
     c[0].send<&Carrier::send_all>();
   }),
             0);
