@@ -176,6 +176,12 @@ class RankHeapScope {
   void* saved_ = nullptr;
   bool set_ = false;
 };
+
+// For layers built on ranks: inside a rank, `address` (an object the layer's calls read first,
+// outside the rank's stack) joins the few lines asked for ahead of the rank's resumption when a
+// PE resumes many ranks in a row (docs/architecture.md, "Ranks resumed in a row"). A hint only:
+// ignored when the rank has noted enough, outside a rank, or for a null address.
+void note_resume_line(const void* address) noexcept;
 }  // namespace detail
 
 // A non-blocking operation under way (isend, irecv). A null request (default, or after a

@@ -2,6 +2,7 @@
 // message queues, and the world (one run of vp::run) it belongs to. Only src/vp sees this.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <boost/context/fiber.hpp>
 #include <cstdint>
@@ -163,6 +164,13 @@ struct RankContext {
   bool image_whole = false;
   RankLibc* libc = nullptr;
   int saved_errno = 0;
+  // Lines outside its slot that the rank's code reads first when it resumes (its privatization
+  // state, the MPI layer's objects; note_resume_line): asked for ahead, with the context's own
+  // lines and its stack's top, when a PE resumes ranks in a row (run_on_pe). Only hints: an
+  // address gone stale costs nothing, and a rank that arrived from another process starts
+  // without them.
+  static constexpr int resume_line_count = 6;
+  std::array<const void*, resume_line_count> resume_lines{};
 
   // Matching, in MPI's order: arrivals not yet received, receives not yet matched.
   std::deque<Incoming> unexpected;
@@ -231,7 +239,10 @@ struct World {
     std::uint64_t in_place = 0;       // messages blocked ranks took in place (wait_here)
     std::uint64_t shared_copies = 0;  // large copies the PE's senders took part in (help_copy)
     std::uint64_t ready_passes = 0;   // wake messages that carried on with the ready ranks
-    PeCalls calls;                    // collectives combined per PE (messaging/per_pe.cpp)
+    // How far below its context the last rank this PE resumed in a row saved its registers:
+    // where the next ones' stacks are asked for (ranks of one program block at the same depth).
+    std::ptrdiff_t resume_depth = 0;
+    PeCalls calls;  // collectives combined per PE (messaging/per_pe.cpp)
   };
   std::vector<PeLocal> here;
   // Reductions among few members combined in the process's memory (messaging/shared_tree.cpp),

@@ -358,8 +358,9 @@ int run(rt::Runtime& runtime, const Options& options, const std::function<void()
   world.origin = seconds_now();
   const rt::InitialMap map =
       options.map == "block" ? rt::InitialMap::block : rt::InitialMap::round_robin;
-  // A fault in rank code is reported with the rank (fibers/faults.hpp).
-  const FaultReports faults(world.stacks->stack_bytes(), runtime.process());
+  // A fault in rank code is reported with the rank (fibers/faults.hpp), and an overflow with
+  // the stack size asked for (--vp-stack; the slot's context page adds a few KiB below it).
+  const FaultReports faults(options.stack_bytes, runtime.process());
   // The PEs' collective states are this world's until its ranks are done (messaging/per_pe.cpp).
   struct Served {
     explicit Served(World& w) { per_pe::serve(&w); }

@@ -89,6 +89,7 @@ StackRange::StackRange(std::size_t slots, std::size_t stack_bytes, std::size_t c
   }
   stack_bytes_ = round_up(stack_bytes, page_);
   context_bytes_ = round_up(context_bytes, page_);
+  context_offset_ = page_ + stack_bytes_ + context_bytes_ - round_up(context_bytes, 64);
   heap_bytes_ = round_up(heap_bytes, page_);
   image_alignment = std::max(image_alignment, page_);
   if ((image_alignment & (image_alignment - 1)) != 0 || image_alignment > (std::size_t{1} << 30)) {
@@ -168,7 +169,7 @@ std::byte* StackRange::slot_base(std::size_t slot) const {
 }
 
 void* StackRange::context(std::size_t slot) const {
-  return slot_base(slot) + page_ + stack_bytes_;
+  return slot_base(slot) + context_offset_;
 }
 
 void* StackRange::heap_region(std::size_t slot) const {
@@ -212,9 +213,10 @@ void StackRange::close(std::size_t slot, bool keep_context) noexcept {
 }
 
 std::size_t StackRange::resident(std::size_t slot) const {
-  const std::size_t pages = stack_bytes_ / page_;
-  std::vector<unsigned char> in(pages);
-  if (mincore(slot_base(slot) + page_, stack_bytes_, in.data()) != 0) return 0;
+  // The context's pages too: the stack's top lies there.
+  const std::size_t bytes = stack_bytes_ + context_bytes_;
+  std::vector<unsigned char> in(bytes / page_);
+  if (mincore(slot_base(slot) + page_, bytes, in.data()) != 0) return 0;
   std::size_t n = 0;
   for (unsigned char c : in) n += c & 1u;
   return n * page_;

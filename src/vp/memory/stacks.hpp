@@ -4,8 +4,12 @@
 // A slot, from low to high addresses:
 //   a guard page (never accessible: a stack overflow faults instead of corrupting a neighbour),
 //   the stack (it grows down towards the guard page),
-//   the rank's context (its RankContext, at a fixed address, so that the references to it in
-//     the rank's own frames stay valid wherever it runs),
+//   the context page(s), ending with the rank's context (its RankContext, at a fixed address, so
+//     that the references to it in the rank's own frames stay valid wherever it runs); the stack
+//     starts right below the context, on its page: a rank resumed from a shallow call (its saved
+//     registers and frames within the page's rest, about 3.5 KiB) touches one page of its slot,
+//     not two — one page walk less per switch, which with 10^4 ranks and more, far beyond the
+//     TLB, is a fifth of a switch's cost (docs/results/ranks.md, "One page per switch"),
 //   the rank's heap (a SlotHeap; only when the run has one: --vp-heap),
 //   the rank's instance of the program image (only for a loaded image: image/program_image.hpp),
 //     at the image's alignment; the image code maps and unmaps it.
@@ -36,12 +40,12 @@ class StackRange {
 
   // Makes slot `slot` writable and, with a heap, makes its empty heap (`fresh`), or leaves the
   // heap's bytes to be copied in (not `fresh`). Returns the stack's lowest address (the stack
-  // grows down from bottom + stack_bytes()).
+  // grows down from bottom + stack_bytes(), which is context(slot)).
   void* open(std::size_t slot, bool fresh = true);
   // Gives the slot's pages back to the system and makes them inaccessible again; with
   // `keep_context`, all but the context's.
   void close(std::size_t slot, bool keep_context = false) noexcept;
-  // Bytes of the slot's stack that have been written (resident pages).
+  // Bytes of the slot's stack that have been written (resident pages, the context's included).
   std::size_t resident(std::size_t slot) const;
 
   void* context(std::size_t slot) const;
@@ -51,7 +55,8 @@ class StackRange {
   // The slot's image region (image_bytes of address space, reserved; nullptr without one).
   std::byte* image_region(std::size_t slot) const;
 
-  std::size_t stack_bytes() const { return stack_bytes_; }
+  // The stack's bytes: the pages asked for and the context page's below the context.
+  std::size_t stack_bytes() const { return context_offset_ - page_; }
   std::size_t heap_bytes() const { return heap_bytes_; }
   // Whether the range sits at the fixed address every process of one build asks for (then a
   // rank's slot can live at the same address in another process).
@@ -64,7 +69,8 @@ class StackRange {
   std::size_t slots_ = 0;
   std::size_t page_ = 0;
   std::size_t stack_bytes_ = 0;
-  std::size_t context_bytes_ = 0;
+  std::size_t context_bytes_ = 0;   // whole pages
+  std::size_t context_offset_ = 0;  // the context's, from the slot's start: its pages' end less it
   std::size_t heap_bytes_ = 0;
   std::size_t image_offset_ = 0;  // from the slot's start; the image ends the slot
   std::size_t image_bytes_ = 0;

@@ -171,6 +171,13 @@ void initialize(const char* call, const Label& label) {
   if (mine.initialized != 0) fail(call, MPI_ERR_OTHER, "called twice");
   mine.objects = make_objects(label.rank(), label.size());
   mine.initialized = 1;
+  // What every call on MPI_COMM_WORLD reads first, asked for ahead of the rank's resumption
+  // when its PE resumes many ranks in a row (vp::detail::note_resume_line).
+  const Communicator* world = mine.objects->comms.find(world_index);
+  vp::detail::note_resume_line(&mine);
+  vp::detail::note_resume_line(&mine.objects->comms);
+  vp::detail::note_resume_line(world);
+  vp::detail::note_resume_line(&world->calls);
 }
 
 // MPI_Initialized and MPI_Finalized: `which` of the calling rank's state, 0 outside a rank of a

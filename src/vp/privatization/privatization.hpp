@@ -40,6 +40,9 @@ class RankGlobals {
   RankGlobals(const RankGlobals&) = delete;
   RankGlobals& operator=(const RankGlobals&) = delete;
 
+  // Where switch_in() and switch_out() read (a hint for asking for it ahead).
+  const void* state() const noexcept { return impl_.get(); }
+
   // On the PE's thread, just before the rank's fiber resumes (after migration possibly another
   // thread than last time).
   void switch_in();

@@ -69,6 +69,31 @@ TEST(Stacks, SlotsWithContextAndHeapAreFoundByAddress) {
   static_cast<volatile std::byte*>(range.context(1))[0] = std::byte{1};  // still writable
 }
 
+TEST(Stacks, TheStackEndsAtTheContextOnTheContextsPage) {
+  constexpr std::size_t context = 600;
+  StackRange range(3, 64 * 1024, context);
+  auto* bottom = static_cast<std::byte*>(range.open(1));
+  auto* ctx = static_cast<std::byte*>(range.context(1));
+  // The stack runs from its bottom up to the context, which ends its page: a rank's top frames
+  // and its context share one page.
+  EXPECT_EQ(bottom + range.stack_bytes(), ctx);
+  EXPECT_GE(range.stack_bytes(), 64u * 1024u);
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(ctx) % 64, 0u);
+  const auto page = [](const std::byte* p) { return reinterpret_cast<std::uintptr_t>(p) / 4096; };
+  EXPECT_EQ(page(ctx), page(ctx - 1));
+  EXPECT_EQ(page(ctx), page(ctx + context - 1));
+  EXPECT_NE(page(ctx), page(ctx + ((context + 63) / 64) * 64));
+  // The whole stack is writable and leaves the context alone.
+  std::memset(ctx, 7, context);
+  std::memset(bottom, 1, range.stack_bytes());
+  EXPECT_EQ(ctx[0], std::byte{7});
+  EXPECT_EQ(ctx[context - 1], std::byte{7});
+  // Closing while keeping the context keeps its page (and the stack's top on it).
+  range.close(1, true);
+  EXPECT_EQ(ctx[0], std::byte{7});
+  EXPECT_EQ(range.resident(1), 4096u);
+}
+
 TEST(SlotHeap, BlocksAreDistinctAlignedReusedAndBounded) {
   alignas(64) static std::byte region[1 << 16];
   SlotHeap* heap = SlotHeap::create(region, sizeof region);
