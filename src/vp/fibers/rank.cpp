@@ -281,12 +281,12 @@ namespace {
 // still be missing (a prefetch waiting for its address holds up the PE like the miss itself:
 // measured, docs/results/ranks.md, "One page per switch"), hence the two steps, and the stack's
 // top found at the depth where the previous rank saved its registers instead of from the
-// context. Cost: about 20 prefetches per rank resumed. The helpers are always inlined: GCC
+// context. Cost: about 40 prefetches per rank resumed. The helpers are always inlined: GCC
 // takes a function that only reads memory and prefetches for a pure one and drops its calls.
 constexpr std::size_t context_ahead = 8;
 constexpr std::size_t lines_ahead = 4;
 constexpr int context_lines = 4;  // the fields resume() and the hints read
-constexpr int stack_lines = 12;   // the saved registers and the frames returned through
+constexpr int stack_lines = 28;   // the saved registers and the frames returned through
 
 [[gnu::always_inline]] inline void ask_for_context(const RankContext& rank) {
   const auto* line = reinterpret_cast<const char*>(&rank);
@@ -300,7 +300,8 @@ constexpr int stack_lines = 12;   // the saved registers and the frames returned
   }
   if (depth <= 0 || depth > 3 * 1024) return;  // not on the context's page
   const char* top = reinterpret_cast<const char*>(&rank) - depth;
-  for (int i = 0; i < stack_lines; ++i) __builtin_prefetch(top + 64 * i, 1, 3);
+  const auto lines = std::min<std::ptrdiff_t>(stack_lines, (depth + 63) / 64);  // below it only
+  for (std::ptrdiff_t i = 0; i < lines; ++i) __builtin_prefetch(top + 64 * i, 1, 3);
 }
 
 [[gnu::always_inline]] inline void ask_ahead(const std::deque<RankContext*>& ready,
