@@ -50,6 +50,13 @@ void set_fiber_handle(ctx::fiber& f, std::uintptr_t h) {
   std::memcpy(static_cast<void*>(&f), &h, sizeof h);
 }
 
+// The rank's new globals: what their switch reads, the first lines asked for ahead of the
+// rank's resumption (run_on_pe).
+void note_globals(RankContext& rank) {
+  rank.resume_lines[0] = rank.globals.get();
+  rank.resume_lines[1] = rank.globals->state();
+}
+
 // The stack a rank's fiber runs on: its slot of the world's range. The slot is given back when
 // the rank finishes (World::stacks closes it), not by the fiber.
 struct SlotStack {
@@ -434,8 +441,7 @@ void RankElement::start() {
   RankContext& rank = *context_;
   const bool tls = world_->privatization == Privatization::tls && program_image() == nullptr;
   rank.globals = std::make_unique<RankGlobals>(rank.rank, tls, rank.heap);
-  rank.resume_lines[0] = rank.globals.get();
-  rank.resume_lines[1] = rank.globals->state();
+  note_globals(rank);
   open_rank_image(rank, world_->stacks->image_region(static_cast<std::size_t>(rank.rank)),
                   world_->privatization);
   run_on_pe(rank);
@@ -620,8 +626,7 @@ void RankElement::pup(pup::Archive& ar) {
   if (ar.unpacking()) {
     if (globals) {
       c.globals = RankGlobals::arrive(r, c.heap, block, std::move(saved));
-      c.resume_lines[0] = c.globals.get();
-      c.resume_lines[1] = c.globals->state();
+      note_globals(c);
     }
     world_->contexts[static_cast<std::size_t>(r)] = &c;
     world_->migrations.fetch_add(1, std::memory_order_relaxed);

@@ -8,8 +8,8 @@
 //     that the references to it in the rank's own frames stay valid wherever it runs); the stack
 //     starts right below the context, on its page: a rank resumed from a shallow call (its saved
 //     registers and frames within the page's rest, about 3.5 KiB) touches one page of its slot,
-//     not two — one page walk less per switch, which with 10^4 ranks and more, far beyond the
-//     TLB, is a fifth of a switch's cost (docs/results/ranks.md, "One page per switch"),
+//     not two: one page walk less per switch, 7–10% of a barrier's time among 10^4 ranks, far
+//     beyond the TLB (docs/results/ranks.md, "One page per switch"),
 //   the rank's heap (a SlotHeap; only when the run has one: --vp-heap),
 //   the rank's instance of the program image (only for a loaded image: image/program_image.hpp),
 //     at the image's alignment; the image code maps and unmaps it.
