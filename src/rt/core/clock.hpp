@@ -51,14 +51,4 @@ std::chrono::steady_clock::time_point to_time(Ticks ticks);
 
 }  // namespace tick_clock
 
-// One spin-wait step: tells the core this is a busy-wait loop (lets the sibling hyperthread
-// run and saves power), without giving up the core.
-inline void cpu_pause() {
-#if defined(__x86_64__) || defined(__i386__)
-  _mm_pause();
-#elif defined(__aarch64__)
-  asm volatile("yield");
-#endif
-}
-
 }  // namespace vela::rt::detail

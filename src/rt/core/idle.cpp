@@ -10,6 +10,7 @@
 
 #include "core/runtime_state.hpp"
 #include "services/timeline.hpp"
+#include "vela/rt/cpu_pause.hpp"
 
 namespace vela::rt::detail {
 

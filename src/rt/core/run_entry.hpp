@@ -6,6 +6,7 @@
 #include "core/clock.hpp"
 #include "core/pe.hpp"
 #include "core/runtime_state.hpp"
+#include "vela/rt/cpu_pause.hpp"
 #include "vela/rt/element.hpp"
 
 namespace vela::rt::detail {

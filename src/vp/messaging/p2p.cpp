@@ -230,14 +230,14 @@ bool help_copy(RankContext& rank, SendLoan& loan) {
                             rt::detail::pe_has_waiting_messages())) {
       return false;
     }
-    spin_pause();
+    cpu_pause();
   }
   help_with_copy(pe, loan);
   // The receiver copies its last chunk, then lets go of the bytes.
   const auto copied = std::chrono::steady_clock::now();
   for (unsigned spins = 1; !loan.done.load(); ++spins) {
     if (spins % 64 == 0 && std::chrono::steady_clock::now() - copied > finish_wait) return false;
-    spin_pause();
+    cpu_pause();
   }
   return true;
 }
@@ -272,7 +272,7 @@ void copy_lent(SendLoan& loan, std::byte* to, const std::byte* from, std::size_t
   // sender's thread may have been preempted).
   for (unsigned spins = 0; loan.copied.load(std::memory_order_acquire) != size; ++spins) {
     if (spins < 4096) {
-      spin_pause();
+      cpu_pause();
     } else {
       sched_yield();
     }

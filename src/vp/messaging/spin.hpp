@@ -5,24 +5,18 @@
 
 #include <atomic>
 
+#include "vela/rt/cpu_pause.hpp"
+
 namespace vela::vp::detail {
 
-// Tells the core this is a busy-wait loop (the sibling hyperthread runs, less power), without
-// giving up the core.
-inline void spin_pause() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#elif defined(__aarch64__)
-  asm volatile("yield");
-#endif
-}
+using rt::detail::cpu_pause;
 
 // Holds `flag` (false: free) for its scope: exchange while free, else wait reading it.
 class SpinHold {
  public:
   explicit SpinHold(std::atomic<bool>& flag) noexcept : flag_(flag) {
     while (flag_.exchange(true, std::memory_order_acquire)) {
-      while (flag_.load(std::memory_order_relaxed)) spin_pause();
+      while (flag_.load(std::memory_order_relaxed)) cpu_pause();
     }
   }
   ~SpinHold() { flag_.store(false, std::memory_order_release); }
