@@ -7,9 +7,10 @@ that the machine's noise falls on all of them alike; the tables give medians and
 brackets, the range over the rounds.
 
 Per strategy time: the run's time over the never-late ideal (the same strategy inline at its own
-speed, a few microseconds) inline and asynchronously, never balancing over the ideal, and for
-BRAMS the replay's prediction of the same ratios from the run's recorded loads
-(`brams --record`, `vela-lb replay --strategy-time S [--async]`), and its async over its own
+speed, a few microseconds) inline and asynchronously, never balancing over the ideal, and the
+replay's prediction of the same ratios from the run's loads (`brams --record`, the ranks'
+measured loads, or `graph-bench --record`, the loads the units are given;
+`vela-lb replay --strategy-time S [--async]`), and its async over its own
 ideal (the strategy inline at no cost): what the load's drift alone costs a late answer when
 the strategy's resources are free. Then, at 10 steps, where the
 balancing thread runs: in Linux's idle class (the default), at nice 19, at the PEs' priority
@@ -179,13 +180,14 @@ def main() -> None:
         print(f"round {r + 1}/{rounds} done", file=sys.stderr)
 
     predicted: dict[float, tuple[float, float, float]] = {}
-    if app.name == "brams":
-        with tempfile.TemporaryDirectory() as scratch:
-            trace = Path(scratch) / "brams.json"
-            run([str(app.binary), *app.base, *app.points, "--pes", "2", "--record", str(trace),
-                 "--record-pes", "2"])
-            for x in xs:
-                predicted[x] = replay_ratios(build, trace, every, x * step)
+    with tempfile.TemporaryDirectory() as scratch:
+        # BRAMS records its ranks' measured loads; the graph benchmark the loads its units were
+        # given (their weights at each step times --ns-per-unit), and where the run starts them.
+        trace = Path(scratch) / f"{app.name}.json"
+        record = ["--record", str(trace)] + (["--record-pes", "2"] if app.name == "brams" else [])
+        run([str(app.binary), *app.base, *app.points, "--pes", "2", *record])
+        for x in xs:
+            predicted[x] = replay_ratios(build, trace, every, x * step)
 
     ideal = times["ideal"]
 

@@ -138,6 +138,37 @@ double drifted(double weight, double drift_percent, std::uint64_t seed, std::uin
   return weight * (1.0 + drift_percent / 100.0 * u);
 }
 
+vela::lb::Trace load_trace(const Graph& graph, const GraphOptions& options, std::int64_t steps,
+                           int pes, double seconds_per_unit, std::uint64_t unit_bytes,
+                           std::uint64_t message_bytes) {
+  vela::lb::Trace trace;
+  vela::lb::Instance& start = trace.initial;
+  start.pes.assign(static_cast<std::size_t>(pes), vela::lb::Pe{});
+  const std::size_t units = graph.weight.size();
+  for (std::size_t u = 0; u < units; ++u) {
+    vela::lb::Object o;
+    o.id = u;
+    o.load = graph.weight[u] * seconds_per_unit;
+    o.size = unit_bytes;
+    o.pe = std::min(static_cast<vela::lb::PeId>(graph.start[u] * pes), pes - 1);
+    start.objects.push_back(o);
+    for (const std::uint32_t v : graph.to[u]) {
+      start.edges.push_back({static_cast<std::uint32_t>(u), v, 1, message_bytes});
+    }
+  }
+  std::vector<double> weight = graph.weight;
+  trace.steps.resize(static_cast<std::size_t>(steps));
+  for (std::int64_t step = 0; step < steps; ++step) {
+    std::vector<double>& loads = trace.steps[static_cast<std::size_t>(step)].loads;
+    loads.reserve(units);
+    for (std::size_t u = 0; u < units; ++u) {
+      loads.push_back(weight[u] * seconds_per_unit);
+      weight[u] = drifted(weight[u], options.drift, options.seed, u, step);
+    }
+  }
+  return trace;
+}
+
 namespace {
 
 // 32 KiB of hashed words (fits a first-level cache): read in an order the chain decides.

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "vela/lb/model/instance.hpp"
+#include "vela/lb/trace/trace.hpp"
 
 namespace graph_bench {
 
@@ -51,6 +52,15 @@ Graph make_graph(const GraphOptions& options);
 bool drifts(std::uint64_t seed, std::uint64_t unit);
 double drifted(double weight, double drift_percent, std::uint64_t seed, std::uint64_t unit,
                std::int64_t step);
+
+// The work the run's units do, as a load trace (docs/trace-format.md) for `vela-lb replay`: the
+// units on `pes` PEs where the run starts them, each edge one message of `message_bytes` a
+// step, a unit `unit_bytes` to move, and its load at each of `steps` steps its weight at that
+// step (drift applied as the run applies it) times `seconds_per_unit`. A pure function of its
+// arguments, like the run's weights: the loads the units were given, not their measurement.
+vela::lb::Trace load_trace(const Graph& graph, const GraphOptions& options, std::int64_t steps,
+                           int pes, double seconds_per_unit, std::uint64_t unit_bytes,
+                           std::uint64_t message_bytes);
 
 // A 64-bit finalizer (xorshift-multiply), for checksums and hashed random numbers.
 std::uint64_t mix(std::uint64_t x);

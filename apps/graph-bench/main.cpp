@@ -140,6 +140,10 @@ int main(int argc, char** argv) {
                  "Nanoseconds of do_work per unit of weight (calibrated at start-up)");
   app.add_option("--unit-bytes", p.unit_bytes, "Bytes of data each unit carries (migrates)");
   app.add_option("--message-bytes", p.message_bytes, "Payload bytes of each edge's message");
+  std::string record;
+  app.add_option("--record", record,
+                 "Write the units' loads at every step (their weights times --ns-per-unit) and "
+                 "the run's start as a vela-lb trace (JSON) to FILE, for `vela-lb replay`");
   bool quiet = false;
   app.add_flag("--quiet", quiet, "No progress line on stderr");
   vela::rt::add_runtime_options(app, options);
@@ -189,6 +193,19 @@ int main(int argc, char** argv) {
     const graph_bench::Calibration cal = graph_bench::calibrate(ns_per_unit);
     p.iterations_per_unit = cal.iterations_per_unit;
     vela::rt::Runtime runtime(options);
+    if (!record.empty() && runtime.process() == 0) {
+      // Written before the run: the loads are the options' (a pure function of them), and a
+      // file that cannot be written stops the run before it starts.
+      try {
+        vela::lb::write_trace_json(
+            graph_bench::load_trace(graph, g, p.steps, static_cast<int>(runtime.pes()),
+                                    ns_per_unit * 1e-9, static_cast<std::uint64_t>(p.unit_bytes),
+                                    static_cast<std::uint64_t>(p.message_bytes)),
+            record);
+      } catch (const vela::lb::TraceError& e) {
+        throw std::runtime_error(std::string("--record: ") + e.what());
+      }
+    }
     vela::progress::Reporter progress({"graph-bench", "steps", static_cast<std::uint64_t>(p.steps)},
                                       quiet || runtime.process() != 0);
     if (progress.active()) step_progress = &progress;

@@ -2,6 +2,7 @@
 // deterministic drift, an instance file as input, the cost model's log, and bad options named.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -9,6 +10,7 @@
 #include "support/program.hpp"
 #include "vela/lb/generate/generate.hpp"
 #include "vela/lb/io/io.hpp"
+#include "vela/lb/trace/trace.hpp"
 
 namespace {
 
@@ -99,6 +101,53 @@ TEST(GraphBench, ReadsAnInstanceFile) {
   const Result missing = run("--instance " + (dir / "none.json").string());
   EXPECT_EQ(missing.status, 1);
   EXPECT_NE(missing.out.find("none.json"), std::string::npos) << missing.out;
+  std::filesystem::remove_all(dir);
+}
+
+TEST(GraphBench, RecordsTheLoadsItGivesItsUnitsAsATrace) {
+  // The trace holds the run's start (the units where the run places them, the edges it sends
+  // on) and each step's loads: weight times --ns-per-unit, half the units drifting by at most 5%
+  // a step and the others constant; replayed, it is the run's problem.
+  const auto dir = std::filesystem::temp_directory_path() / "graph_bench_record_test";
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "trace.json").string();
+  const Result r = run(small + " --gen cluster --drift 5 --pes 3 --record " + path);
+  ASSERT_EQ(r.status, 0) << r.out;
+  const vela::lb::Trace trace = vela::lb::read_trace(path);
+  ASSERT_EQ(trace.initial.objects.size(), 64u);
+  ASSERT_EQ(trace.initial.pes.size(), 3u);
+  ASSERT_EQ(trace.steps.size(), 12u);
+  EXPECT_FALSE(trace.initial.edges.empty());
+  double mean = 0.0;
+  for (const vela::lb::Object& o : trace.initial.objects) mean += o.load / 64;
+  // The run prints the mean weight; the trace's step before the first is in seconds (2 µs each).
+  EXPECT_NEAR(mean / 2e-6, std::stod(field(r.out, "mean weight ")), 1e-3) << r.out;
+  EXPECT_EQ(trace.initial.objects.front().pe, 0);  // the heavy region starts on the first PEs
+  EXPECT_EQ(trace.initial.objects.back().pe, 2);
+  int drifting = 0;
+  for (std::size_t u = 0; u < 64; ++u) {
+    const double first = trace.steps.front().loads[u];
+    EXPECT_EQ(first, trace.initial.objects[u].load) << u;  // step 0 runs the starting weights
+    bool changed = false;
+    for (std::size_t s = 1; s < trace.steps.size(); ++s) {
+      const double before = trace.steps[s - 1].loads[u], now = trace.steps[s].loads[u];
+      EXPECT_LE(std::abs(now - before), 0.05 * before * (1 + 1e-12)) << u << " at " << s;
+      changed = changed || now != before;
+    }
+    drifting += changed ? 1 : 0;
+  }
+  EXPECT_GT(drifting, 16);
+  EXPECT_LT(drifting, 48);
+  // Without drift every step's loads are the start's; a file that cannot be written is named.
+  ASSERT_EQ(run(small + " --gen cluster --pes 2 --record " + path).status, 0);
+  const vela::lb::Trace still = vela::lb::read_trace(path);
+  for (const vela::lb::TraceStep& step : still.steps) {
+    for (std::size_t u = 0; u < 64; ++u) EXPECT_EQ(step.loads[u], still.initial.objects[u].load);
+  }
+  const Result bad = run(small + " --record " + (dir / "no" / "such.json").string());
+  EXPECT_EQ(bad.status, 1);
+  EXPECT_NE(bad.out.find("--record: "), std::string::npos) << bad.out;
+  EXPECT_NE(bad.out.find("such.json"), std::string::npos) << bad.out;
   std::filesystem::remove_all(dir);
 }
 
