@@ -183,6 +183,16 @@ struct MessageList {
     if (first == nullptr) last = nullptr;
     return m;
   }
+  // Appends the chain `from` .. `to` (linked by `next`, `to`'s next null); null appends nothing.
+  void append(Message* from, Message* to) {
+    if (from == nullptr) return;
+    if (last == nullptr) {
+      first = from;
+    } else {
+      last->next = from;
+    }
+    last = to;
+  }
 };
 
 // A message from the calling PE's pool (the heap outside the PEs), header reset.

@@ -54,9 +54,9 @@ struct PeState {
   std::int32_t cluster = 0;
   double stretch = 0.0;  // an emulated slow PE's entries take (1 + stretch) times as long
 
-  // The rings this PE polls (those of rings_in made when it last looked),
-  // the ones it sends on (by local PE, made on first use), and the messages waiting for room
-  // in them, in order (`holding`: how many PEs have some).
+  // The rings this PE polls (those of rings_in made when it last looked), the ones it sends on
+  // (by local PE, made on first use), and the messages waiting for room in them, in order
+  // (`holding`: how many PEs have some).
   std::vector<PeRing*> rings_from;
   std::vector<std::unique_ptr<PeRing>> rings_to;
   std::vector<MessageList> held;

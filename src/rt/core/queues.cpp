@@ -116,15 +116,8 @@ bool take_inbox(PeState& pe) {
   MessageList arrived;
   std::size_t count = take_rings(pe, arrived);
   const auto batch = pe.inbox.take_all();
-  if (batch.count > 0) {
-    if (arrived.empty()) {
-      arrived.first = batch.first;
-    } else {
-      arrived.last->next = batch.first;
-    }
-    arrived.last = batch.last;
-    count += batch.count;
-  }
+  arrived.append(batch.first, batch.last);
+  count += batch.count;
   if (count == 0) return false;
   pe.received.store(pe.received.load(std::memory_order_relaxed) + count, std::memory_order_relaxed);
   Ticks now = 0;

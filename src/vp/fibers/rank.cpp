@@ -50,11 +50,23 @@ void set_fiber_handle(ctx::fiber& f, std::uintptr_t h) {
   std::memcpy(static_cast<void*>(&f), &h, sizeof h);
 }
 
-// The rank's new globals: what their switch reads, the first lines asked for ahead of the
-// rank's resumption (run_on_pe).
+// `address` joins the lines asked for ahead of the rank's resumption while there is room.
+void note_line(RankContext& rank, const void* address) noexcept {
+  if (address == nullptr) return;
+  for (const void*& line : rank.resume_lines) {
+    if (line == address) return;
+    if (line == nullptr) {
+      line = address;
+      return;
+    }
+  }
+}
+
+// The rank's new globals: what their switch reads joins the lines asked for ahead of the rank's
+// resumption (run_on_pe).
 void note_globals(RankContext& rank) {
-  rank.resume_lines[0] = rank.globals.get();
-  rank.resume_lines[1] = rank.globals->state();
+  note_line(rank, rank.globals.get());
+  note_line(rank, rank.globals->state());
 }
 
 // The stack a rank's fiber runs on: its slot of the world's range. The slot is given back when
@@ -320,15 +332,7 @@ constexpr int stack_lines = 28;   // the saved registers and the frames returned
 }  // namespace
 
 void note_resume_line(const void* address) noexcept {
-  RankContext* rank = current();
-  if (rank == nullptr || address == nullptr) return;
-  for (const void*& line : rank->resume_lines) {
-    if (line == address) return;
-    if (line == nullptr) {
-      line = address;
-      return;
-    }
-  }
+  if (RankContext* rank = current()) note_line(*rank, address);
 }
 
 void run_on_pe(RankContext& rank) {
