@@ -101,8 +101,9 @@ void watch_core_share(PeState& pe, Ticks last, Ticks now) {
 }
 
 // Returns when the inbox has something, the run stops, or (PE 0 with periodic balancing) the
-// next balancing step is due; true when it found the run quiescent (and stopped it).
-bool wait_for_work(PeState& pe, bool periodic, Ticks from) {
+// next balancing step is due; true when it found the run quiescent (and stopped it). `woke`:
+// the clock at an arrival seen while polling (the idle time's end, read once), else 0.
+bool wait_for_work(PeState& pe, bool periodic, Ticks from, Ticks& woke) {
   RuntimeState& state = *pe.runtime;
   const IdleMode mode = state.options.idle;
   if (mode != IdleMode::park) {
@@ -127,7 +128,8 @@ bool wait_for_work(PeState& pe, bool periodic, Ticks from) {
         moved = true;  // not asleep while it holds messages for other PEs
       }
       if (arrivals_waiting(pe) || state.stopping.load(std::memory_order_relaxed)) {
-        if (pe.pinned && !pe.core_shared) watch_core_share(pe, last_look, tick_clock::now());
+        woke = tick_clock::now();
+        if (pe.pinned && !pe.core_shared) watch_core_share(pe, last_look, woke);
         return false;
       }
       if (mpi != nullptr && mpi->poll()) {
@@ -207,9 +209,9 @@ void wait_for_delayed(PeState& pe, bool periodic) {
   }
 }
 
-// The PE was idle from `from` until now: counted, and traced.
-void end_idle(PeState& pe, Ticks from) {
-  const Ticks to = tick_clock::now();
+// The PE was idle from `from` until `to` (0: now): counted, and traced.
+void end_idle(PeState& pe, Ticks from, Ticks to = 0) {
+  if (to == 0) to = tick_clock::now();
   pe.idle_ticks += to - from;
   pe.mark = to;
   if (pe.runtime->timeline) {
@@ -229,9 +231,14 @@ void idle(PeState& pe, bool periodic) {
   }
   pe.parked_count.store(pe.locations.parked.size(), std::memory_order_relaxed);
   pe.passive.store(true, std::memory_order_seq_cst);
-  if (wait_for_work(pe, periodic, from)) return;  // quiescent: the run stops
-  pe.passive.store(false, std::memory_order_seq_cst);
-  end_idle(pe, from);
+  Ticks woke = 0;
+  if (wait_for_work(pe, periodic, from, woke)) return;  // quiescent: the run stops
+  // A release store, not a fence on the path from an arrival to its entry: a PE looking for
+  // quiescence that reads the count of what this PE takes next (stored with release after
+  // this) sees it busy, and one that reads the old count sees the message still unbalanced.
+  pe.passive.store(false, std::memory_order_release);
+  // The clock read that saw the arrival ends the idle time (one read on that path, not two).
+  end_idle(pe, from, woke);
 }
 
 bool balances_periodically(const PeState& pe) {

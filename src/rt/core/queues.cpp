@@ -119,7 +119,9 @@ bool take_inbox(PeState& pe) {
   arrived.append(batch.first, batch.last);
   count += batch.count;
   if (count == 0) return false;
-  pe.received.store(pe.received.load(std::memory_order_relaxed) + count, std::memory_order_relaxed);
+  // Release: a PE looking for quiescence that reads this count also sees the PE's `passive`
+  // cleared before it (core/idle.cpp, idle()).
+  pe.received.store(pe.received.load(std::memory_order_relaxed) + count, std::memory_order_release);
   Ticks now = 0;
   for (Message* m = arrived.first; m != nullptr;) {
     Message* next = m->next;
