@@ -39,7 +39,52 @@ PeRing& ring_to(PeState& from, PeState& to) {
   return *ring;
 }
 
+// The compact form of `m` (core/pe_ring.hpp) when it is an entry message with typed arguments
+// that fit a compact slot (their bytes when they may move as such, else packed) and header
+// fields that fit its narrower ones.
+bool compact_header(const Message& m, PeRing::Compact& h) {
+  const ArgsOps* ops = m.ops;
+  if (m.kind != Kind::entry || ops == nullptr || packed(ops) || ops == &call_args || m.hops != 0 ||
+      m.wan || m.element > UINT32_MAX || m.sender < INT32_MIN || m.sender > INT32_MAX ||
+      m.collection > UINT16_MAX || m.handler > UINT16_MAX || m.origin < INT16_MIN ||
+      m.origin > INT16_MAX || m.priority < INT16_MIN || m.priority > INT16_MAX) {
+    return false;
+  }
+  std::uint8_t flags = m.broadcast ? PeRing::compact_broadcast : 0;
+  std::size_t size = ops->size;
+  if (ops->relocatable && size <= PeRing::compact_bytes && ops->align <= 8 && !m.args_on_heap &&
+      handler_ops(m.handler) == ops) {
+    flags |= PeRing::compact_raw;
+  } else {
+    size = ops->packed_size(const_cast<Message&>(m).args());
+    if (size > PeRing::compact_bytes) return false;
+  }
+  h.element = static_cast<std::uint32_t>(m.element);
+  h.sender = static_cast<std::int32_t>(m.sender);
+  h.collection = static_cast<std::uint16_t>(m.collection);
+  h.handler = static_cast<std::uint16_t>(m.handler);
+  h.origin = static_cast<std::int16_t>(m.origin);
+  h.priority = static_cast<std::int16_t>(m.priority);
+  h.size = static_cast<std::uint8_t>(size);
+  h.flags = flags;
+  return true;
+}
+
 bool put(PeRing& ring, Message* m) {
+  PeRing::Compact header;
+  if (compact_header(*m, header)) {
+    if ((header.flags & PeRing::compact_raw) != 0) {
+      if (!ring.put_compact(header, static_cast<const std::byte*>(m->args()))) return false;
+      forget_message(m);  // its arguments' bytes moved
+      return true;
+    }
+    // Packed before the ring is touched: a throw leaves it as it was.
+    std::byte args[PeRing::compact_bytes];
+    m->ops->pack_to(m->args(), {args, header.size});
+    if (!ring.put_compact(header, args)) return false;
+    free_message(m);  // its arguments went packed: destroyed here, as after a send elsewhere
+    return true;
+  }
   const bool image = by_value(*m);
   if (!ring.put(m, image)) return false;
   if (image) forget_message(m);

@@ -2,21 +2,27 @@
 // ring of 128-byte slots (docs/architecture.md, "PE rings").
 //
 // A slot holds a message's image (its header and inline arguments, copied) or, for arguments
-// that may not move as their bytes (vela::rt::relocatable), the message's address. The sender
-// writes the slot, then its sequence number; the receiver polls the next slot's number, copies
-// the image into a block of its own pool and later tells the sender how far it has taken. A
-// message between two PEs then moves the slot's two lines from the sender's core to the
-// receiver's and nothing else: no shared list head taken with a compare-and-swap, no block
-// read from the sender's cache and handed back to its pool afterwards.
+// that may not move as their bytes (vela::rt::relocatable), the message's address; or, for an
+// entry message whose arguments pack into a few dozen bytes (a small rank message), its compact
+// form in the first line alone: a short header and the packed arguments, which the receiver
+// makes into a message with its arguments inline and packed (as a small arrival from another
+// process). The sender writes the slot, then its sequence number; the receiver polls the next
+// slot's number, copies the image into a block of its own pool and later tells the sender how
+// far it has taken. A message between two PEs then moves the slot's two lines (one, compact)
+// from the sender's core to the receiver's and nothing else: no shared list head taken with a
+// compare-and-swap, no block read from the sender's cache and handed back to its pool
+// afterwards.
 //
 // Invariants:
 // - One sending thread (the PE that made the ring) and one receiving thread (its target).
 // - Slot k of lap L holds sequence number L * capacity + k + 1 in each of its two lines once
-//   written (in the first only, with by_address set, when it holds an address); the receiver
+//   written (in the first only, with by_address or compact set, when it holds an address or a
+//   compact message); the receiver
 //   takes slots in order, so the messages of one pair of PEs arrive in the order they were sent.
 // - The sender writes slot `tail` only when tail < taken + capacity, `taken` being what the
 //   receiver published after copying the slots out: it never overwrites one not yet taken.
-// Costs: put and take O(1), a 112-byte copy each; `taken` published once per batch taken, read
+// Costs: put and take O(1), a 112-byte copy each (compact: packing and unpacking at most
+// compact_bytes); `taken` published once per batch taken, read
 // by the sender only when the ring looks full. 16 KiB per ordered pair of PEs that exchanged a
 // message (8 KiB from 17 PEs on, 4 KiB from 33: ring_slots()).
 #pragma once
@@ -38,6 +44,39 @@ class PeRing {
       : mask_(slots - 1), slots_(std::make_unique<Slot[]>(slots)), room_until_(slots) {}
 
   std::uint64_t capacity() const { return mask_ + 1; }
+
+  // A message's header in a compact slot (the rest of the first line: its packed arguments).
+  struct Compact {
+    std::uint32_t element;
+    std::int32_t sender;
+    std::uint16_t collection;
+    std::uint16_t handler;
+    std::int16_t origin;
+    std::int16_t priority;
+    std::uint8_t size;   // bytes of arguments
+    std::uint8_t flags;  // broadcast, raw
+  };
+  static constexpr std::uint8_t compact_broadcast = 1;
+  // The arguments as their bytes (relocatable, ArgsOps of the handler), else packed.
+  static constexpr std::uint8_t compact_raw = 2;
+  // Bytes of arguments a compact slot holds at most.
+  static constexpr std::size_t compact_bytes = 56 - sizeof(Compact);
+
+  // Sender's thread. Whether a compact message went in (false: full): `header`, then its
+  // header.size bytes of arguments from `args` (packed, or their bytes when compact_raw).
+  bool put_compact(const Compact& header, const std::byte* args) {
+    if (tail_ == room_until_) {
+      room_until_ = taken_.load(std::memory_order_acquire) + capacity();
+      if (tail_ == room_until_) return false;
+    }
+    Slot& slot = slots_[tail_ & mask_];
+    own_ahead(slots_[(tail_ + own_ahead_by) & mask_]);
+    ++tail_;
+    std::memcpy(slot.first, &header, sizeof header);
+    std::memcpy(slot.first + sizeof header, args, header.size);
+    slot.seq_first.store(tail_ | compact, std::memory_order_seq_cst);
+    return true;
+  }
 
   // Sender's thread. Whether `m` went in (false: full). `by_value`: its image was copied and the
   // caller forgets the block without destroying its arguments; else the ring holds its address.
@@ -71,13 +110,17 @@ class PeRing {
   // Receiver's thread: whether a message waits.
   bool ready() const { return complete(slots_[head_ & mask_]); }
 
-  // Receiver's thread: the next message, in a block of `pool` when it came as its image; null
-  // when none waits.
+  // Receiver's thread: the next message, in a block of `pool` when it came as its image or
+  // compact; null when none waits.
   Message* take(MessagePool& pool) {
     const Slot& slot = slots_[head_ & mask_];
     if (!complete(slot)) return nullptr;
     Message* m = nullptr;
-    if ((slot.seq_first.load(std::memory_order_relaxed) & by_address) != 0) {
+    const std::uint64_t first = slot.seq_first.load(std::memory_order_relaxed);
+    if ((first & compact) != 0) {
+      m = pool.take();
+      from_compact(*m, slot.first);
+    } else if ((first & by_address) != 0) {
       std::memcpy(&m, slot.first, sizeof m);
     } else {
       m = pool.take();
@@ -95,6 +138,33 @@ class PeRing {
 
  private:
   static constexpr std::uint64_t by_address = std::uint64_t{1} << 63;
+  static constexpr std::uint64_t compact = std::uint64_t{1} << 62;
+
+  // A message made from a compact slot's line: its arguments inline, as their bytes or packed.
+  static void from_compact(Message& m, const std::byte* line) {
+    Compact h;
+    std::memcpy(&h, line, sizeof h);
+    m.element = h.element;
+    m.sender = h.sender;
+    m.collection = h.collection;
+    m.handler = h.handler;
+    m.priority = h.priority;
+    m.origin = h.origin;
+    m.hops = 0;
+    m.kind = Kind::entry;
+    m.args_on_heap = false;
+    m.wan = false;
+    m.broadcast = (h.flags & compact_broadcast) != 0;
+    if ((h.flags & compact_raw) != 0) {
+      m.ops = handler_ops(h.handler);
+      std::memcpy(m.storage, line + sizeof h, h.size);
+      return;
+    }
+    m.ops = &inline_args;
+    auto* args = ::new (m.storage) InlineBytes;
+    args->size = h.size;
+    std::memcpy(args->data, line + sizeof h, h.size);
+  }
   // The image leaves out `next` and `pool` (the receiver's block keeps its own).
   static constexpr std::size_t image_offset = 2 * sizeof(Message*);
   static constexpr std::size_t image_bytes = sizeof(Message) - image_offset;
@@ -109,6 +179,7 @@ class PeRing {
   };
   static_assert(sizeof(Slot) == sizeof(Message));
   static_assert(offsetof(Slot, second) == 64);
+  static_assert(sizeof(Slot::first) == 56 && compact_bytes <= InlineBytes::capacity);
 
   static constexpr std::uint64_t own_ahead_by = 4;
 
@@ -124,11 +195,14 @@ class PeRing {
   }
 
   // Slot k of lap L is complete once both numbers are L * capacity + k + 1 (or the first one
-  // is that with by_address set: an address needs the first line only).
+  // is that with by_address or compact set: those need the first line only).
+  // The second line is read only when the first does not complete the slot alone: a compact
+  // stream then never takes the line the sender owns ahead back to the receiver's core (a
+  // receiver waiting on an empty slot still asks for both lines at once).
   bool complete(const Slot& slot) const {
     const std::uint64_t first = slot.seq_first.load(std::memory_order_seq_cst);
-    const std::uint64_t second = slot.seq_second.load(std::memory_order_seq_cst);
-    return first == ((head_ + 1) | by_address) || (first == head_ + 1 && second == head_ + 1);
+    if (first == ((head_ + 1) | compact) || first == ((head_ + 1) | by_address)) return true;
+    return first == head_ + 1 && slot.seq_second.load(std::memory_order_seq_cst) == head_ + 1;
   }
 
   // Read by both ends, written by neither after the start: a line of its own, never taken

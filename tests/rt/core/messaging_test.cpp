@@ -207,7 +207,20 @@ class Carrier : public vela::rt::ElementBase {
       send<&Carrier::strings>(Index{1, 0, 0}, i, "m" + std::to_string(i % 100));
       send<&Carrier::values>(Index{1, 0, 0}, i, std::vector<std::int32_t>{i, -i},
                              Tagged(std::int64_t{i} * 7));
+      // 0 to 47 bytes: packed, up to 38 of them fit a ring slot's first line (its compact
+      // form, core/pe_ring.hpp) and the rest go as the message's image.
+      send<&Carrier::sized>(Index{1, 0, 0}, i, bytes_for(i));
     }
+  }
+  static std::vector<std::uint8_t> bytes_for(std::int32_t i) {
+    std::vector<std::uint8_t> bytes(static_cast<std::size_t>(i % 48));
+    for (std::size_t k = 0; k < bytes.size(); ++k)
+      bytes[k] = static_cast<std::uint8_t>(i * 31 + static_cast<std::int32_t>(k));
+    return bytes;
+  }
+  void sized(std::int32_t i, std::vector<std::uint8_t> bytes) {
+    if (bytes != bytes_for(i)) ++intact->wrong;
+    ++intact->received;
   }
   void strings(std::int32_t i, std::string text) {
     if (text != "m" + std::to_string(i % 100)) ++intact->wrong;
@@ -232,7 +245,7 @@ TEST(Messaging, ArgumentsReachAnotherPeIntactWhetherTheyMoveAsBytesOrNot) {
   }),
             0);
   intact = nullptr;
-  EXPECT_EQ(in.received, 2 * in.messages);
+  EXPECT_EQ(in.received, 3 * in.messages);
   EXPECT_EQ(in.wrong, 0);
 }
 
