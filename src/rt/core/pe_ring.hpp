@@ -3,15 +3,15 @@
 //
 // A slot holds a message's image (its header and inline arguments, copied) or, for arguments
 // that may not move as their bytes (vela::rt::relocatable), the message's address; or, for an
-// entry message whose arguments pack into a few dozen bytes (a small rank message), its compact
-// form in the first line alone: a short header and the packed arguments, which the receiver
-// makes into a message with its arguments inline and packed (as a small arrival from another
-// process). The sender writes the slot, then its sequence number; the receiver polls the next
-// slot's number, copies the image into a block of its own pool and later tells the sender how
-// far it has taken. A message between two PEs then moves the slot's two lines (one, compact)
-// from the sender's core to the receiver's and nothing else: no shared list head taken with a
-// compare-and-swap, no block read from the sender's cache and handed back to its pool
-// afterwards.
+// entry message whose arguments take a few dozen bytes (an element's int, a small rank
+// message), its compact form in the first line alone: a short header and the arguments' bytes
+// (or, when those do not fit, their packed form), which the receiver makes into a message with
+// those arguments inline (packed ones as for a small arrival from another process). The sender
+// writes the slot, then its sequence number; the receiver polls the next slot's number, copies the
+// image into a block of its own pool and later tells the sender how far it has taken. A message
+// between two PEs then moves the slot's two lines (one, compact) from the sender's core to the
+// receiver's and nothing else: no shared list head taken with a compare-and-swap, no block read
+// from the sender's cache and handed back to its pool afterwards.
 //
 // Invariants:
 // - One sending thread (the PE that made the ring) and one receiving thread (its target).
@@ -45,7 +45,7 @@ class PeRing {
 
   std::uint64_t capacity() const { return mask_ + 1; }
 
-  // A message's header in a compact slot (the rest of the first line: its packed arguments).
+  // A message's header in a compact slot (the rest of the first line: its arguments).
   struct Compact {
     std::uint32_t element;
     std::int32_t sender;
