@@ -45,8 +45,9 @@ class PeRing {
 
   std::uint64_t capacity() const { return mask_ + 1; }
 
-  // A message's header in a compact slot (the rest of the first line: its arguments).
-  struct Compact {
+  // A message's header in a compact slot (the rest of the first line: its arguments); packed,
+  // read and written with memcpy only.
+  struct [[gnu::packed]] Compact {
     std::uint32_t element;
     std::int32_t sender;
     std::uint16_t collection;
@@ -168,6 +169,7 @@ class PeRing {
   static_assert(sizeof(Slot) == sizeof(Message));
   static_assert(offsetof(Slot, second) == 64);
   static_assert(sizeof(Slot::first) == 56 && compact_bytes <= InlineBytes::capacity);
+  static_assert(sizeof(Compact) == 18 && compact_bytes == 38);
 
   static constexpr std::uint64_t own_ahead_by = 4;
 
