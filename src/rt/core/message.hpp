@@ -11,7 +11,9 @@
 #include <climits>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
+#include <new>
 #include <span>
 #include <vector>
 
@@ -117,6 +119,16 @@ struct alignas(16) Message {
   std::span<const std::byte> payload();
 };
 static_assert(sizeof(Message) == 128, "a message is two cache lines");
+
+// Makes `size` packed bytes (at most InlineBytes::capacity) the message's arguments, held in
+// the message itself (inline_args): a small arrival from another process or a PE ring's
+// compact slot.
+inline void set_inline_args(Message& m, const std::byte* bytes, std::size_t size) {
+  auto* args = ::new (m.storage) InlineBytes;
+  args->size = static_cast<std::uint32_t>(size);
+  if (size != 0) std::memcpy(args->data, bytes, size);
+  m.ops = &inline_args;
+}
 static_assert(offsetof(Message, storage) == Message::header_bytes);
 static_assert(sizeof(InlineBytes) <= Message::inline_bytes);
 

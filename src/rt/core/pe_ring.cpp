@@ -42,7 +42,7 @@ PeRing& ring_to(PeState& from, PeState& to) {
 // The compact form of `m` (core/pe_ring.hpp) when it is an entry message with typed arguments
 // that fit a compact slot (their bytes when they may move as such, else packed) and header
 // fields that fit its narrower ones.
-bool compact_header(const Message& m, PeRing::Compact& h) {
+bool compact_header(Message& m, PeRing::Compact& h) {
   const ArgsOps* ops = m.ops;
   if (m.kind != Kind::entry || ops == nullptr || packed(ops) || ops == &call_args || m.hops != 0 ||
       m.wan || m.element > UINT32_MAX || m.sender < INT32_MIN || m.sender > INT32_MAX ||
@@ -56,7 +56,7 @@ bool compact_header(const Message& m, PeRing::Compact& h) {
       handler_ops(m.handler) == ops) {
     flags |= PeRing::compact_raw;
   } else {
-    size = ops->packed_size(const_cast<Message&>(m).args());
+    size = ops->packed_size(m.args());
     if (size > PeRing::compact_bytes) return false;
   }
   h.element = static_cast<std::uint32_t>(m.element);

@@ -149,10 +149,7 @@ class PeRing {
       std::memcpy(m.storage, line + sizeof h, h.size);
       return;
     }
-    m.ops = &inline_args;
-    auto* args = ::new (m.storage) InlineBytes;
-    args->size = h.size;
-    std::memcpy(args->data, line + sizeof h, h.size);
+    set_inline_args(m, line + sizeof h, h.size);
   }
   // The image leaves out `next` and `pool` (the receiver's block keeps its own).
   static constexpr std::size_t image_offset = 2 * sizeof(Message*);

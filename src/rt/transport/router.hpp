@@ -48,10 +48,7 @@ struct Router {
       return;
     }
     Message* m = header_message(h);
-    auto* inline_bytes = ::new (m->storage) InlineBytes;
-    inline_bytes->size = static_cast<std::uint32_t>(args);
-    if (args != 0) std::memcpy(inline_bytes->data, bytes.data(), args);
-    m->ops = &inline_args;
+    set_inline_args(*m, bytes.data(), args);
     route(m, h);
   }
 
