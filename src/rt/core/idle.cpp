@@ -209,9 +209,8 @@ void wait_for_delayed(PeState& pe, bool periodic) {
   }
 }
 
-// The PE was idle from `from` until `to` (0: now): counted, and traced.
-void end_idle(PeState& pe, Ticks from, Ticks to = 0) {
-  if (to == 0) to = tick_clock::now();
+// The PE was idle from `from` until `to`: counted, and traced.
+void end_idle(PeState& pe, Ticks from, Ticks to) {
   pe.idle_ticks += to - from;
   pe.mark = to;
   if (pe.runtime->timeline) {
@@ -226,7 +225,7 @@ void idle(PeState& pe, bool periodic) {
   const Ticks from = tick_clock::now();
   if (!pe.queues.delayed.empty()) {
     wait_for_delayed(pe, periodic);
-    end_idle(pe, from);
+    end_idle(pe, from, tick_clock::now());
     return;
   }
   pe.parked_count.store(pe.locations.parked.size(), std::memory_order_relaxed);
@@ -237,8 +236,9 @@ void idle(PeState& pe, bool periodic) {
   // quiescence that reads the count of what this PE takes next (stored with release after
   // this) sees it busy, and one that reads the old count sees the message still unbalanced.
   pe.passive.store(false, std::memory_order_release);
-  // The clock read that saw the arrival ends the idle time (one read on that path, not two).
-  end_idle(pe, from, woke);
+  // The clock read that saw the arrival ends the idle time (one read on that path, not two);
+  // a wait that ended otherwise (parked, or a balancing step due) reads it now.
+  end_idle(pe, from, woke != 0 ? woke : tick_clock::now());
 }
 
 bool balances_periodically(const PeState& pe) {

@@ -120,6 +120,19 @@ struct alignas(16) Message {
 };
 static_assert(sizeof(Message) == 128, "a message is two cache lines");
 
+// The fields that name a message's target, sender and priority, from a header that carries them
+// under these names (a record from another process, a PE ring's compact slot), whatever their
+// widths there.
+template <class Header>
+void set_address(Message& m, const Header& h) {
+  m.collection = h.collection;
+  m.element = h.element;
+  m.sender = h.sender;
+  m.handler = h.handler;
+  m.priority = h.priority;
+  m.origin = h.origin;
+}
+
 // Makes `size` packed bytes (at most InlineBytes::capacity) the message's arguments, held in
 // the message itself (inline_args): a small arrival from another process or a PE ring's
 // compact slot.

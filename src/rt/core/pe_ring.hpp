@@ -133,12 +133,7 @@ class PeRing {
   static void from_compact(Message& m, const std::byte* line) {
     Compact h;
     std::memcpy(&h, line, sizeof h);
-    m.element = h.element;
-    m.sender = h.sender;
-    m.collection = h.collection;
-    m.handler = h.handler;
-    m.priority = h.priority;
-    m.origin = h.origin;
+    set_address(m, h);
     m.hops = 0;
     m.kind = Kind::entry;
     m.args_on_heap = false;

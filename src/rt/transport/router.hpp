@@ -60,12 +60,7 @@ struct Router {
 
   static void set_header(Message* m, const WireHeader& h) {
     m->kind = static_cast<Kind>(h.kind);
-    m->collection = h.collection;
-    m->element = h.element;
-    m->sender = h.sender;
-    m->handler = h.handler;
-    m->priority = h.priority;
-    m->origin = h.origin;
+    set_address(*m, h);
     m->hops = h.hops;
     m->wan = h.wan != 0;
     m->broadcast = h.broadcast != 0;
