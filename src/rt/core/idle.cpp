@@ -100,14 +100,33 @@ void watch_core_share(PeState& pe, Ticks last, Ticks now) {
   ++pe.stats.shared_cores;
 }
 
+// An adaptive PE's polling window after a park that lasted `slept`. A wait that a window of at
+// most max_spin_ticks would have caught (window + slept within it) doubles the window, up to
+// that; a longer one halves it, down to --spin-us. Each park costs the wait a wake-up (a futex
+// wake; on a virtual machine also the halted virtual CPU's resumption, tens of microseconds): a
+// program whose PEs wait a few hundred microseconds at each exchange (LULESH at 8 ranks on 2
+// PEs) parked at every one with a fixed 50 us window, and took 1.14x AMPI's time on such a host
+// (docs/results/ranks.md, *LULESH and the idle window*). Waits longer than max_spin_ticks
+// bring the window back to --spin-us within a few parks; with --spin-us 0 it stays 0 (a PE
+// parks at once).
+void adapt_spin(PeState& pe, Ticks slept) {
+  const RuntimeState& state = *pe.runtime;
+  if (pe.spin_window + slept <= state.max_spin_ticks) {
+    pe.spin_window = std::min(2 * pe.spin_window, state.max_spin_ticks);
+  } else {
+    pe.spin_window = std::max(pe.spin_window / 2, state.spin_ticks);
+  }
+}
+
 // Returns when the inbox has something, the run stops, or (PE 0 with periodic balancing) the
 // next balancing step is due; true when it found the run quiescent (and stopped it). `woke`:
-// the clock at an arrival seen while polling (the idle time's end, read once), else 0.
+// the clock at an arrival seen while polling or at the end of a park (the idle time's end,
+// read once), else 0.
 bool wait_for_work(PeState& pe, bool periodic, Ticks from, Ticks& woke) {
   RuntimeState& state = *pe.runtime;
   const IdleMode mode = state.options.idle;
   if (mode != IdleMode::park) {
-    const Ticks spin = state.spin_ticks;
+    const Ticks spin = pe.spin_window;
     // Adaptive: a few microseconds of pausing catch a reply from a PE running on another core;
     // after that the PE yields between looks, so that a PE sharing this core (more PEs than
     // free cores: another program took one) gets to run and send what this one waits for.
@@ -173,12 +192,16 @@ bool wait_for_work(PeState& pe, bool periodic, Ticks from, Ticks& woke) {
     return false;
   }
   if (stop_if_quiescent(pe)) return true;  // the last look before it sleeps
+  const Ticks parked = tick_clock::now();
+  ++pe.stats.parks;
   if (!periodic) {
     pe.inbox.park(state.stopping, nullptr, [&pe] { return rings_ready(pe); });
-    return false;
+  } else {
+    const timespec timeout = relative(state.lb.next_periodic - parked);
+    pe.inbox.park(state.stopping, &timeout, [&pe] { return rings_ready(pe); });
   }
-  const timespec timeout = relative(state.lb.next_periodic - tick_clock::now());
-  pe.inbox.park(state.stopping, &timeout, [&pe] { return rings_ready(pe); });
+  woke = tick_clock::now();
+  if (mode == IdleMode::adaptive) adapt_spin(pe, woke - parked);
   return false;
 }
 

@@ -88,6 +88,9 @@ struct PeState {
   bool pinned = false;
   int descheduled = 0;
   bool core_shared = false;
+  // Adaptive idle: how long this PE polls before it parks, from --spin-us up to
+  // max_spin_seconds as its parks show its waits (idle.cpp, adapt_spin).
+  Ticks spin_window = 0;
 
   // This PE's table of `collection` (services/location.hpp), made on first use.
   CollectionTable& table(CollectionId collection) {

@@ -405,6 +405,7 @@ int Runtime::run(const std::function<void(Context&)>& main) {
     state.stats.wan_bytes += pe->stats.wan_bytes;
     state.stats.grid_messages += pe->stats.grid_messages;
     state.stats.shared_cores += pe->stats.shared_cores;
+    state.stats.parks += pe->stats.parks;
   }
   if (state.transport) state.transport->finish();  // sums the statistics over the processes
   if (state.timeline) detail::write_trace(state);

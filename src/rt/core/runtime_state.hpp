@@ -72,6 +72,7 @@ struct RuntimeState {
   // An idle PE's windows (options.spin_us; scheduler.cpp's pause_seconds), in ticks, worked
   // out once rather than at every wait.
   Ticks spin_ticks = 0;
+  Ticks max_spin_ticks = 0;
   Ticks pause_ticks = 0;
 
   // Appended by main (on PE 0) and read by every PE without a lock: a slot is written before

@@ -5,6 +5,7 @@
 // (watch_the_stop).
 #include <sched.h>
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <cstdio>
@@ -89,6 +90,8 @@ void trace_entry(PeState& pe, ElementBase& element, const char* name, Ticks from
 void start_pes(RuntimeState& state) {
   state.spin_ticks = tick_clock::from_seconds(state.options.spin_us * 1e-6);
   state.pause_ticks = tick_clock::from_seconds(pause_seconds);
+  state.max_spin_ticks = std::max(state.spin_ticks, tick_clock::from_seconds(max_spin_seconds));
+  for (auto& pe : state.pe) pe->spin_window = state.spin_ticks;
   state.pes_started.store(true, std::memory_order_release);  // join_pes follows: watch stops
   for (auto& pe : state.pe) pe->thread = std::thread([p = pe.get()] { pe_loop(*p); });
 }

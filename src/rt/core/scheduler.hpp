@@ -55,6 +55,9 @@ bool balances_periodically(const PeState& pe);
 void idle(PeState& pe, bool periodic);
 // How long an adaptive idle PE only pauses between looks at its inbox before it also yields.
 inline constexpr double pause_seconds = 2e-6;
+// The longest an adaptive idle PE's polling window grows to (core/idle.cpp, adapt_spin), unless
+// --spin-us asks for longer.
+inline constexpr double max_spin_seconds = 2e-3;
 
 // Sums of this process's PE counts, and whether every one was idle when read (quiescence).
 struct Wave {

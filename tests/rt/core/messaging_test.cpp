@@ -127,6 +127,61 @@ TEST(Messaging, EveryIdleModeDeliversEverything) {
   }
 }
 
+// ---- An idle PE's polling window ----
+
+struct Paced {
+  std::int32_t left = 0;  // touched by PE 0 only
+  double gap_us = 0.0;
+};
+Paced* paced = nullptr;
+
+class Pacer : public vela::rt::ElementBase {
+ public:
+  Pacer() = default;
+  explicit Pacer(std::int32_t) {}
+  // Element 1, on PE 1: busy for the gap, then wakes element 0 on PE 0 (idle meanwhile).
+  void serve() {
+    const auto until =
+        std::chrono::steady_clock::now() + std::chrono::duration<double, std::micro>(paced->gap_us);
+    while (std::chrono::steady_clock::now() < until) {
+    }
+    send<&Pacer::arrive>(Index{0, 0, 0});
+  }
+  void arrive() {
+    if (--paced->left > 0) send<&Pacer::serve>(Index{1, 0, 0});
+  }
+};
+
+// Parks of a run in which PE 0 waits `gap_us` for each of `rounds` messages, `spin_us` its
+// first polling window.
+std::uint64_t parks_waiting(double spin_us, double gap_us, std::int32_t rounds) {
+  Paced p;
+  p.left = rounds;
+  p.gap_us = gap_us;
+  paced = &p;
+  vela::rt::Options o = unpinned(2);
+  o.spin_us = spin_us;
+  vela::rt::Runtime runtime(o);
+  EXPECT_EQ(runtime.run([](vela::rt::Context& ctx) {
+    auto e = ctx.create<Pacer>("paced", Shape::line(2), one_per_pe(), 0);
+    e[1].send<&Pacer::serve>();
+  }),
+            0);
+  paced = nullptr;
+  EXPECT_EQ(p.left, 0);
+  return runtime.stats().parks;
+}
+
+TEST(Messaging, AnIdlePeWokenSoonAfterItParksPollsLongerNextTime) {
+  // Waits of 300 us, six times --spin-us: the window grows past them after a few parks
+  // (core/idle.cpp, adapt_spin), where a fixed one would park at each of the 300.
+  const std::uint64_t grown = parks_waiting(50.0, 300.0, 300);
+  EXPECT_LT(grown, 100u);
+  // --spin-us 0 stays 0: a PE parks at once at every wait.
+  const std::uint64_t never = parks_waiting(0.0, 300.0, 300);
+  EXPECT_GE(never, 250u);
+}
+
 // ---- A busy receiver: its sender neither waits nor loses order ----
 
 struct Flood {
