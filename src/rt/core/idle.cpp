@@ -103,12 +103,11 @@ void watch_core_share(PeState& pe, Ticks last, Ticks now) {
 // An adaptive PE's polling window after a park that lasted `slept`. A wait that a window of at
 // most max_spin_ticks would have caught (window + slept within it) doubles the window, up to
 // that; a longer one halves it, down to --spin-us. Each park costs the wait a wake-up (a futex
-// wake; on a virtual machine also the halted virtual CPU's resumption, tens of microseconds): a
-// program whose PEs wait a few hundred microseconds at each exchange (LULESH at 8 ranks on 2
-// PEs) parked at every one with a fixed 50 us window, and took 1.14x AMPI's time on such a host
-// (docs/results/ranks.md, *LULESH and the idle window*). Waits longer than max_spin_ticks
-// bring the window back to --spin-us within a few parks; with --spin-us 0 it stays 0 (a PE
-// parks at once).
+// wake; on a virtual machine also the halted virtual CPU's resumption): a program whose PEs
+// wait a few hundred microseconds at each exchange (LULESH at 8 ranks on 2 PEs) parked at every
+// one with a fixed 50 us window, and took 1.14x AMPI's time on such a host (docs/results/
+// ranks.md, *On an AMD host*). Waits longer than max_spin_ticks bring the window back to
+// --spin-us within a few parks; with --spin-us 0 it stays 0 (a PE parks at once).
 void adapt_spin(PeState& pe, Ticks slept) {
   const RuntimeState& state = *pe.runtime;
   if (pe.spin_window + slept <= state.max_spin_ticks) {
