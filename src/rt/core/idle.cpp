@@ -118,9 +118,9 @@ void adapt_spin(PeState& pe, Ticks slept) {
 }
 
 // Returns when the inbox has something, the run stops, or (PE 0 with periodic balancing) the
-// next balancing step is due; true when it found the run quiescent (and stopped it). `woke`:
-// the clock at an arrival seen while polling or at the end of a park (the idle time's end,
-// read once), else 0.
+// next balancing step is due; true when it found the run quiescent (and stopped it). `woke`,
+// when it returns false: the clock at the wait's end (the idle time's end), read once — on the
+// look that saw an arrival, when it found the balancing step due, or after a park.
 bool wait_for_work(PeState& pe, bool periodic, Ticks from, Ticks& woke) {
   RuntimeState& state = *pe.runtime;
   const IdleMode mode = state.options.idle;
@@ -160,7 +160,10 @@ bool wait_for_work(PeState& pe, bool periodic, Ticks from, Ticks& woke) {
           since = now;
           moved = false;
         }
-        if (periodic && now >= state.lb.next_periodic) return false;
+        if (periodic && now >= state.lb.next_periodic) {
+          woke = now;
+          return false;
+        }
         watch_core_share(pe, last_look, now);
         last_look = now;
         if (!looked && now - from >= pause) {
@@ -188,6 +191,7 @@ bool wait_for_work(PeState& pe, bool periodic, Ticks from, Ticks& woke) {
     // PE's full ring go in only when this one puts them there: sleep briefly.
     const timespec t{0, pe.holding > 0 ? 20'000 : 100'000};
     pe.inbox.park(state.stopping, &t, [&pe] { return rings_ready(pe); });
+    woke = tick_clock::now();
     return false;
   }
   if (stop_if_quiescent(pe)) return true;  // the last look before it sleeps
@@ -258,9 +262,8 @@ void idle(PeState& pe, bool periodic) {
   // quiescence that reads the count of what this PE takes next (stored with release after
   // this) sees it busy, and one that reads the old count sees the message still unbalanced.
   pe.passive.store(false, std::memory_order_release);
-  // The clock read that saw the arrival ends the idle time (one read on that path, not two);
-  // a wait that ended otherwise (parked, or a balancing step due) reads it now.
-  end_idle(pe, from, woke != 0 ? woke : tick_clock::now());
+  // The clock read that ended the wait ends the idle time (one read on that path, not two).
+  end_idle(pe, from, woke);
 }
 
 bool balances_periodically(const PeState& pe) {
