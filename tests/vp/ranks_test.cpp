@@ -103,6 +103,57 @@ TEST(Ranks, SendAndRecvMatchByTagInSendOrder) {
   EXPECT_THROW(first.count(vp::Type::f128), vp::Error);  // 8 bytes are no whole long double
 }
 
+// Messages of up to 21 bytes travel as one SmallArrival (its bytes in a compact ring slot
+// between PEs), larger ones as an envelope and a payload: every size around the boundary arrives
+// whole with its status, whether its receive was posted before (odd sizes) or after (even sizes,
+// taken in reverse order) it came, on one PE and between two.
+TEST(Ranks, MessagesAroundTheSmallSizeArriveWhole) {
+  constexpr int sizes = 41;
+  for (int pes : {1, 2}) {
+    std::vector<std::vector<unsigned char>> got(sizes);
+    std::vector<vp::Status> status(sizes);
+    run({2, pes}, [&] {
+      auto pattern = [](int size, int i) { return static_cast<unsigned char>(size * 7 + i + 1); };
+      if (vp::rank() == 0) {
+        vp::barrier();
+        for (int size = 0; size < sizes; ++size) {
+          std::vector<unsigned char> out(static_cast<std::size_t>(size) + 1);
+          for (int i = 0; i < size; ++i) out[static_cast<std::size_t>(i)] = pattern(size, i);
+          vp::send(out.data(), static_cast<std::size_t>(size), vp::Type::bytes, 1, size);
+        }
+        return;
+      }
+      std::vector<std::vector<unsigned char>> in(sizes, std::vector<unsigned char>(64, 0));
+      std::vector<vp::Request> posted;
+      for (int size = 1; size < sizes; size += 2) {
+        posted.push_back(
+            vp::irecv(in[static_cast<std::size_t>(size)].data(), 64, vp::Type::bytes, 0, size));
+      }
+      vp::barrier();
+      for (int size = sizes - 1; size >= 0; size -= 2) {
+        status[static_cast<std::size_t>(size)] =
+            vp::recv(in[static_cast<std::size_t>(size)].data(), 64, vp::Type::bytes, 0, size);
+      }
+      for (std::size_t k = 0; k < posted.size(); ++k) status[2 * k + 1] = vp::wait(posted[k]);
+      for (int size = 0; size < sizes; ++size) {
+        auto& bytes = in[static_cast<std::size_t>(size)];
+        bytes.resize(static_cast<std::size_t>(size));
+        for (int i = 0; i < size; ++i) {
+          if (bytes[static_cast<std::size_t>(i)] != pattern(size, i)) bytes.clear();
+        }
+        got[static_cast<std::size_t>(size)] = bytes;
+      }
+    });
+    for (int size = 0; size < sizes; ++size) {
+      const auto k = static_cast<std::size_t>(size);
+      EXPECT_EQ(got[k].size(), k) << "size " << size << " on " << pes << " PE(s)";
+      EXPECT_EQ(status[k].bytes, k) << "size " << size;
+      EXPECT_EQ(status[k].tag, size);
+      EXPECT_EQ(status[k].source, 0);
+    }
+  }
+}
+
 TEST(Ranks, AnySourceReceivesFromEveryone) {
   std::vector<int> sources;
   run({6, 2}, [&] {

@@ -110,27 +110,36 @@ ElementBase* local_send(CollectionId collection, std::uint64_t linear, std::size
   return to;
 }
 
+Ticks continue_at(PeState& pe, ElementBase& to, const char* name, Ticks now) {
+  const RuntimeState& state = *pe.runtime;
+  ElementBase& from = *pe.current;
+  pe.current = &to;
+  if (!measures_segments(pe)) return now;
+  now = stretch(pe, pe.mark, now);
+  const bool counted = !ElementAccess::unmeasured(from);
+  if (counted) ElementAccess::wall_ticks(from) += now - pe.mark;
+  if (state.options.measure_cpu && state.options.instrument) {
+    const double cpu = thread_cpu_seconds();
+    if (counted) ElementAccess::cpu_seconds(from) += cpu - pe.cpu_mark;
+    pe.cpu_mark = cpu;
+  }
+  if (state.timeline != nullptr) [[unlikely]]
+    trace_entry(pe, from, pe.entry_name, pe.mark, now);
+  pe.mark = now;
+  pe.entry_name = name;
+  return now;
+}
+
 void continue_as(ElementBase& to, const char* name) {
   PeState* pe = this_pe();
   if (pe == nullptr || pe->current == nullptr) {
     throw std::logic_error("continue_as: only an entry method, on a PE, can hand over");
   }
-  const RuntimeState& state = *pe->runtime;
-  ElementBase& from = *pe->current;
-  pe->current = &to;
-  if (!state.options.instrument && state.timeline == nullptr && pe->stretch <= 0.0) return;
-  const Ticks now = stretch(*pe, pe->mark, tick_clock::now());
-  const bool counted = !ElementAccess::unmeasured(from);
-  if (counted) ElementAccess::wall_ticks(from) += now - pe->mark;
-  if (state.options.measure_cpu && state.options.instrument) {
-    const double cpu = thread_cpu_seconds();
-    if (counted) ElementAccess::cpu_seconds(from) += cpu - pe->cpu_mark;
-    pe->cpu_mark = cpu;
+  if (!measures_segments(*pe)) {
+    pe->current = &to;
+    return;
   }
-  if (state.timeline != nullptr) [[unlikely]]
-    trace_entry(*pe, from, pe->entry_name, pe->mark, now);
-  pe->mark = now;
-  pe->entry_name = name;
+  continue_at(*pe, to, name, tick_clock::now());
 }
 
 void send_packed_entry(CollectionId collection, std::uint64_t linear, HandlerId handler,

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <ctime>
 
+#include "core/run_entry.hpp"
 #include "core/runtime_state.hpp"
 #include "services/timeline.hpp"
 #include "vela/rt/cpu_pause.hpp"
@@ -247,8 +248,7 @@ void end_idle(PeState& pe, Ticks from, Ticks to) {
 
 }  // namespace
 
-void idle(PeState& pe, bool periodic) {
-  const Ticks from = tick_clock::now();
+void idle(PeState& pe, bool periodic, Ticks from) {
   if (!pe.queues.delayed.empty()) {
     wait_for_delayed(pe, periodic);
     end_idle(pe, from, tick_clock::now());
@@ -271,7 +271,7 @@ bool balances_periodically(const PeState& pe) {
   return pe.id == 0 && options.lb_interval > 0.0 && !options.lb.empty();
 }
 
-bool wait_in_place(ElementBase& self, HandlerId handler) {
+bool wait_in_place(ElementBase& self, std::span<const HandlerId> handlers) {
   PeState* here = current_pe;
   if (here == nullptr || here->current != &self || !here->delivering) return false;
   PeState& pe = *here;
@@ -282,10 +282,11 @@ bool wait_in_place(ElementBase& self, HandlerId handler) {
       (periodic && tick_clock::now() >= state.lb.next_periodic)) {
     return false;
   }
-  // The entry so far is `self`'s, as if it had ended here (its segment measured and traced).
-  continue_as(self, pe.entry_name);
+  // The entry so far is `self`'s, as if it had ended here (its segment measured and traced);
+  // the idle time starts where it ends (one clock read for both).
+  const Ticks ended = continue_at(pe, self, pe.entry_name, tick_clock::now());
   const bool cpu = state.options.measure_cpu && state.options.instrument;
-  if (!arrivals_waiting(pe)) idle(pe, periodic);
+  if (!arrivals_waiting(pe)) idle(pe, periodic, ended);
   // What the caller runs from here on is charged to it from the wait's end (pe.mark).
   if (cpu) pe.cpu_mark = thread_cpu_seconds();
   if (state.stopping.load(std::memory_order_relaxed)) return false;
@@ -294,7 +295,8 @@ bool wait_in_place(ElementBase& self, HandlerId handler) {
   // (A message held by the delay device, or anything in another queue, ends the wait here.)
   const Message* first = pe.queues.fifo.first;
   if (first == nullptr || pe.queues.queued_elsewhere() || first->kind != Kind::entry ||
-      first->handler != handler || first->collection != ElementAccess::collection(self) ||
+      std::find(handlers.begin(), handlers.end(), first->handler) == handlers.end() ||
+      first->collection != ElementAccess::collection(self) ||
       first->element != ElementAccess::linear(self)) {
     return false;
   }

@@ -16,6 +16,16 @@ namespace vela::rt::detail {
 double thread_cpu_seconds();
 void trace_entry(PeState& pe, ElementBase& element, const char* name, Ticks from, Ticks to);
 
+// Whether entry segments are timed on `pe`: measured load, a trace or an emulated slow PE.
+inline bool measures_segments(const PeState& pe) {
+  const RuntimeState& state = *pe.runtime;
+  return state.options.instrument || state.timeline != nullptr || pe.stretch > 0.0;
+}
+
+// continue_as() on `pe` (whose entry runs), the segment ending at `now` (read by the caller);
+// returns the segment's end (later than `now` on an emulated slow PE; `now` when unmeasured).
+Ticks continue_at(PeState& pe, ElementBase& to, const char* name, Ticks now);
+
 // Runs `work` as element `element`'s entry method: measured and traced. A template, so the
 // call costs no std::function (and no allocation). `name()` gives the entry's name for the trace
 // (only called when tracing).
@@ -58,8 +68,7 @@ inline Ticks stretch(const PeState& pe, Ticks from, Ticks now) {
 template <class Name, class Work>
 void run_entry(PeState& pe, ElementBase& element, Name&& name, Work&& work, bool separate) {
   const RuntimeState& state = *pe.runtime;
-  const bool measured =
-      separate && (state.options.instrument || state.timeline != nullptr || pe.stretch > 0.0);
+  const bool measured = separate && measures_segments(pe);
   const bool cpu = measured && state.options.measure_cpu && state.options.instrument;
   pe.current = &element;
   if (cpu) pe.cpu_mark = thread_cpu_seconds();

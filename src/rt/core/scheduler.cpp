@@ -60,7 +60,7 @@ void pe_loop(PeState& pe) {
     }
     if (ran == 0 && !arrivals_waiting(pe) &&
         (pe.queues.delayed.empty() || pe.queues.delayed.front().first > tick_clock::now())) {
-      idle(pe, periodic);
+      idle(pe, periodic, tick_clock::now());
       polled = arrivals_waiting(pe);
     }
   }

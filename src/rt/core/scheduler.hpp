@@ -51,8 +51,9 @@ void deliver_entry(PeState& pe, Message* message, bool separate = true);
 // PE 0 keeps the clock of periodic balancing, when there is one.
 bool balances_periodically(const PeState& pe);
 // `pe` has nothing to run: waits (polling, then parked) until something arrives, the run stops
-// or (periodic) the next balancing step is due; counted as idle time (core/idle.cpp).
-void idle(PeState& pe, bool periodic);
+// or (periodic) the next balancing step is due; counted as idle time from `from` (the clock,
+// read by the caller just before) (core/idle.cpp).
+void idle(PeState& pe, bool periodic, Ticks from);
 // How long an adaptive idle PE only pauses between looks at its inbox before it also yields.
 inline constexpr double pause_seconds = 2e-6;
 // The longest an adaptive idle PE's polling window grows to (core/idle.cpp, adapt_spin), unless

@@ -464,6 +464,12 @@ void RankElement::deliver(Envelope envelope, Payload data) {
   run_on_pe(rank);
 }
 
+void RankElement::deliver_small(SmallArrival arrival) {
+  Envelope envelope;
+  std::memcpy(&envelope, arrival.envelope, sizeof envelope);
+  deliver(envelope, Payload(arrival.bytes, arrival.size));
+}
+
 void RankElement::wake() {
   RankContext& rank = *context_;
   if (rank.state == RankState::yielded || rank.state == RankState::ready) run_on_pe(rank);

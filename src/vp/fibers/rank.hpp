@@ -63,6 +63,26 @@ struct vela::pup::bitwise<vela::vp::detail::Envelope> : std::true_type {};
 
 namespace vela::vp::detail {
 
+// A rank message of at most `capacity` bytes as one value of 38 bytes (its envelope's bytes, its
+// size, its bytes): relocatable and no larger than a PE ring's compact slot holds, so that
+// between two PEs of a process it travels as its bytes in one cache line, neither packed by the
+// sender nor unpacked by the receiver (core/pe_ring.hpp). Larger messages go as Envelope and
+// Payload.
+struct SmallArrival {
+  static constexpr std::size_t capacity = 21;
+  std::byte envelope[sizeof(Envelope)];
+  std::uint8_t size = 0;
+  std::byte bytes[capacity];
+};
+static_assert(sizeof(SmallArrival) == 38 && alignof(SmallArrival) == 1);
+
+}  // namespace vela::vp::detail
+
+template <>
+struct vela::pup::bitwise<vela::vp::detail::SmallArrival> : std::true_type {};
+
+namespace vela::vp::detail {
+
 inline constexpr std::uint8_t p2p_channel = 0;
 inline constexpr std::uint8_t collective_channel = 1;
 // The context of remote messages (vp::remote): run by the layer's handler, never matched. The
@@ -270,6 +290,8 @@ class RankElement : public rt::ElementBase {
 
   void start();
   void deliver(Envelope envelope, Payload data);
+  // deliver() for a message of at most SmallArrival::capacity bytes.
+  void deliver_small(SmallArrival arrival);
   // Resumes a yielded rank, or a ready one the PE handed over to the scheduler.
   void wake();
   // The runtime is done with the bytes of a large send the rank waits on (SendLoan).

@@ -98,9 +98,13 @@ void match_arrival(RankContext& rank, const Envelope& e, Payload&& data) {
   rank.unexpected.push_back(Incoming{e, std::move(data)});
 }
 
-// What a deliver message of `bytes` bytes counts in the communication graph: its envelope and
-// payload packed (the payload's length prefix is the packed size of an empty one).
-const std::size_t message_overhead = pup::packed_size(Envelope{}) + pup::packed_size(Payload{});
+// What a rank message of `bytes` bytes counts in the communication graph, as the runtime counts
+// its arguments: a small one's SmallArrival, else its envelope and payload packed (the payload's
+// length prefix is the packed size of an empty one).
+std::size_t counted_bytes(std::size_t bytes) {
+  static const std::size_t overhead = pup::packed_size(Envelope{}) + pup::packed_size(Payload{});
+  return bytes <= SmallArrival::capacity ? sizeof(SmallArrival) : overhead + bytes;
+}
 
 }  // namespace
 
@@ -146,7 +150,9 @@ bool wait_here(RankContext& rank) {
   // A rank that a same-PE send made ready runs first.
   if (!pe.ready.empty()) return false;
   const HeapPause pause;  // what the runtime allocates meanwhile is not the rank's
-  if (!rt::detail::wait_in_place(*rank.element, rt::detail::handler_id<&RankElement::deliver>)) {
+  static const rt::HandlerId arrivals[] = {rt::detail::handler_id<&RankElement::deliver>,
+                                           rt::detail::handler_id<&RankElement::deliver_small>};
+  if (!rt::detail::wait_in_place(*rank.element, arrivals)) {
     return false;
   }
   ++pe.in_place;
@@ -187,6 +193,14 @@ bool accept(RankContext& rank, const Envelope& envelope, Payload&& data) {
 }
 
 namespace {
+
+SmallArrival small_arrival(const Envelope& e, const void* buffer, std::size_t bytes) {
+  SmallArrival a;
+  std::memcpy(a.envelope, &e, sizeof e);
+  a.size = static_cast<std::uint8_t>(bytes);
+  if (bytes > 0) std::memcpy(a.bytes, buffer, bytes);
+  return a;
+}
 
 SendLoan* new_loan(const RankContext& rank) {
   auto* loan = new SendLoan;
@@ -292,7 +306,7 @@ SendLoan* post_message_lent(RankContext& rank, const void* buffer, std::size_t b
   const auto to = static_cast<std::uint64_t>(dest);
   rt::ElementBase* here = nullptr;
   if (delivery != Delivery::queued) {
-    here = rt::detail::local_send(world.ranks.id(), to, message_overhead + bytes);
+    here = rt::detail::local_send(world.ranks.id(), to, counted_bytes(bytes));
   }
   const std::size_t lend_from =
       mode.lend_from != 0 ? mode.lend_from : rt::detail::external_bytes_from;
@@ -313,6 +327,11 @@ SendLoan* post_message_lent(RankContext& rank, const void* buffer, std::size_t b
       pe.ready.push_back(&receiver);
     }
     return loan;
+  }
+  if (bytes <= SmallArrival::capacity) {
+    rt::detail::send_entry<&RankElement::deliver_small>(world.ranks.id(), to, 0,
+                                                        small_arrival(e, buffer, bytes));
+    return nullptr;
   }
   if (bytes < lend_from || delivery != Delivery::normal) {
     rt::detail::send_entry<&RankElement::deliver>(world.ranks.id(), to, 0, e,
