@@ -195,7 +195,7 @@ bool accept(RankContext& rank, const Envelope& envelope, Payload&& data) {
 namespace {
 
 SmallArrival small_arrival(const Envelope& e, const void* buffer, std::size_t bytes) {
-  SmallArrival a;
+  SmallArrival a{};  // every byte set: no stale stack bytes travel or go into a checkpoint
   std::memcpy(a.envelope, &e, sizeof e);
   a.size = static_cast<std::uint8_t>(bytes);
   if (bytes > 0) std::memcpy(a.bytes, buffer, bytes);

@@ -71,8 +71,8 @@ void queue_behind_waiting(ElementBase& self) {
 // Called from inside an entry method of `self` (a rank's fiber blocked in a receive) on this
 // PE's thread: when the PE has nothing else to run, waits as the idle PE would (counted as idle
 // time, quiescence and the transport served alike), and if the first message to run then is
-// an entry of `self` with one of `handlers`, runs it here, nested, and returns true. Returns false,
-// having run nothing, when the PE has other work, the first message is another's, or the run
+// an entry of `self` with one of `handlers`, runs it here, nested, and returns true. Returns
+// false, having run nothing, when the PE has other work, the first message is another's, or the run
 // stops: the caller then gives the PE back to its scheduler. The time of the calling entry so
 // far is charged to `self` before the wait; the nested entry's time is charged with what the
 // caller runs after it (traced, it is an entry of its own).
