@@ -65,12 +65,14 @@ class PeRing {
 
   // Sender's thread. Whether a compact message went in (false: full): `header`, then its
   // header.size bytes of arguments from `args` (packed, or their bytes when compact_raw).
+  // `args` must have compact_bytes readable: the line is copied whole, a fixed-size copy the
+  // compiler inlines (a copy of header.size bytes is a call to memcpy at each end).
   bool put_compact(const Compact& header, const std::byte* args) {
     Slot* claimed = claim();
     if (claimed == nullptr) return false;
     Slot& slot = *claimed;
     std::memcpy(slot.first, &header, sizeof header);
-    std::memcpy(slot.first + sizeof header, args, header.size);
+    std::memcpy(slot.first + sizeof header, args, compact_bytes);
     slot.seq_first.store(tail_ | compact, std::memory_order_seq_cst);
     return true;
   }
@@ -141,10 +143,13 @@ class PeRing {
     m.broadcast = (h.flags & compact_broadcast) != 0;
     if ((h.flags & compact_raw) != 0) {
       m.ops = handler_ops(h.handler);
-      std::memcpy(m.storage, line + sizeof h, h.size);
+      std::memcpy(m.storage, line + sizeof h, compact_bytes);  // whole: see put_compact
       return;
     }
-    set_inline_args(m, line + sizeof h, h.size);
+    auto* args = ::new (m.storage) InlineBytes;
+    args->size = h.size;
+    std::memcpy(args->data, line + sizeof h, compact_bytes);
+    m.ops = &inline_args;
   }
   // The image leaves out `next` and `pool` (the receiver's block keeps its own).
   static constexpr std::size_t image_offset = 2 * sizeof(Message*);
