@@ -277,14 +277,16 @@ bool wait_in_place(ElementBase& self, std::span<const HandlerId> handlers) {
   PeState& pe = *here;
   RuntimeState& state = *pe.runtime;
   const bool periodic = balances_periodically(pe);
+  // One clock read: the balancing step's look, the end of the entry's segment and the start
+  // of the idle time.
+  const Ticks now = tick_clock::now();
   if (!pe.queues.fifo.empty() || pe.queues.queued_elsewhere() ||
       state.stopping.load(std::memory_order_relaxed) ||
-      (periodic && tick_clock::now() >= state.lb.next_periodic)) {
+      (periodic && now >= state.lb.next_periodic)) {
     return false;
   }
-  // The entry so far is `self`'s, as if it had ended here (its segment measured and traced);
-  // the idle time starts where it ends (one clock read for both).
-  const Ticks ended = continue_at(pe, self, pe.entry_name, tick_clock::now());
+  // The entry so far is `self`'s, as if it had ended here (its segment measured and traced).
+  const Ticks ended = continue_at(pe, self, pe.entry_name, now);
   const bool cpu = state.options.measure_cpu && state.options.instrument;
   if (!arrivals_waiting(pe)) idle(pe, periodic, ended);
   // What the caller runs from here on is charged to it from the wait's end (pe.mark).

@@ -70,6 +70,9 @@ namespace vela::vp::detail {
 // Payload.
 struct SmallArrival {
   static constexpr std::size_t capacity = 21;
+  // Whether a message of `bytes` goes as a SmallArrival (the one test for it: the send and
+  // the communication graph's count).
+  static constexpr bool fits(std::size_t bytes) { return bytes <= capacity; }
   std::byte envelope[sizeof(Envelope)];
   std::uint8_t size = 0;
   std::byte bytes[capacity];

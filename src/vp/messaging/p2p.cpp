@@ -103,7 +103,7 @@ void match_arrival(RankContext& rank, const Envelope& e, Payload&& data) {
 // length prefix is the packed size of an empty one).
 std::size_t counted_bytes(std::size_t bytes) {
   static const std::size_t overhead = pup::packed_size(Envelope{}) + pup::packed_size(Payload{});
-  return bytes <= SmallArrival::capacity ? sizeof(SmallArrival) : overhead + bytes;
+  return SmallArrival::fits(bytes) ? sizeof(SmallArrival) : overhead + bytes;
 }
 
 }  // namespace
@@ -328,7 +328,7 @@ SendLoan* post_message_lent(RankContext& rank, const void* buffer, std::size_t b
     }
     return loan;
   }
-  if (bytes <= SmallArrival::capacity) {
+  if (SmallArrival::fits(bytes)) {
     rt::detail::send_entry<&RankElement::deliver_small>(world.ranks.id(), to, 0,
                                                         small_arrival(e, buffer, bytes));
     return nullptr;

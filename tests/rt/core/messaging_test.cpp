@@ -58,6 +58,19 @@ vela::rt::Options unpinned(int pes) {
   return o;
 }
 
+// Runs a line of two elements of T, element i on PE i, begun by `Start` on element `first`;
+// expects the run to end with 0 and returns its statistics.
+template <class T, auto Start>
+vela::rt::RunStats run_pair(const vela::rt::Options& options, std::int64_t first) {
+  vela::rt::Runtime runtime(options);
+  EXPECT_EQ(runtime.run([first](vela::rt::Context& ctx) {
+    auto e = ctx.create<T>("pair", Shape::line(2), one_per_pe(), 0);
+    e[first].template send<Start>();
+  }),
+            0);
+  return runtime.stats();
+}
+
 // ---- Many producers into one PE ----
 
 struct Tally {
@@ -161,15 +174,10 @@ std::uint64_t parks_waiting(double spin_us, double gap_us, std::int32_t rounds) 
   paced = &p;
   vela::rt::Options o = unpinned(2);
   o.spin_us = spin_us;
-  vela::rt::Runtime runtime(o);
-  EXPECT_EQ(runtime.run([](vela::rt::Context& ctx) {
-    auto e = ctx.create<Pacer>("paced", Shape::line(2), one_per_pe(), 0);
-    e[1].send<&Pacer::serve>();
-  }),
-            0);
+  const vela::rt::RunStats stats = run_pair<Pacer, &Pacer::serve>(o, 1);
   paced = nullptr;
   EXPECT_EQ(p.left, 0);
-  return runtime.stats().parks;
+  return stats.parks;
 }
 
 TEST(Messaging, AnIdlePeWokenSoonAfterItParksPollsLongerNextTime) {
@@ -221,12 +229,7 @@ TEST(Messaging, ASenderToABusyPeGoesOnAndItsMessagesArriveInOrder) {
     flood = &f;
     vela::rt::Options o = unpinned(2);
     o.idle = idle;
-    vela::rt::Runtime runtime(o);
-    EXPECT_EQ(runtime.run([](vela::rt::Context& ctx) {
-      auto e = ctx.create<Flooded>("flooded", Shape::line(2), one_per_pe(), 0);
-      e[0].send<&Flooded::busy>();
-    }),
-              0);
+    run_pair<Flooded, &Flooded::busy>(o, 0);
     flood = nullptr;
     // The sender's entry ended while the receiver was still busy: its messages beyond the
     // ring's room waited on its side, and went in as the receiver took the others.
@@ -293,12 +296,7 @@ TEST(Messaging, ArgumentsReachAnotherPeIntactWhetherTheyMoveAsBytesOrNot) {
   Intact in;
   in.messages = 20'000;
   intact = &in;
-  vela::rt::Runtime runtime(unpinned(2));
-  EXPECT_EQ(runtime.run([](vela::rt::Context& ctx) {
-    auto c = ctx.create<Carrier>("carriers", Shape::line(2), one_per_pe(), 0);
-    c[0].send<&Carrier::send_all>();
-  }),
-            0);
+  run_pair<Carrier, &Carrier::send_all>(unpinned(2), 0);
   intact = nullptr;
   EXPECT_EQ(in.received, 3 * in.messages);
   EXPECT_EQ(in.wrong, 0);
