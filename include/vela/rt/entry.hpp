@@ -6,6 +6,7 @@
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <new>
 #include <span>
 #include <string>
@@ -332,23 +333,56 @@ void discard_message(const Outgoing& out) noexcept;
 // Sends it to element `linear` of `collection` (the message's arguments are constructed).
 void send_entry_message(const Outgoing& out, CollectionId collection, std::uint64_t linear,
                         HandlerId handler, int priority);
+// Arguments of at most this many bytes that may move as their bytes travel between two PEs of
+// a process in one line of the pair's ring (a compact slot: core/pe_ring.hpp).
+inline constexpr std::size_t compact_args_bytes = 38;
+// Sends the arguments at `args` (compact_args_bytes readable; `ops` relocatable, at most that
+// size) straight into the ring to the PE of this process where element `linear` lives: no
+// message block is taken. False, having sent nothing, when that is not the way (the element
+// lives on this PE or in another process, the ring is full or has messages waiting for room,
+// several clusters): send_entry_message then sends them.
+bool send_compact_message(const ArgsOps& ops, const std::byte* args, CollectionId collection,
+                          std::uint64_t linear, HandlerId handler, int priority);
 
 // Sends `Method(args...)`: the arguments, converted to the method's parameter types, are
-// constructed in the message (moved when passed as rvalues).
+// constructed in the message (moved when passed as rvalues). Arguments of a few dozen bytes
+// that may move as their bytes are constructed on the stack and go straight into a PE ring's
+// slot when the element lives on another PE of this process (send_compact_message).
 template <auto Method, class... Args>
 void send_entry(CollectionId collection, std::uint64_t linear, int priority, Args&&... args) {
   using Parameters = typename MethodTraits<decltype(Method)>::Parameters;
   static_assert(std::tuple_size_v<Parameters> == sizeof...(Args),
                 "wrong number of arguments for this entry method");
-  const Outgoing out =
-      new_entry_message(EntryArgs<Method>::ops, sizeof(Parameters), alignof(Parameters));
-  try {
-    ::new (out.args) Parameters(std::forward<Args>(args)...);
-  } catch (...) {
-    discard_message(out);
-    throw;
+  if constexpr (EntryArgs<Method>::ops.relocatable && sizeof(Parameters) <= compact_args_bytes &&
+                alignof(Parameters) <= 8) {
+    // Constructed here: into a PE ring's slot as their bytes, or else moved, as their bytes,
+    // into a message. Every byte set: no stale stack bytes travel.
+    alignas(8) std::byte bytes[compact_args_bytes] = {};
+    ::new (bytes) Parameters(std::forward<Args>(args)...);
+    if (send_compact_message(EntryArgs<Method>::ops, bytes, collection, linear, handler_id<Method>,
+                             priority)) {
+      return;
+    }
+    Outgoing out{};
+    try {
+      out = new_entry_message(EntryArgs<Method>::ops, sizeof(Parameters), alignof(Parameters));
+    } catch (...) {
+      std::launder(reinterpret_cast<Parameters*>(bytes))->~Parameters();
+      throw;
+    }
+    std::memcpy(out.args, bytes, sizeof(Parameters));
+    send_entry_message(out, collection, linear, handler_id<Method>, priority);
+  } else {
+    const Outgoing out =
+        new_entry_message(EntryArgs<Method>::ops, sizeof(Parameters), alignof(Parameters));
+    try {
+      ::new (out.args) Parameters(std::forward<Args>(args)...);
+    } catch (...) {
+      discard_message(out);
+      throw;
+    }
+    send_entry_message(out, collection, linear, handler_id<Method>, priority);
   }
-  send_entry_message(out, collection, linear, handler_id<Method>, priority);
 }
 
 // The same with arguments already converted (a broadcast copies them into each message).

@@ -284,6 +284,7 @@ struct RunStats {
   std::uint64_t grid_messages = 0;     // messages run from a Grid Queue (to border elements)
   std::uint64_t shared_cores = 0;      // pinned PEs whose core another busy process shared
   std::uint64_t parks = 0;             // times an idle PE slept until woken (after polling)
+  std::uint64_t compact_in_place = 0;  // small messages a waiting entry ran from their ring slot
   std::uint64_t checkpoints = 0;       // checkpoint files written (--checkpoint)
   std::uint64_t checkpoint_bytes = 0;  // their size
   double checkpoint_seconds = 0.0;     // from asking the PEs for their elements to the rename

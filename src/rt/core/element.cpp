@@ -96,6 +96,52 @@ void send_entry_message(const Outgoing& out, CollectionId collection, std::uint6
   }
 }
 
+bool send_compact_message(const ArgsOps& ops, const std::byte* args, CollectionId collection,
+                          std::uint64_t linear, HandlerId handler, int priority) {
+  PeState* pe = this_pe();
+  if (pe == nullptr) return false;
+  RuntimeState& state = *pe->runtime;
+  // What a compact slot's header holds (PeRing::Compact); messages between clusters take the
+  // delay device's way.
+  if (state.topology.clusters > 1 || collection > UINT16_MAX || handler > UINT16_MAX ||
+      linear > UINT32_MAX || priority < INT16_MIN || priority > INT16_MAX || pe->id > INT16_MAX) {
+    return false;
+  }
+  CollectionTable& table = pe->table(collection);
+  if (linear >= table.slots.size()) return false;  // the long way says so
+  const Slot& slot = table.slots[linear];
+  if (slot.element != nullptr) return false;  // here: its own queue
+  const PeId to =
+      slot.location.pe >= 0 ? slot.location.pe : state.collection(collection).home[linear];
+  const auto local = static_cast<std::size_t>(to - state.layout.first_pe);
+  if (local >= state.pe.size() || state.pe[local].get() == pe) return false;
+  ElementBase* from = pe->current;
+  const bool counted = state.options.instrument && from != nullptr &&
+                       ElementAccess::collection(*from) == collection &&
+                       ElementAccess::linear(*from) <= INT32_MAX;
+  PeRing::Compact h;
+  h.element = static_cast<std::uint32_t>(linear);
+  h.sender = counted ? static_cast<std::int32_t>(ElementAccess::linear(*from)) : -1;
+  h.collection = static_cast<std::uint16_t>(collection);
+  h.handler = static_cast<std::uint16_t>(handler);
+  h.origin = static_cast<std::int16_t>(pe->id);
+  h.priority = static_cast<std::int16_t>(priority);
+  h.size = static_cast<std::uint8_t>(ops.size);
+  h.flags = PeRing::compact_raw;
+  // Counted as sent before the receiver can see it (quiescence: core/idle.cpp), as post() does.
+  const std::uint64_t sent = pe->sent.load(std::memory_order_relaxed);
+  pe->sent.store(sent + 1, std::memory_order_relaxed);
+  if (!post_compact_on_ring(*pe, *state.pe[local], h, args)) {
+    pe->sent.store(sent, std::memory_order_relaxed);  // not sent: the long way counts it
+    return false;
+  }
+  if (counted) {
+    ElementAccess::comm(*from).count(linear, ops.packed_size(const_cast<std::byte*>(args)));
+  }
+  ++table.sent;
+  return true;
+}
+
 ElementBase* local_send(CollectionId collection, std::uint64_t linear, std::size_t bytes) {
   PeState* pe = this_pe();
   if (pe == nullptr) return nullptr;

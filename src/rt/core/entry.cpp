@@ -22,6 +22,12 @@ std::vector<HandlerEntry>& table() {
   return entries;
 }
 
+// The ops of the first handlers again, in an array that needs no initialization guard (it is
+// constant-initialized): handler_ops reads it for every compact message at each end of a PE
+// ring (core/pe_ring.cpp, core/idle.cpp).
+constexpr std::size_t quick_ops = 1024;
+constinit const ArgsOps* ops_by_id[quick_ops] = {};
+
 std::mutex& table_mutex() {
   static std::mutex m;
   return m;
@@ -32,7 +38,9 @@ std::mutex& table_mutex() {
 HandlerId register_handler(Handler handler, std::string name, const ArgsOps* ops) {
   std::lock_guard lock(table_mutex());
   table().push_back({handler, std::move(name), ops});
-  return static_cast<HandlerId>(table().size() - 1);
+  const std::size_t id = table().size() - 1;
+  if (id < quick_ops) ops_by_id[id] = ops;
+  return static_cast<HandlerId>(id);
 }
 
 Handler handler(HandlerId id) {
@@ -41,6 +49,7 @@ Handler handler(HandlerId id) {
 }
 
 const ArgsOps* handler_ops(HandlerId id) {
+  if (id < quick_ops) return ops_by_id[id];
   return id < table().size() ? table()[id].ops : nullptr;
 }
 

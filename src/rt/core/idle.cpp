@@ -6,6 +6,7 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <cstring>
 #include <ctime>
 
 #include "core/run_entry.hpp"
@@ -271,6 +272,49 @@ bool balances_periodically(const PeState& pe) {
   return pe.id == 0 && options.lb_interval > 0.0 && !options.lb.empty();
 }
 
+namespace {
+
+// wait_in_place's short way for a small message (docs/architecture.md, "Waiting in place"):
+// when the first message on the PE's rings (the one take_inbox would queue first) is a compact
+// one for `self` with one of `handlers`, its arguments as their bytes and no priority, and
+// nothing waits in the inbox (a runtime message put there before it would be taken with it
+// and run first), it runs from a copy of its slot's line: no message block, no queue, no
+// look-up of its element. The runtime's other steps do not apply to it: `self` lives here (no
+// forwarding), a compact message never crossed clusters (no delay device), its trace entry
+// (not when tracing) and the Grid Queue (not with one) are left to the long way. Cost: the
+// line's copy and one store each to the ring's and the PE's counters.
+bool run_compact_here(PeState& pe, ElementBase& self, std::span<const HandlerId> handlers) {
+  PeRing* ring = nullptr;
+  const std::byte* line = first_compact(pe, ring);
+  if (line == nullptr) return false;
+  PeRing::Compact h;
+  std::memcpy(&h, line, sizeof h);
+  if (h.flags != PeRing::compact_raw || h.priority != 0 ||
+      h.collection != ElementAccess::collection(self) || h.element != ElementAccess::linear(self) ||
+      std::find(handlers.begin(), handlers.end(), h.handler) == handlers.end()) {
+    return false;
+  }
+  // After the ring's look (sequentially consistent): a runtime message put in the inbox before
+  // this one was written is seen here.
+  if (!pe.inbox.empty()) return false;
+  alignas(16) std::byte args[PeRing::compact_bytes];
+  std::memcpy(args, line + sizeof h, sizeof args);
+  took_compact(pe, *ring);
+  ++pe.table(h.collection).delivered;
+  ++pe.stats.messages;
+  ++pe.stats.compact_in_place;
+  const ArgsOps& ops = *handler_ops(h.handler);
+  struct Destroy {  // the arguments, whatever the method does
+    const ArgsOps& ops;
+    void* args;
+    ~Destroy() { ops.destroy(args); }
+  } destroy{ops, args};
+  ops.invoke(self, args);
+  return true;
+}
+
+}  // namespace
+
 bool wait_in_place(ElementBase& self, std::span<const HandlerId> handlers) {
   PeState* here = current_pe;
   if (here == nullptr || here->current != &self || !here->delivering) return false;
@@ -292,6 +336,21 @@ bool wait_in_place(ElementBase& self, std::span<const HandlerId> handlers) {
   // What the caller runs from here on is charged to it from the wait's end (pe.mark).
   if (cpu) pe.cpu_mark = thread_cpu_seconds();
   if (state.stopping.load(std::memory_order_relaxed)) return false;
+  const char* name = pe.entry_name;
+  if (state.timeline == nullptr && !state.topology.grid_queue) {
+    bool ran = false;
+    try {
+      ran = run_compact_here(pe, self, handlers);
+    } catch (...) {
+      ran = true;
+      state.fail(std::current_exception());
+    }
+    if (ran) {
+      pe.current = &self;
+      pe.entry_name = name;
+      return true;
+    }
+  }
   take_inbox(pe);
   // Only the first message to run, and only when it is the one asked for: the PE's order holds.
   // (A message held by the delay device, or anything in another queue, ends the wait here.)
@@ -305,7 +364,6 @@ bool wait_in_place(ElementBase& self, std::span<const HandlerId> handlers) {
   // Traced, it is an entry of its own; else its time is the caller's next segment's, which is
   // `self`'s too: one clock read fewer on the way from the arrival to the caller.
   const bool separate = state.timeline != nullptr;
-  const char* name = pe.entry_name;
   try {
     deliver_entry(pe, next_local(pe), separate);
   } catch (...) {

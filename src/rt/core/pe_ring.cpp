@@ -17,6 +17,8 @@
 
 namespace vela::rt::detail {
 
+static_assert(PeRing::compact_bytes == compact_args_bytes);
+
 namespace {
 
 std::size_t local_index(const PeState& pe) {
@@ -156,6 +158,15 @@ void post_on_ring(PeState& from, PeState& to, Message* message) {
   from.held[p].push(message);
 }
 
+bool post_compact_on_ring(PeState& from, PeState& to, const PeRing::Compact& header,
+                          const std::byte* args) {
+  const std::size_t p = local_index(to);
+  if (!from.held[p].empty() && !flush_pair(from, p)) return false;
+  if (!ring_to(from, to).put_compact(header, args)) return false;
+  wake_if_asleep(to);
+  return true;
+}
+
 void flush_held(PeState& from) {
   const std::size_t pes = from.held.size();
   for (std::size_t p = 0; p < pes && from.holding > 0; ++p) {
@@ -186,6 +197,24 @@ std::size_t take_rings(PeState& pe, MessageList& out) {
     }
   }
   return taken;
+}
+
+const std::byte* first_compact(PeState& pe, PeRing*& ring) {
+  look_for_rings(pe);
+  for (PeRing* r : pe.rings_from) {
+    if (!r->ready()) continue;
+    ring = r;
+    return r->next_compact();
+  }
+  return nullptr;
+}
+
+void took_compact(PeState& pe, PeRing& ring) {
+  ring.skip();
+  ring.publish();
+  // Release, as in take_inbox: a PE looking for quiescence that reads this count sees the PE's
+  // `passive` cleared before it.
+  pe.received.store(pe.received.load(std::memory_order_relaxed) + 1, std::memory_order_release);
 }
 
 void free_ring_messages(PeState& pe) {

@@ -127,6 +127,17 @@ class PeRing {
   // Receiver's thread: lets the sender reuse the slots taken so far.
   void publish() { taken_.store(head_, std::memory_order_release); }
 
+  // Receiver's thread: the first line of the next message when it waits in compact form (its
+  // Compact header, then compact_bytes of arguments); null when none waits or it came whole or
+  // by address. skip() then takes it without a block: its line must be copied out first (the
+  // sender may write the slot again once publish() says so).
+  const std::byte* next_compact() const {
+    const Slot& slot = slots_[head_ & mask_];
+    if (slot.seq_first.load(std::memory_order_seq_cst) != ((head_ + 1) | compact)) return nullptr;
+    return slot.first;
+  }
+  void skip() { ++head_; }
+
  private:
   static constexpr std::uint64_t by_address = std::uint64_t{1} << 63;
   static constexpr std::uint64_t compact = std::uint64_t{1} << 62;

@@ -4,6 +4,7 @@
 // allocates but the priority heaps' growth.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <deque>
 #include <queue>
@@ -11,6 +12,7 @@
 
 #include "core/clock.hpp"
 #include "core/message.hpp"
+#include "core/pe_ring.hpp"
 
 namespace vela::rt::detail {
 
@@ -63,12 +65,23 @@ void prepare_rings(PeState& pe, std::size_t pes);
 // An entry message from `from` (its own thread) to another local PE `to`, in order behind any
 // held for it; wakes `to` when it sleeps.
 void post_on_ring(PeState& from, PeState& to, Message* message);
+// A compact message (`header`, then PeRing::compact_bytes of arguments at `args`) from `from`
+// (its own thread) to another local PE `to`, when nothing is held for `to` and its ring has
+// room; wakes `to` when it sleeps. False, having put nothing, otherwise.
+bool post_compact_on_ring(PeState& from, PeState& to, const PeRing::Compact& header,
+                          const std::byte* args);
 // Puts what `from` holds into its rings as they have room.
 void flush_held(PeState& from);
 // Whether a message waits on one of `pe`'s incoming rings.
 bool rings_ready(PeState& pe);
 // Appends the messages waiting on `pe`'s rings to `out`; returns how many.
 std::size_t take_rings(PeState& pe, MessageList& out);
+// The first message waiting on `pe`'s rings (the one take_inbox would queue first) when it lies
+// in compact form, with its ring; null when none waits or it came otherwise (PeRing::next_compact).
+const std::byte* first_compact(PeState& pe, PeRing*& ring);
+// Takes the message first_compact() showed from `ring` (its line copied out already): published
+// to the sender and counted as received, as take_inbox counts what it takes.
+void took_compact(PeState& pe, PeRing& ring);
 // Frees what the rings and the held lists still have (after the PEs have stopped).
 void free_ring_messages(PeState& pe);
 

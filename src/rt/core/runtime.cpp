@@ -406,6 +406,7 @@ int Runtime::run(const std::function<void(Context&)>& main) {
     state.stats.grid_messages += pe->stats.grid_messages;
     state.stats.shared_cores += pe->stats.shared_cores;
     state.stats.parks += pe->stats.parks;
+    state.stats.compact_in_place += pe->stats.compact_in_place;
   }
   if (state.transport) state.transport->finish();  // sums the statistics over the processes
   if (state.timeline) detail::write_trace(state);

@@ -359,10 +359,10 @@ void Transport::finish() {
   impl_->shm.close();
   if (impl_->node != MPI_COMM_NULL) MPI_Comm_free(&impl_->node);
   RunStats& s = impl_->state.stats;
-  std::uint64_t counts[9] = {s.messages,       s.forwarded,    s.migrations,
-                             s.migrated_bytes, s.wan_messages, s.wan_bytes,
-                             s.grid_messages,  s.shared_cores, s.parks};
-  MPI_Allreduce(MPI_IN_PLACE, counts, 9, MPI_UINT64_T, MPI_SUM, impl_->comm);
+  std::uint64_t counts[10] = {s.messages,     s.forwarded,       s.migrations,    s.migrated_bytes,
+                              s.wan_messages, s.wan_bytes,       s.grid_messages, s.shared_cores,
+                              s.parks,        s.compact_in_place};
+  MPI_Allreduce(MPI_IN_PLACE, counts, 10, MPI_UINT64_T, MPI_SUM, impl_->comm);
   s.messages = counts[0];
   s.forwarded = counts[1];
   s.migrations = counts[2];
@@ -372,6 +372,7 @@ void Transport::finish() {
   s.grid_messages = counts[6];
   s.shared_cores = counts[7];
   s.parks = counts[8];
+  s.compact_in_place = counts[9];
 }
 
 }  // namespace vela::rt::detail

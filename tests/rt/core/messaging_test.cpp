@@ -21,6 +21,7 @@
 
 #include "vela/lb/io/io.hpp"
 #include "vela/rt/buffer.hpp"
+#include "vela/rt/rank_seam.hpp"
 #include "vela/rt/runtime.hpp"
 
 #include "support/count_allocations.hpp"
@@ -188,6 +189,80 @@ TEST(Messaging, AnIdlePeWokenSoonAfterItParksPollsLongerNextTime) {
   // --spin-us 0 stays 0: a PE parks at once at every wait.
   const std::uint64_t never = parks_waiting(0.0, 300.0, 300);
   EXPECT_GE(never, 250u);
+}
+
+// ---- An entry waiting in place: small messages straight from the ring ----
+
+struct InPlace {
+  std::int32_t messages = 0;
+  std::int32_t between = 0;       // the plain message goes after this many small ones
+  std::vector<std::int32_t> got;  // the small ones' numbers, in the order they ran
+  std::int32_t plain_after = -1;  // how many small ones had run when the plain one did
+  std::int32_t nested = 0;        // small ones run inside a wait in place
+};
+InPlace* in_place = nullptr;  // touched by PE 1 only, but for the counts set before the run
+
+class Waiter : public vela::rt::ElementBase {
+ public:
+  Waiter() = default;
+  explicit Waiter(std::int32_t) {}
+  // Element 0, on PE 0: sends small message i once element 1 acknowledged i - 1
+  // (relocatable arguments: compact ring slots), a plain one (a vector, not relocatable: a
+  // whole message) just before number `between`.
+  void start() { ack(-1); }
+  void ack(std::int32_t done) {
+    const std::int32_t i = done + 1;
+    if (i == in_place->messages) return;
+    if (i == in_place->between) send<&Waiter::plain>(Index{1, 0, 0}, std::vector<int>{i});
+    send<&Waiter::small>(Index{1, 0, 0}, i);
+  }
+  // Element 1, on PE 1: acknowledges each; the first to run from the queue waits in place for
+  // the next ones until a wait gives up (something else comes first).
+  void small(std::int32_t i) {
+    in_place->got.push_back(i);
+    send<&Waiter::ack>(Index{0, 0, 0}, i);
+    if (waiting_) {
+      ++in_place->nested;
+      return;
+    }
+    waiting_ = true;
+    static const vela::rt::HandlerId mine[] = {vela::rt::detail::handler_id<&Waiter::small>};
+    while (static_cast<std::int32_t>(in_place->got.size()) < in_place->messages &&
+           vela::rt::detail::wait_in_place(*this, mine)) {
+    }
+    waiting_ = false;
+  }
+  void plain(std::vector<int> marker) {
+    in_place->plain_after = static_cast<std::int32_t>(in_place->got.size());
+    EXPECT_EQ(marker, std::vector<int>{in_place->between});
+  }
+
+ private:
+  bool waiting_ = false;
+};
+
+TEST(Messaging, AnEntryWaitingInPlaceTakesSmallMessagesFromTheRingInOrder) {
+  // PE 1 waits in place for most of them; those that came as compact ring slots run straight
+  // from there (RunStats::compact_in_place). The plain message ends a wait (it is not the
+  // entry waited for) and runs between the two it was sent between; every message is counted
+  // once, and the run ends (the taken ones are counted as received for quiescence).
+  for (const auto idle : {vela::rt::IdleMode::spin, vela::rt::IdleMode::adaptive}) {
+    InPlace p;
+    p.messages = 5'000;
+    p.between = 1'234;
+    in_place = &p;
+    vela::rt::Options o = unpinned(2);
+    o.idle = idle;
+    const vela::rt::RunStats stats = run_pair<Waiter, &Waiter::start>(o, 0);
+    in_place = nullptr;
+    ASSERT_EQ(p.got.size(), static_cast<std::size_t>(p.messages));
+    for (std::int32_t i = 0; i < p.messages; ++i) ASSERT_EQ(p.got[static_cast<std::size_t>(i)], i);
+    EXPECT_EQ(p.plain_after, p.between);
+    // start, every small one and its acknowledgement, and the plain one.
+    EXPECT_EQ(stats.messages, 2 * static_cast<std::uint64_t>(p.messages) + 2);
+    EXPECT_GT(stats.compact_in_place, 0u);
+    EXPECT_LE(stats.compact_in_place, static_cast<std::uint64_t>(p.nested));
+  }
 }
 
 // ---- A busy receiver: its sender neither waits nor loses order ----
