@@ -6,7 +6,6 @@
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <new>
 #include <span>
 #include <string>
@@ -336,18 +335,19 @@ void send_entry_message(const Outgoing& out, CollectionId collection, std::uint6
 // Arguments of at most this many bytes that may move as their bytes travel between two PEs of
 // a process in one line of the pair's ring (a compact slot: core/pe_ring.hpp).
 inline constexpr std::size_t compact_args_bytes = 38;
-// Sends the arguments at `args` (compact_args_bytes readable; `ops` relocatable, at most that
-// size) straight into the ring to the PE of this process where element `linear` lives: no
-// message block is taken. False, having sent nothing, when that is not the way (the element
-// lives on this PE or in another process, the ring is full or has messages waiting for room,
-// several clusters): send_entry_message then sends them.
-bool send_compact_message(const ArgsOps& ops, const std::byte* args, CollectionId collection,
-                          std::uint64_t linear, HandlerId handler, int priority);
+// Sends the arguments constructed at `args` (compact_args_bytes readable; `ops` relocatable, of
+// at most that size) to element `linear` of `collection`: straight into the ring to the PE of
+// this process where it lives, without a message block, or else moved, as their bytes, into a
+// message sent as send_entry_message sends it (the element lives on this PE or in another
+// process, the ring is full or has messages waiting for room, several clusters). `args` is
+// left as moved-from bytes (destroyed when nothing was sent).
+void send_small_entry(const ArgsOps& ops, std::byte* args, CollectionId collection,
+                      std::uint64_t linear, HandlerId handler, int priority);
 
 // Sends `Method(args...)`: the arguments, converted to the method's parameter types, are
 // constructed in the message (moved when passed as rvalues). Arguments of a few dozen bytes
 // that may move as their bytes are constructed on the stack and go straight into a PE ring's
-// slot when the element lives on another PE of this process (send_compact_message).
+// slot when the element lives on another PE of this process (send_small_entry).
 template <auto Method, class... Args>
 void send_entry(CollectionId collection, std::uint64_t linear, int priority, Args&&... args) {
   using Parameters = typename MethodTraits<decltype(Method)>::Parameters;
@@ -359,19 +359,8 @@ void send_entry(CollectionId collection, std::uint64_t linear, int priority, Arg
     // into a message. Every byte set: no stale stack bytes travel.
     alignas(8) std::byte bytes[compact_args_bytes] = {};
     ::new (bytes) Parameters(std::forward<Args>(args)...);
-    if (send_compact_message(EntryArgs<Method>::ops, bytes, collection, linear, handler_id<Method>,
-                             priority)) {
-      return;
-    }
-    Outgoing out{};
-    try {
-      out = new_entry_message(EntryArgs<Method>::ops, sizeof(Parameters), alignof(Parameters));
-    } catch (...) {
-      std::launder(reinterpret_cast<Parameters*>(bytes))->~Parameters();
-      throw;
-    }
-    std::memcpy(out.args, bytes, sizeof(Parameters));
-    send_entry_message(out, collection, linear, handler_id<Method>, priority);
+    send_small_entry(EntryArgs<Method>::ops, bytes, collection, linear, handler_id<Method>,
+                     priority);
   } else {
     const Outgoing out =
         new_entry_message(EntryArgs<Method>::ops, sizeof(Parameters), alignof(Parameters));

@@ -1,6 +1,7 @@
 #include "vela/rt/element.hpp"
 
 #include <cmath>
+#include <cstring>
 #include <utility>
 
 #include "core/runtime_state.hpp"
@@ -56,90 +57,146 @@ void CommTable::merge(const std::vector<Edge>& edges) {
   }
 }
 
-// Sends an entry message that the template constructed: counted in the sender's
-// communication graph, addressed to where the element was last known to be.
+namespace {
+
+[[noreturn]] void fail_off_pe() {
+  throw std::logic_error("send: only main and entry methods, on a PE, can do this");
+}
+
+[[noreturn]] void fail_outside(std::uint64_t linear, CollectionId collection) {
+  throw std::out_of_range("send: element " + std::to_string(linear) + " is outside collection " +
+                          std::to_string(collection));
+}
+
+// Where element `linear` (its slot in `pe`'s table) was last known to be.
+PeId destination(const PeState& pe, CollectionId collection, std::uint64_t linear,
+                 const Slot& slot) {
+  return slot.element != nullptr ? pe.id
+         : slot.location.pe >= 0 ? slot.location.pe
+                                 : pe.runtime->collection(collection).home[linear];
+}
+
+// The running element, when the message is counted in its communication graph (the runtime
+// measures, and it is of the same collection), else null.
+ElementBase* counting_sender(const PeState& pe, CollectionId collection) {
+  ElementBase* from = pe.current;
+  if (!pe.runtime->options.instrument || from == nullptr ||
+      ElementAccess::collection(*from) != collection) {
+    return nullptr;
+  }
+  return from;
+}
+
+// Sends `m`, its arguments at `args`, to element `linear` of `collection` (within `table`):
+// counted in the sender's communication graph, addressed to where the element was last known
+// to be.
+void post_entry(PeState& pe, CollectionTable& table, Message* m, void* args,
+                CollectionId collection, std::uint64_t linear, HandlerId handler, int priority) {
+  m->collection = collection;
+  m->element = linear;
+  m->handler = handler;
+  m->priority = priority;
+  if (ElementBase* from = counting_sender(pe, collection)) {
+    m->sender = static_cast<std::int64_t>(ElementAccess::linear(*from));
+    ElementAccess::comm(*from).count(linear, m->ops->packed_size(args));
+  }
+  ++table.sent;
+  post(*pe.runtime, destination(pe, collection, linear, table.slots[linear]), m);
+}
+
+// send_small_entry's way onto a ring: element `linear`, not on `pe`, lives on another PE of
+// this process. False, having sent nothing, when it is elsewhere, the ring is full or holds
+// messages waiting for room, or the header's fields do not fit (PeRing::Compact).
+bool send_on_ring(PeState& pe, CollectionTable& table, const ArgsOps& ops, const std::byte* args,
+                  CollectionId collection, std::uint64_t linear, HandlerId handler, int priority) {
+  RuntimeState& state = *pe.runtime;
+  // Messages between clusters take the delay device's way.
+  if (state.topology.clusters > 1 || collection > UINT16_MAX || handler > UINT16_MAX ||
+      linear > UINT32_MAX || priority < INT16_MIN || priority > INT16_MAX || pe.id > INT16_MAX) {
+    return false;
+  }
+  const PeId to = destination(pe, collection, linear, table.slots[linear]);
+  const auto local = static_cast<std::size_t>(to - state.layout.first_pe);
+  if (local >= state.pe.size() || state.pe[local].get() == &pe) return false;
+  ElementBase* from = counting_sender(pe, collection);
+  if (from != nullptr && ElementAccess::linear(*from) > INT32_MAX) return false;
+  PeRing::Compact h;
+  h.element = static_cast<std::uint32_t>(linear);
+  h.sender = from != nullptr ? static_cast<std::int32_t>(ElementAccess::linear(*from)) : -1;
+  h.collection = static_cast<std::uint16_t>(collection);
+  h.handler = static_cast<std::uint16_t>(handler);
+  h.origin = static_cast<std::int16_t>(pe.id);
+  h.priority = static_cast<std::int16_t>(priority);
+  h.size = static_cast<std::uint8_t>(ops.size);
+  h.flags = PeRing::compact_raw;
+  // Counted as sent before the receiver can see it (quiescence: core/idle.cpp), as post() does.
+  const std::uint64_t sent = pe.sent.load(std::memory_order_relaxed);
+  pe.sent.store(sent + 1, std::memory_order_relaxed);
+  if (!post_compact_on_ring(pe, *state.pe[local], h, args)) {
+    pe.sent.store(sent, std::memory_order_relaxed);  // not sent: the usual way counts it
+    return false;
+  }
+  if (from != nullptr) {
+    ElementAccess::comm(*from).count(linear, ops.packed_size(const_cast<std::byte*>(args)));
+  }
+  ++table.sent;
+  return true;
+}
+
+}  // namespace
+
 void send_entry_message(const Outgoing& out, CollectionId collection, std::uint64_t linear,
                         HandlerId handler, int priority) {
   Message* m = out.message;
   PeState* pe = this_pe();
   if (pe == nullptr) [[unlikely]] {
     free_message(m);
-    throw std::logic_error("send: only main and entry methods, on a PE, can do this");
+    fail_off_pe();
   }
-  RuntimeState& state = *pe->runtime;
-  m->collection = collection;
-  m->element = linear;
-  m->handler = handler;
-  m->priority = priority;
   try {
     CollectionTable& table = pe->table(collection);
-    if (linear >= table.slots.size()) {
-      throw std::out_of_range("send: element " + std::to_string(linear) +
-                              " is outside collection " + std::to_string(collection));
-    }
-    ElementBase* from = pe->current;
-    if (state.options.instrument && from != nullptr &&
-        ElementAccess::collection(*from) == collection) {
-      const std::uint64_t sender = ElementAccess::linear(*from);
-      m->sender = static_cast<std::int64_t>(sender);
-      ElementAccess::comm(*from).count(linear, m->ops->packed_size(out.args));
-    }
-    ++table.sent;
-    const Slot& slot = table.slots[linear];
-    const PeId to = slot.element != nullptr ? pe->id
-                    : slot.location.pe >= 0 ? slot.location.pe
-                                            : state.collection(collection).home[linear];
-    post(state, to, m);
+    if (linear >= table.slots.size()) fail_outside(linear, collection);
+    post_entry(*pe, table, m, out.args, collection, linear, handler, priority);
   } catch (...) {
     free_message(m);
     throw;
   }
 }
 
-bool send_compact_message(const ArgsOps& ops, const std::byte* args, CollectionId collection,
-                          std::uint64_t linear, HandlerId handler, int priority) {
+void send_small_entry(const ArgsOps& ops, std::byte* args, CollectionId collection,
+                      std::uint64_t linear, HandlerId handler, int priority) {
   PeState* pe = this_pe();
-  if (pe == nullptr) return false;
-  RuntimeState& state = *pe->runtime;
-  // What a compact slot's header holds (PeRing::Compact); messages between clusters take the
-  // delay device's way.
-  if (state.topology.clusters > 1 || collection > UINT16_MAX || handler > UINT16_MAX ||
-      linear > UINT32_MAX || priority < INT16_MIN || priority > INT16_MAX || pe->id > INT16_MAX) {
-    return false;
+  if (pe == nullptr) [[unlikely]] {
+    ops.destroy(args);
+    fail_off_pe();
   }
   CollectionTable& table = pe->table(collection);
-  if (linear >= table.slots.size()) return false;  // the long way says so
-  const Slot& slot = table.slots[linear];
-  if (slot.element != nullptr) return false;  // here: its own queue
-  const PeId to =
-      slot.location.pe >= 0 ? slot.location.pe : state.collection(collection).home[linear];
-  const auto local = static_cast<std::size_t>(to - state.layout.first_pe);
-  if (local >= state.pe.size() || state.pe[local].get() == pe) return false;
-  ElementBase* from = pe->current;
-  const bool counted = state.options.instrument && from != nullptr &&
-                       ElementAccess::collection(*from) == collection &&
-                       ElementAccess::linear(*from) <= INT32_MAX;
-  PeRing::Compact h;
-  h.element = static_cast<std::uint32_t>(linear);
-  h.sender = counted ? static_cast<std::int32_t>(ElementAccess::linear(*from)) : -1;
-  h.collection = static_cast<std::uint16_t>(collection);
-  h.handler = static_cast<std::uint16_t>(handler);
-  h.origin = static_cast<std::int16_t>(pe->id);
-  h.priority = static_cast<std::int16_t>(priority);
-  h.size = static_cast<std::uint8_t>(ops.size);
-  h.flags = PeRing::compact_raw;
-  // Counted as sent before the receiver can see it (quiescence: core/idle.cpp), as post() does.
-  const std::uint64_t sent = pe->sent.load(std::memory_order_relaxed);
-  pe->sent.store(sent + 1, std::memory_order_relaxed);
-  if (!post_compact_on_ring(*pe, *state.pe[local], h, args)) {
-    pe->sent.store(sent, std::memory_order_relaxed);  // not sent: the long way counts it
-    return false;
+  if (linear >= table.slots.size()) [[unlikely]] {
+    ops.destroy(args);
+    fail_outside(linear, collection);
   }
-  if (counted) {
-    ElementAccess::comm(*from).count(linear, ops.packed_size(const_cast<std::byte*>(args)));
+  if (table.slots[linear].element == nullptr &&
+      send_on_ring(*pe, table, ops, args, collection, linear, handler, priority)) {
+    return;
   }
-  ++table.sent;
-  return true;
+  // A message of their own, the arguments moved into it as their bytes.
+  Outgoing out{};
+  try {
+    out = new_entry_message(ops, ops.size, ops.align);
+  } catch (...) {
+    ops.destroy(args);
+    throw;
+  }
+  // Inline (ops.size <= compact_args_bytes): copied whole, a fixed-size copy the compiler
+  // inlines (one of ops.size bytes is a call to memcpy).
+  static_assert(compact_args_bytes <= Message::inline_bytes);
+  std::memcpy(out.args, args, compact_args_bytes);
+  try {
+    post_entry(*pe, table, out.message, out.args, collection, linear, handler, priority);
+  } catch (...) {
+    free_message(out.message);
+    throw;
+  }
 }
 
 ElementBase* local_send(CollectionId collection, std::uint64_t linear, std::size_t bytes) {
