@@ -110,23 +110,16 @@ void post_entry(PeState& pe, CollectionTable& table, Message* m, void* args,
 bool send_on_ring(PeState& pe, CollectionTable& table, const ArgsOps& ops, const std::byte* args,
                   CollectionId collection, std::uint64_t linear, HandlerId handler, int priority) {
   RuntimeState& state = *pe.runtime;
-  // Messages between clusters take the delay device's way.
-  if (state.topology.clusters > 1 || collection > UINT16_MAX || handler > UINT16_MAX ||
-      linear > UINT32_MAX || priority < INT16_MIN || priority > INT16_MAX || pe.id > INT16_MAX) {
-    return false;
-  }
+  if (state.topology.clusters > 1) return false;  // the delay device's way
   const PeId to = destination(pe, collection, linear, table.slots[linear]);
   const auto local = static_cast<std::size_t>(to - state.layout.first_pe);
   if (local >= state.pe.size() || state.pe[local].get() == &pe) return false;
   ElementBase* from = counting_sender(pe, collection);
-  if (from != nullptr && ElementAccess::linear(*from) > INT32_MAX) return false;
+  const std::int64_t sender =
+      from != nullptr ? static_cast<std::int64_t>(ElementAccess::linear(*from)) : -1;
   PeRing::Compact h;
-  h.element = static_cast<std::uint32_t>(linear);
-  h.sender = from != nullptr ? static_cast<std::int32_t>(ElementAccess::linear(*from)) : -1;
-  h.collection = static_cast<std::uint16_t>(collection);
-  h.handler = static_cast<std::uint16_t>(handler);
-  h.origin = static_cast<std::int16_t>(pe.id);
-  h.priority = static_cast<std::int16_t>(priority);
+  if (!PeRing::compact_fields(h, linear, sender, collection, handler, pe.id, priority))
+    return false;
   h.size = static_cast<std::uint8_t>(ops.size);
   h.flags = PeRing::compact_raw;
   // Counted as sent before the receiver can see it (quiescence: core/idle.cpp), as post() does.

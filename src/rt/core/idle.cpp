@@ -313,6 +313,17 @@ bool run_compact_here(PeState& pe, ElementBase& self, std::span<const HandlerId>
   return true;
 }
 
+// Whether the first message queued is an entry of `self` with one of `handlers` and nothing
+// goes before it (a message held by the delay device, or anything in another queue).
+bool first_queued_is_for(const PeState& pe, ElementBase& self,
+                         std::span<const HandlerId> handlers) {
+  const Message* first = pe.queues.fifo.first;
+  return first != nullptr && !pe.queues.queued_elsewhere() && first->kind == Kind::entry &&
+         std::find(handlers.begin(), handlers.end(), first->handler) != handlers.end() &&
+         first->collection == ElementAccess::collection(self) &&
+         first->element == ElementAccess::linear(self);
+}
+
 }  // namespace
 
 bool wait_in_place(ElementBase& self, std::span<const HandlerId> handlers) {
@@ -337,35 +348,17 @@ bool wait_in_place(ElementBase& self, std::span<const HandlerId> handlers) {
   if (cpu) pe.cpu_mark = thread_cpu_seconds();
   if (state.stopping.load(std::memory_order_relaxed)) return false;
   const char* name = pe.entry_name;
-  if (state.timeline == nullptr && !state.topology.grid_queue) {
-    bool ran = false;
-    try {
-      ran = run_compact_here(pe, self, handlers);
-    } catch (...) {
-      ran = true;
-      state.fail(std::current_exception());
-    }
-    if (ran) {
-      pe.current = &self;
-      pe.entry_name = name;
-      return true;
-    }
-  }
-  take_inbox(pe);
-  // Only the first message to run, and only when it is the one asked for: the PE's order holds.
-  // (A message held by the delay device, or anything in another queue, ends the wait here.)
-  const Message* first = pe.queues.fifo.first;
-  if (first == nullptr || pe.queues.queued_elsewhere() || first->kind != Kind::entry ||
-      std::find(handlers.begin(), handlers.end(), first->handler) == handlers.end() ||
-      first->collection != ElementAccess::collection(self) ||
-      first->element != ElementAccess::linear(self)) {
-    return false;
-  }
   // Traced, it is an entry of its own; else its time is the caller's next segment's, which is
   // `self`'s too: one clock read fewer on the way from the arrival to the caller.
   const bool separate = state.timeline != nullptr;
   try {
-    deliver_entry(pe, next_local(pe), separate);
+    // A compact slot for `self` runs from its ring; else what arrived is queued, and only the
+    // first message to run, and only when it is the one asked for (the PE's order holds).
+    if (separate || state.topology.grid_queue || !run_compact_here(pe, self, handlers)) {
+      take_inbox(pe);
+      if (!first_queued_is_for(pe, self, handlers)) return false;
+      deliver_entry(pe, next_local(pe), separate);
+    }
   } catch (...) {
     state.fail(std::current_exception());
   }

@@ -47,9 +47,9 @@ PeRing& ring_to(PeState& from, PeState& to) {
 bool compact_header(Message& m, PeRing::Compact& h) {
   const ArgsOps* ops = m.ops;
   if (m.kind != Kind::entry || ops == nullptr || packed(ops) || ops == &call_args || m.hops != 0 ||
-      m.wan || m.element > UINT32_MAX || m.sender < INT32_MIN || m.sender > INT32_MAX ||
-      m.collection > UINT16_MAX || m.handler > UINT16_MAX || m.origin < INT16_MIN ||
-      m.origin > INT16_MAX || m.priority < INT16_MIN || m.priority > INT16_MAX) {
+      m.wan ||
+      !PeRing::compact_fields(h, m.element, m.sender, m.collection, m.handler, m.origin,
+                              m.priority)) {
     return false;
   }
   std::uint8_t flags = m.broadcast ? PeRing::compact_broadcast : 0;
@@ -61,12 +61,6 @@ bool compact_header(Message& m, PeRing::Compact& h) {
     size = ops->packed_size(m.args());
     if (size > PeRing::compact_bytes) return false;
   }
-  h.element = static_cast<std::uint32_t>(m.element);
-  h.sender = static_cast<std::int32_t>(m.sender);
-  h.collection = static_cast<std::uint16_t>(m.collection);
-  h.handler = static_cast<std::uint16_t>(m.handler);
-  h.origin = static_cast<std::int16_t>(m.origin);
-  h.priority = static_cast<std::int16_t>(m.priority);
   h.size = static_cast<std::uint8_t>(size);
   h.flags = flags;
   return true;

@@ -57,6 +57,25 @@ class PeRing {
     std::uint8_t size;   // bytes of arguments
     std::uint8_t flags;  // broadcast, raw
   };
+  // A compact header for these fields (size and flags left to the caller); false when one of
+  // them does not fit its narrower field (a forwarded message, an element index above 2^32,
+  // a PE above 32,767).
+  static bool compact_fields(Compact& h, std::uint64_t element, std::int64_t sender,
+                             std::uint32_t collection, std::uint32_t handler, std::int64_t origin,
+                             std::int64_t priority) {
+    if (element > UINT32_MAX || sender < INT32_MIN || sender > INT32_MAX ||
+        collection > UINT16_MAX || handler > UINT16_MAX || origin < INT16_MIN ||
+        origin > INT16_MAX || priority < INT16_MIN || priority > INT16_MAX) {
+      return false;
+    }
+    h.element = static_cast<std::uint32_t>(element);
+    h.sender = static_cast<std::int32_t>(sender);
+    h.collection = static_cast<std::uint16_t>(collection);
+    h.handler = static_cast<std::uint16_t>(handler);
+    h.origin = static_cast<std::int16_t>(origin);
+    h.priority = static_cast<std::int16_t>(priority);
+    return true;
+  }
   static constexpr std::uint8_t compact_broadcast = 1;
   // The arguments as their bytes (relocatable, ArgsOps of the handler), else packed.
   static constexpr std::uint8_t compact_raw = 2;
